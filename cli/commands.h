@@ -1,0 +1,31 @@
+// The subcommands of the pacheck executable. Each add_* function lives in its own file and attaches one
+// subcommand with its options and callback.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+#include "variants/variant.h"
+
+namespace pacheck::cli {
+
+void add_commands(CLI::App& app);
+
+void add_check_command(CLI::App& app);
+void add_list_command(CLI::App& app);
+void add_replay_command(CLI::App& app);
+
+// Callbacks set the process exit code through this (CLI11 callbacks return nothing).
+void set_exit_code(int code);
+int exit_code();
+
+// The variants named on the command line (every non-mutant variant when `names` is empty). An unknown name throws
+// CLI::ValidationError naming the registered variants.
+std::vector<const Variant*> select_variants(const std::vector<std::string>& names, bool include_mutants = false);
+
+// Whether a CUDA device can run the GPU variants; `reason` says why not.
+bool gpu_available(std::string* reason);
+
+}  // namespace pacheck::cli

@@ -1,0 +1,71 @@
+// pacheck replay FILE [--variant NAME]: re-runs a saved case against one or every variant and prints the
+// comparison with the oracle. Exits non-zero when any variant exceeds its bound.
+#include <cstdio>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "problem/case_file.h"
+#include "properties/agreement.h"
+
+namespace pacheck::cli {
+namespace {
+
+struct ReplayOptions {
+  std::string file;
+  std::vector<std::string> variants;
+  bool include_mutants = false;
+  int tile_size = 0;
+  int split_size = 0;
+};
+
+void run_replay(const ReplayOptions& o) {
+  Case c;
+  try {
+    c = read_case_file(o.file);
+  } catch (const CaseFileError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    set_exit_code(2);
+    return;
+  }
+  if (o.tile_size > 0) c.knobs.tile_size = o.tile_size;
+  if (o.split_size > 0) c.knobs.split_size = o.split_size;
+  const std::vector<const Variant*> variants = select_variants(o.variants, o.include_mutants || !o.variants.empty());
+  std::cout << "case " << o.file << (c.note.empty() ? "" : "\n  note: " + c.note) << "\n" << describe(c.problem)
+            << "knobs: tile_size=" << c.knobs.tile_size << " split_size=" << c.knobs.split_size
+            << " num_splits=" << c.knobs.num_splits << "\n";
+  const OracleResult oracle = run_oracle(c.problem, oracle_split_sizes(c.problem, c.knobs));
+  if (!oracle.fits_fp32) std::cout << "note: the problem overflows fp32 ranges; no variant's error model covers it\n";
+  std::string gpu_reason;
+  const bool gpu = gpu_available(&gpu_reason);
+  bool all_ok = true;
+  for (const Variant* v : variants) {
+    const std::string gap = coverage_gap(v->capabilities(), c.problem);
+    if (!gap.empty() || (v->capabilities().needs_gpu && !gpu)) {
+      std::printf("%-24s skipped: %s\n", v->name().c_str(), gap.empty() ? gpu_reason.c_str() : gap.c_str());
+      continue;
+    }
+    const Agreement a = compare_with_oracle(c.problem, oracle, *v, c.knobs, v->run(c.problem, c.knobs));
+    std::printf("%-24s %s  worst %.3g ulps, %.3g of bound\n", v->name().c_str(), a.ok ? "pass" : "FAIL", a.worst_ulps,
+                a.worst.normalized());
+    if (!a.ok) {
+      all_ok = false;
+      std::cout << describe_failure(c.problem, *v, c.knobs, a);
+    }
+  }
+  set_exit_code(all_ok ? 0 : 1);
+}
+
+}  // namespace
+
+void add_replay_command(CLI::App& app) {
+  auto options = std::make_shared<ReplayOptions>();
+  CLI::App* cmd = app.add_subcommand("replay", "Re-run a saved case file against one or every variant");
+  cmd->add_option("file", options->file, "The case file")->required();
+  cmd->add_option("--variant", options->variants, "Variant(s) to run (default: every non-mutant variant)");
+  cmd->add_flag("--mutants", options->include_mutants, "With no --variant: include the mutants");
+  cmd->add_option("--tile-size", options->tile_size, "Override the case's tile size")->check(CLI::PositiveNumber);
+  cmd->add_option("--split-size", options->split_size, "Override the case's split size")->check(CLI::PositiveNumber);
+  cmd->callback([options] { run_replay(*options); });
+}
+
+}  // namespace pacheck::cli

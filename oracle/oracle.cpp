@@ -1,0 +1,161 @@
+#include "oracle/oracle.h"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace pacheck {
+
+GatheredSequence gather_sequence(const Problem& p, int sequence) {
+  const Sequence& seq = p.sequences[sequence];
+  const std::size_t row = static_cast<std::size_t>(p.num_kv_heads) * p.head_dim;
+  GatheredSequence g;
+  g.keys.resize(row * seq.context_len);
+  g.values.resize(row * seq.context_len);
+  for (int t = 0; t < seq.context_len; ++t) {
+    // One token's slot holds all KV heads contiguously, so a slot is copied whole.
+    const std::size_t src = p.kv_offset(sequence, t, 0);
+    std::memcpy(&g.keys[row * t], &p.k_pool[src], row * sizeof(float));
+    std::memcpy(&g.values[row * t], &p.v_pool[src], row * sizeof(float));
+  }
+  return g;
+}
+
+namespace {
+
+// Logits of one row in double, and their magnitudes L_t.
+void row_logits(const Problem& p, const GatheredSequence& g, const float* q, int kv_head, int num_keys,
+                std::vector<double>& logits, std::vector<double>& magnitudes) {
+  const int d = p.head_dim;
+  const double scale = p.scale();
+  logits.resize(num_keys);
+  magnitudes.resize(num_keys);
+  for (int t = 0; t < num_keys; ++t) {
+    const float* k = &g.keys[(static_cast<std::size_t>(t) * p.num_kv_heads + kv_head) * d];
+    double dot = 0, mag = 0;
+    for (int i = 0; i < d; ++i) {
+      const double prod = static_cast<double>(q[i]) * static_cast<double>(k[i]);  // exact: 24+24 bits
+      dot += prod;
+      mag += std::fabs(prod);
+    }
+    logits[t] = scale * dot;
+    magnitudes[t] = std::fabs(scale) * mag;
+  }
+}
+
+// Near-ties within this relative logit distance count as records: a kernel's rounded logits may order them
+// either way.
+// Twice the fp32 logit error of a head_dim-term dot product (see error_model.h).
+double record_tolerance(double max_logit_magnitude, int head_dim) {
+  return 2 * (head_dim + 2) * std::ldexp(1.0, -24) * max_logit_magnitude + 64 * DBL_EPSILON;
+}
+
+int count_records(const std::vector<double>& logits, int begin, int end, double tolerance) {
+  int records = 0;
+  double running = -std::numeric_limits<double>::infinity();
+  for (int t = begin; t < end; ++t) {
+    if (t > begin && logits[t] > running - tolerance) ++records;
+    running = std::max(running, logits[t]);
+  }
+  return records;
+}
+
+}  // namespace
+
+OracleResult run_oracle(const Problem& p, const std::vector<int>& split_sizes) {
+  validate(p);
+  for (int size : split_sizes)
+    if (size <= 0) throw std::invalid_argument("split size must be positive, got " + std::to_string(size));
+  const int d = p.head_dim;
+  OracleResult r;
+  const std::size_t n_out = p.output_size();
+  r.out.assign(n_out, 0);
+  r.abs_weighted_v.assign(n_out, 0);
+  r.centered_v.assign(n_out, 0);
+  r.logit_centered_v.assign(n_out, 0);
+  r.spread_centered_v.assign(n_out, 0);
+  r.rows.assign(n_out / d, RowCondition{});
+  r.split_sizes = split_sizes;
+  r.split_records.assign(r.rows.size() * split_sizes.size(), 0);
+
+  std::vector<double> logits, magnitudes, weights;
+  double max_abs_v = 0;
+  int max_keys = 0;
+  double max_logit = 0;
+  for (int s = 0; s < static_cast<int>(p.sequences.size()); ++s) {
+    const Sequence& seq = p.sequences[s];
+    const GatheredSequence g = gather_sequence(p, s);
+    for (float v : g.values) max_abs_v = std::max(max_abs_v, static_cast<double>(std::fabs(v)));
+    max_keys = std::max(max_keys, seq.context_len);
+    for (int i = 0; i < seq.num_queries; ++i) {
+      const int num_keys = seq.first_query_position() + i + 1;  // causal: keys 0 ..= own position
+      for (int h = 0; h < p.num_query_heads; ++h) {
+        const int kvh = p.kv_head_of(h);
+        const std::size_t out_base = p.query_offset(s, i, h);
+        row_logits(p, g, &p.queries[out_base], kvh, num_keys, logits, magnitudes);
+        const double m = *std::max_element(logits.begin(), logits.end());
+        weights.resize(num_keys);
+        double denom = 0;
+        for (int t = 0; t < num_keys; ++t) denom += (weights[t] = std::exp(logits[t] - m));
+        for (double& w : weights) w /= denom;
+
+        RowCondition& row = r.rows[out_base / d];
+        row.sequence = s;
+        row.context_len = seq.context_len;
+        row.num_keys = num_keys;
+        for (int t = 0; t < num_keys; ++t) {
+          row.max_logit_magnitude = std::max(row.max_logit_magnitude, magnitudes[t]);
+          row.max_spread = std::max(row.max_spread, m - logits[t]);
+        }
+        const double tolerance = record_tolerance(row.max_logit_magnitude, d);
+        row.records = count_records(logits, 0, num_keys, tolerance);
+        for (std::size_t k = 0; k < split_sizes.size(); ++k) {
+          int worst = 0;
+          for (int begin = 0; begin < num_keys; begin += split_sizes[k])
+            worst = std::max(worst, count_records(logits, begin, std::min(begin + split_sizes[k], num_keys), tolerance));
+          r.split_records[(out_base / d) * split_sizes.size() + k] = worst;
+        }
+        max_logit = std::max(max_logit, row.max_logit_magnitude);
+
+        for (int j = 0; j < d; ++j) {
+          const auto v = [&](int t) {
+            return static_cast<double>(g.values[(static_cast<std::size_t>(t) * p.num_kv_heads + kvh) * d + j]);
+          };
+          double o = 0, abs_sum = 0;
+          for (int t = 0; t < num_keys; ++t) {
+            o += weights[t] * v(t);
+            abs_sum += weights[t] * std::fabs(v(t));
+          }
+          double c = 0, cl = 0, cm = 0;
+          for (int t = 0; t < num_keys; ++t) {
+            const double dev = weights[t] * std::fabs(v(t) - o);
+            c += dev;
+            cl += dev * magnitudes[t];
+            cm += dev * (m - logits[t]);
+          }
+          r.out[out_base + j] = o;
+          r.abs_weighted_v[out_base + j] = abs_sum;
+          r.centered_v[out_base + j] = c;
+          r.logit_centered_v[out_base + j] = cl;
+          r.spread_centered_v[out_base + j] = cm;
+        }
+      }
+    }
+  }
+  // Margins of 2^10 leave room for the kernels' partial sums and rescaled accumulators.
+  const double limit = static_cast<double>(FLT_MAX) / 1024;
+  r.fits_fp32 = max_logit < limit && max_abs_v * std::max(max_keys, 1) < limit;
+  return r;
+}
+
+int OracleResult::records_in_splits(std::size_t row, int split_size) const {
+  for (std::size_t k = 0; k < split_sizes.size(); ++k)
+    if (split_sizes[k] == split_size) return split_records[row * split_sizes.size() + k];
+  throw std::out_of_range("the oracle was not asked for split size " + std::to_string(split_size));
+}
+
+}  // namespace pacheck

@@ -1,0 +1,69 @@
+// The exact gather oracle.
+//
+// Each sequence's logical history is gathered through its block table into a contiguous buffer by exact copy;
+// attention is then computed in double precision (scores, max-subtracted softmax, weighted sum of V, causal mask
+// per query position). With 53-bit arithmetic on inputs of at most 24 significant bits the oracle's own error is
+// ~1e-13 relative, far below any fp32 kernel's, so it serves as the exact value.
+//
+// Besides the result the oracle returns the condition quantities that the error model (error_model.h) turns into
+// a per-element bound. For output element j of a row (query token, query head) with softmax weights p_t, logits
+// s_t, row max m and logit magnitudes L_t = scale * sum_i |q_i k_ti|:
+//   S_j  = sum_t p_t |v_tj|                  how much cancellation the weighted sum of V can suffer
+//   C_j  = sum_t p_t |v_tj - o_j|            the softmax's sensitivity to a uniform logit perturbation
+//   CL_j = sum_t p_t L_t |v_tj - o_j|        ... to logit errors that scale with the logit's magnitude
+//   CM_j = sum_t p_t (m - s_t) |v_tj - o_j|  ... to errors that scale with the distance from the max
+// The first-order perturbation of o_j by logit errors eps_t is sum_t p_t eps_t (v_tj - o_j) (the mean of eps
+// cancels because sum_t p_t (v_tj - o_j) = 0), which is why the centred quantities appear.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "problem/problem.h"
+
+namespace pacheck {
+
+// A sequence's history gathered through its table: keys and values [context_len][num_kv_heads][head_dim].
+struct GatheredSequence {
+  std::vector<float> keys;
+  std::vector<float> values;
+};
+GatheredSequence gather_sequence(const Problem& problem, int sequence);
+
+// Per row (query token, query head) facts the error model needs.
+struct RowCondition {
+  int sequence = 0;
+  int context_len = 0;              // of the row's sequence
+  int num_keys = 0;                 // keys the row attends to (causal)
+  double max_logit_magnitude = 0;   // max_t L_t
+  double max_spread = 0;            // max_t (m - s_t)
+  // Strict running-max increases when the row's keys are visited in position order, counting near-ties (within
+  // the logit error) as increases. Any tiled fold in position order rescales at most this often.
+  int records = 0;
+};
+
+struct OracleResult {
+  std::vector<double> out;                // [total_queries][num_query_heads][head_dim]
+  std::vector<double> abs_weighted_v;     // S_j
+  std::vector<double> centered_v;         // C_j
+  std::vector<double> logit_centered_v;   // CL_j
+  std::vector<double> spread_centered_v;  // CM_j
+  std::vector<RowCondition> rows;         // [total_queries][num_query_heads]
+  // False when some logit or accumulator could overflow fp32 (|logit| or num_keys * |v| near FLT_MAX): fp32
+  // kernels are not expected to be exact there, so such problems lie outside every variant's error model.
+  bool fits_fp32 = true;
+
+  // For each requested split size, per row: the largest record count of any one split when the row's keys are
+  // cut into splits of that many keys, each folded from an empty state (what a split-K kernel can rescale).
+  std::vector<int> split_sizes;
+  std::vector<int> split_records;  // [row][split size index]
+
+  // Throws std::out_of_range if the oracle was not asked for this split size.
+  int records_in_splits(std::size_t row, int split_size) const;
+};
+
+// Validates the problem (throws InvalidProblem) and computes the exact attention, plus the split record counts
+// for each split size a split-K variant will use.
+OracleResult run_oracle(const Problem& problem, const std::vector<int>& split_sizes = {});
+
+}  // namespace pacheck

@@ -1,0 +1,35 @@
+// Case files: one whole problem plus the knobs it ran with, as versioned JSON, so any failure can be saved and
+// replayed against any variant. Format: problem/CASE_FORMAT.md.
+#pragma once
+
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "problem/knobs.h"
+#include "problem/problem.h"
+
+namespace pacheck {
+
+inline constexpr int kCaseFormatVersion = 1;
+
+struct Case {
+  Problem problem;
+  Knobs knobs;
+  std::string note;  // free text: what found it, which variant failed, the RapidCheck reproduce string
+};
+
+class CaseFileError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+std::string case_to_json(const Case& c);
+// Throws CaseFileError naming what is wrong; the problem it returns is validated.
+Case case_from_json(std::string_view text);
+
+void write_case_file(const std::filesystem::path& path, const Case& c);
+Case read_case_file(const std::filesystem::path& path);
+
+}  // namespace pacheck

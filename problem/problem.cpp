@@ -1,0 +1,180 @@
+#include "problem/problem.h"
+
+#include <cmath>
+#include <sstream>
+
+namespace pacheck {
+
+const char* mode_name(Mode mode) {
+  switch (mode) {
+    case Mode::decode: return "decode";
+    case Mode::prefill: return "prefill";
+    case Mode::continuation: return "continuation";
+  }
+  return "?";
+}
+
+float Problem::scale() const {
+  return explicit_scale ? *explicit_scale : static_cast<float>(1.0 / std::sqrt(static_cast<double>(head_dim)));
+}
+
+int Problem::total_queries() const {
+  int total = 0;
+  for (const Sequence& s : sequences) total += s.num_queries;
+  return total;
+}
+
+int Problem::query_row_offset(int sequence) const {
+  int row = 0;
+  for (int s = 0; s < sequence; ++s) row += sequences[s].num_queries;
+  return row;
+}
+
+Mode Problem::mode_of(int sequence) const {
+  const Sequence& s = sequences[sequence];
+  if (s.num_queries == 1) return Mode::decode;
+  if (s.num_queries == s.context_len) return Mode::prefill;
+  return Mode::continuation;
+}
+
+std::size_t Problem::pool_size() const {
+  return static_cast<std::size_t>(num_blocks) * block_size * num_kv_heads * head_dim;
+}
+
+std::size_t Problem::kv_offset_physical(int block, int slot, int kv_head) const {
+  return ((static_cast<std::size_t>(block) * block_size + slot) * num_kv_heads + kv_head) * head_dim;
+}
+
+std::size_t Problem::kv_offset(int sequence, int position, int kv_head) const {
+  const Sequence& s = sequences[sequence];
+  return kv_offset_physical(s.block_table[position / block_size], position % block_size, kv_head);
+}
+
+std::size_t Problem::query_offset(int sequence, int token, int query_head) const {
+  return (static_cast<std::size_t>(query_row_offset(sequence) + token) * num_query_heads + query_head) * head_dim;
+}
+
+namespace {
+
+// Pools and query batches beyond this many elements are refused rather than allocated: a hostile case file must
+// not make the suite allocate terabytes.
+constexpr std::int64_t kMaxElements = std::int64_t{1} << 31;
+
+void check_values(std::vector<std::string>& errors, const char* field, const std::vector<float>& values,
+                  std::int64_t expected, const char* shape, DType dtype) {
+  if (static_cast<std::int64_t>(values.size()) != expected) {
+    std::ostringstream m;
+    m << field << " has " << values.size() << " elements but " << shape << " = " << expected;
+    errors.push_back(m.str());
+    return;
+  }
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (!is_representable(values[i], dtype)) {
+      std::ostringstream m;
+      m.precision(9);
+      m << field << "[" << i << "] = " << values[i] << " is not representable in " << dtype_name(dtype);
+      errors.push_back(m.str());
+      return;  // one is enough to name the problem
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> validation_errors(const Problem& p) {
+  std::vector<std::string> errors;
+  auto positive = [&](const char* field, int value) {
+    if (value <= 0) errors.push_back(std::string(field) + " must be positive, got " + std::to_string(value));
+  };
+  positive("num_query_heads", p.num_query_heads);
+  positive("num_kv_heads", p.num_kv_heads);
+  positive("head_dim", p.head_dim);
+  positive("block_size", p.block_size);
+  positive("num_blocks", p.num_blocks);
+  if (p.num_query_heads > 0 && p.num_kv_heads > 0 && p.num_query_heads % p.num_kv_heads != 0) {
+    errors.push_back("num_query_heads (" + std::to_string(p.num_query_heads) + ") is not a multiple of num_kv_heads (" +
+                     std::to_string(p.num_kv_heads) + "): the GQA ratio must be an integer");
+  }
+  if (p.explicit_scale && !std::isfinite(*p.explicit_scale)) {
+    std::ostringstream m;
+    m << "scale must be finite, got " << *p.explicit_scale;
+    errors.push_back(m.str());
+  }
+  if (p.sequences.empty()) errors.push_back("sequences is empty: a batch needs at least one sequence");
+  if (!errors.empty()) return errors;  // the checks below index with these sizes
+
+  std::int64_t total_queries = 0;
+  for (std::size_t s = 0; s < p.sequences.size(); ++s) {
+    const Sequence& seq = p.sequences[s];
+    const std::string where = "sequence " + std::to_string(s) + ": ";
+    if (seq.context_len <= 0) {
+      errors.push_back(where + "context_len must be positive, got " + std::to_string(seq.context_len));
+      continue;
+    }
+    if (seq.num_queries <= 0) errors.push_back(where + "num_queries must be positive, got " + std::to_string(seq.num_queries));
+    if (seq.num_queries > seq.context_len) {
+      errors.push_back(where + "num_queries (" + std::to_string(seq.num_queries) + ") exceeds context_len (" +
+                       std::to_string(seq.context_len) + "): every query token is part of the context");
+    }
+    total_queries += std::max(seq.num_queries, 0);
+    const std::int64_t needed = (static_cast<std::int64_t>(seq.context_len) + p.block_size - 1) / p.block_size;
+    if (static_cast<std::int64_t>(seq.block_table.size()) < needed) {
+      errors.push_back(where + "block_table has " + std::to_string(seq.block_table.size()) + " entries but context_len " +
+                       std::to_string(seq.context_len) + " with block_size " + std::to_string(p.block_size) +
+                       " needs " + std::to_string(needed));
+      continue;
+    }
+    for (std::int64_t i = 0; i < needed; ++i) {
+      const std::int32_t id = seq.block_table[i];
+      if (id < 0 || id >= p.num_blocks) {
+        errors.push_back(where + "block_table[" + std::to_string(i) + "] = " + std::to_string(id) +
+                         (id < 0 ? " is negative" : " is out of range") + " (num_blocks = " +
+                         std::to_string(p.num_blocks) + ")");
+      }
+    }
+  }
+  const std::int64_t pool = static_cast<std::int64_t>(p.num_blocks) * p.block_size * p.num_kv_heads * p.head_dim;
+  const std::int64_t query_elems = total_queries * p.num_query_heads * p.head_dim;
+  if (pool > kMaxElements) errors.push_back("the KV pool would hold " + std::to_string(pool) + " elements, over the limit of " + std::to_string(kMaxElements));
+  if (query_elems > kMaxElements) errors.push_back("the queries would hold " + std::to_string(query_elems) + " elements, over the limit of " + std::to_string(kMaxElements));
+  if (!errors.empty()) return errors;
+  check_values(errors, "k_pool", p.k_pool, pool, "num_blocks*block_size*num_kv_heads*head_dim", p.dtype);
+  check_values(errors, "v_pool", p.v_pool, pool, "num_blocks*block_size*num_kv_heads*head_dim", p.dtype);
+  check_values(errors, "queries", p.queries, query_elems, "total_queries*num_query_heads*head_dim", p.dtype);
+  return errors;
+}
+
+namespace {
+std::string join_errors(const std::vector<std::string>& errors) {
+  std::string text = "invalid problem:";
+  for (const std::string& e : errors) text += "\n  - " + e;
+  return text;
+}
+}  // namespace
+
+InvalidProblem::InvalidProblem(const std::vector<std::string>& errors)
+    : std::invalid_argument(join_errors(errors)), errors_(errors) {}
+
+void validate(const Problem& problem) {
+  std::vector<std::string> errors = validation_errors(problem);
+  if (!errors.empty()) throw InvalidProblem(errors);
+}
+
+std::string describe(const Problem& p) {
+  std::ostringstream out;
+  out.precision(9);
+  out << "dtype=" << dtype_name(p.dtype) << " query_heads=" << p.num_query_heads << " kv_heads=" << p.num_kv_heads
+      << " (gqa " << (p.num_kv_heads > 0 ? p.num_query_heads / p.num_kv_heads : 0) << ") head_dim=" << p.head_dim
+      << " block_size=" << p.block_size << " num_blocks=" << p.num_blocks << " scale=" << p.scale()
+      << (p.explicit_scale ? " (explicit)" : " (default)") << "\n";
+  for (std::size_t s = 0; s < p.sequences.size(); ++s) {
+    const Sequence& seq = p.sequences[s];
+    out << "  seq " << s << ": " << mode_name(p.mode_of(static_cast<int>(s))) << " context_len=" << seq.context_len
+        << " num_queries=" << seq.num_queries << " table=[";
+    for (std::size_t i = 0; i < seq.block_table.size(); ++i) out << (i ? " " : "") << seq.block_table[i];
+    out << "]\n";
+  }
+  return out.str();
+}
+
+}  // namespace pacheck

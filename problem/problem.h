@@ -1,0 +1,90 @@
+// The paged-attention problem: the vocabulary that the oracle, every variant, every property and every report
+// share.
+//
+// A KV pool holds num_blocks physical blocks of block_size token slots; each slot holds one key (and one value)
+// per KV head. A sequence owns a block table mapping its logical block i to a physical block id; its key at
+// logical position t lives in block table[t / block_size], slot t % block_size. A sequence has context_len keys
+// and num_queries new query tokens, which are its last num_queries positions: query i sits at position
+// context_len - num_queries + i and attends causally to keys 0 ..= that position. So num_queries = 1 is a decode
+// step, num_queries = context_len a causal prefill, anything between a continuation after a past.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "problem/dtype.h"
+
+namespace pacheck {
+
+struct Sequence {
+  // Entries past the ones the context needs are padding: kernels must never read them, so they may hold any
+  // value (invalid ids included).
+  std::vector<std::int32_t> block_table;
+  int context_len = 0;
+  int num_queries = 0;
+
+  int first_query_position() const { return context_len - num_queries; }
+};
+
+enum class Mode : std::uint8_t { decode, prefill, continuation };
+const char* mode_name(Mode mode);
+
+struct Problem {
+  int num_query_heads = 0;
+  int num_kv_heads = 0;
+  int head_dim = 0;
+  int block_size = 0;
+  int num_blocks = 0;
+  DType dtype = DType::f32;
+  std::optional<float> explicit_scale;  // the softmax scale; 1/sqrt(head_dim) when absent
+
+  std::vector<Sequence> sequences;
+  // Every value below is exactly representable in dtype (validate checks), so reading it is exact.
+  std::vector<float> k_pool;   // [num_blocks][block_size][num_kv_heads][head_dim]
+  std::vector<float> v_pool;   // same shape as k_pool
+  std::vector<float> queries;  // [total_queries][num_query_heads][head_dim], sequences in order
+
+  float scale() const;
+  int gqa_ratio() const { return num_query_heads / num_kv_heads; }
+  // The KV head that query head h reads: query heads are grouped, gqa_ratio consecutive heads per KV head.
+  int kv_head_of(int query_head) const { return query_head / gqa_ratio(); }
+  int total_queries() const;
+  // Row of the first query of sequence s in `queries` (and in the output).
+  int query_row_offset(int sequence) const;
+  Mode mode_of(int sequence) const;
+
+  std::size_t pool_size() const;
+  std::size_t output_size() const { return static_cast<std::size_t>(total_queries()) * num_query_heads * head_dim; }
+  // Offset of the key/value vector (head_dim floats) for logical position t of sequence s, KV head h.
+  std::size_t kv_offset(int sequence, int position, int kv_head) const;
+  std::size_t kv_offset_physical(int block, int slot, int kv_head) const;
+  // Offset of the query vector (head_dim floats) for new token i of sequence s, query head h.
+  std::size_t query_offset(int sequence, int token, int query_head) const;
+};
+
+// The output: [total_queries][num_query_heads][head_dim], values rounded to the problem's dtype.
+using Output = std::vector<float>;
+
+// Every inconsistency of the problem, each message naming the field and the values; empty when valid.
+std::vector<std::string> validation_errors(const Problem& problem);
+
+class InvalidProblem : public std::invalid_argument {
+ public:
+  explicit InvalidProblem(const std::vector<std::string>& errors);
+  const std::vector<std::string>& errors() const { return errors_; }
+
+ private:
+  std::vector<std::string> errors_;
+};
+
+// Throws InvalidProblem listing every error.
+void validate(const Problem& problem);
+
+// A readable summary: shapes, dtype, scale, and per sequence its mode, lengths and the referenced table.
+std::string describe(const Problem& problem);
+
+}  // namespace pacheck

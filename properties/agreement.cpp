@@ -1,0 +1,92 @@
+#include "properties/agreement.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <sstream>
+
+namespace pacheck {
+
+std::vector<int> oracle_split_sizes(const Problem& problem, const Knobs& knobs) {
+  std::set<int> sizes;
+  for (const Sequence& s : problem.sequences) sizes.insert(effective_split_size(knobs, s.context_len));
+  return {sizes.begin(), sizes.end()};
+}
+
+Agreement compare_with_oracle(const Problem& p, const OracleResult& oracle, const Variant& variant,
+                              const Knobs& knobs, const Output& output) {
+  Agreement a;
+  a.elements = output.size();
+  if (output.size() != oracle.out.size()) {
+    a.ok = false;
+    a.violations = 1;
+    a.worst.error = INFINITY;
+    return a;
+  }
+  a.ulps.reserve(output.size());
+  const int d = p.head_dim;
+  ErrorModel model;
+  std::size_t model_row = static_cast<std::size_t>(-1);
+  for (std::size_t e = 0; e < output.size(); ++e) {
+    if (e / d != model_row) {
+      model_row = e / d;
+      model = variant.error_model(p, oracle, model_row, knobs);
+    }
+    ElementError err;
+    err.element = e;
+    err.exact = oracle.out[e];
+    err.rounded_exact = round_to_dtype(err.exact, p.dtype);
+    err.got = output[e];
+    err.bound = element_bound(model, oracle, e, p.dtype).bound;
+    const bool same = (std::isnan(err.got) && std::isnan(err.exact)) || static_cast<double>(err.got) == err.rounded_exact;
+    if (same) {
+      err.error = std::isnan(err.got) ? 0 : std::fabs(err.got - err.exact);
+      err.ulps = 0;
+    } else {
+      err.error = std::fabs(static_cast<double>(err.got) - err.exact);
+      if (std::isnan(err.error)) err.error = INFINITY;
+      err.ulps = std::fabs(static_cast<double>(err.got) - err.rounded_exact) / ulp_of(err.rounded_exact, p.dtype);
+      if (std::isnan(err.ulps)) err.ulps = INFINITY;
+    }
+    a.ulps.push_back(err.ulps);
+    a.worst_ulps = std::max(a.worst_ulps, err.ulps);
+    const bool violates = !same && !(err.error <= err.bound);
+    if (violates) ++a.violations;
+    if (e == 0 || err.normalized() > a.worst.normalized() || (violates && !(a.worst.error > a.worst.bound)))
+      a.worst = err;
+  }
+  a.ok = a.violations == 0;
+  return a;
+}
+
+std::string element_position(const Problem& p, std::size_t element) {
+  const int d = p.head_dim;
+  const std::size_t row = element / d;
+  const int head = static_cast<int>(row % p.num_query_heads);
+  int query_row = static_cast<int>(row / p.num_query_heads);
+  int s = 0;
+  while (s + 1 < static_cast<int>(p.sequences.size()) && query_row >= p.sequences[s].num_queries) {
+    query_row -= p.sequences[s].num_queries;
+    ++s;
+  }
+  std::ostringstream out;
+  out << "seq " << s << " token " << query_row << " (position " << p.sequences[s].first_query_position() + query_row
+      << ") head " << head << " dim " << element % d;
+  return out.str();
+}
+
+std::string describe_failure(const Problem& p, const Variant& variant, const Knobs& knobs, const Agreement& a) {
+  std::ostringstream out;
+  out.precision(10);
+  out << "variant " << variant.name() << " disagrees with the oracle on " << a.violations << " of " << a.elements
+      << " elements\n"
+      << describe(p) << "knobs: tile_size=" << knobs.tile_size << " split_size=" << knobs.split_size
+      << " num_splits=" << knobs.num_splits << "\n"
+      << "worst element: " << element_position(p, a.worst.element) << "\n"
+      << "  exact " << a.worst.exact << " (rounded to " << dtype_name(p.dtype) << ": " << a.worst.rounded_exact
+      << "), got " << a.worst.got << ", error " << a.worst.error << ", bound " << a.worst.bound << " ("
+      << a.worst.normalized() << "x), " << a.worst.ulps << " ulps\n";
+  return out.str();
+}
+
+}  // namespace pacheck

@@ -1,0 +1,50 @@
+// Comparing a variant's output with the oracle, element by element, against the variant's error bound.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "oracle/oracle.h"
+#include "problem/knobs.h"
+#include "variants/variant.h"
+
+namespace pacheck {
+
+struct ElementError {
+  std::size_t element = 0;
+  double exact = 0;           // the oracle's double value
+  double rounded_exact = 0;   // ... correctly rounded to the output dtype
+  float got = 0;
+  double error = 0;           // |got - exact|
+  double bound = 0;
+  double ulps = 0;            // |got - rounded_exact| in ulps of the output dtype
+  double normalized() const { return bound > 0 ? error / bound : (error == 0 ? 0 : INFINITY); }
+};
+
+struct Agreement {
+  bool ok = true;
+  std::size_t elements = 0;
+  std::size_t violations = 0;
+  ElementError worst;        // the element with the largest error / bound
+  double worst_ulps = 0;
+  std::vector<double> ulps;  // every element's ulps (for reports' percentiles and histograms)
+};
+
+// The split sizes the oracle must count records for, so split-K variants can state their error model.
+std::vector<int> oracle_split_sizes(const Problem& problem, const Knobs& knobs);
+
+// Checks every element of `output` against the oracle within the variant's bound. Both NaN, or an exactly
+// equal value (infinities included), agree; a NaN or Inf where the oracle is finite never does.
+Agreement compare_with_oracle(const Problem& problem, const OracleResult& oracle, const Variant& variant,
+                              const Knobs& knobs, const Output& output);
+
+// Readable: the problem, the knobs and the worst element.
+std::string describe_failure(const Problem& problem, const Variant& variant, const Knobs& knobs,
+                             const Agreement& agreement);
+
+// Row and column of an output element: "seq 1 token 0 head 3 dim 17".
+std::string element_position(const Problem& problem, std::size_t element);
+
+}  // namespace pacheck

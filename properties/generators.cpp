@@ -1,0 +1,126 @@
+#include "properties/generators.h"
+
+#include <algorithm>
+
+namespace pacheck::gen {
+
+rc::Gen<DType> dtype(const Limits& limits) { return rc::gen::elementOf(limits.dtypes); }
+
+rc::Gen<int> head_dim(const Limits& limits) {
+  std::vector<int> real;
+  for (int d : {64, 80, 96, 112, 120, 128, 192, 256})
+    if (d <= limits.max_head_dim) real.push_back(d);
+  auto small = rc::gen::inRange(1, 33);
+  if (!limits.real_head_dims || real.empty()) return small;
+  return rc::gen::weightedOneOf<int>({{3, small}, {1, rc::gen::elementOf(real)}});
+}
+
+rc::Gen<int> block_size() {
+  return rc::gen::weightedOneOf<int>({{3, rc::gen::inRange(1, 17)},
+                                      {1, rc::gen::elementOf(std::vector<int>{16, 32, 64, 3, 5, 7, 12, 24, 48})}});
+}
+
+rc::Gen<int> gqa_ratio() { return rc::gen::weightedOneOf<int>({{2, rc::gen::just(1)}, {3, rc::gen::inRange(2, 9)}}); }
+
+rc::Gen<int> num_kv_heads() { return rc::gen::weightedOneOf<int>({{2, rc::gen::just(1)}, {2, rc::gen::inRange(2, 5)}}); }
+
+rc::Gen<int> context_len(int bs, int max_context) {
+  std::vector<int> corners;
+  for (int c : {1, bs - 1, bs, bs + 1, 2 * bs, 2 * bs + 1, 3 * bs - 1, 4 * bs})
+    if (c >= 1 && c <= max_context) corners.push_back(c);
+  return rc::gen::weightedOneOf<int>({{3, rc::gen::elementOf(corners)},
+                                      {3, rc::gen::inRange(1, std::min(max_context, 8 * bs + 2) + 1)},
+                                      {1, rc::gen::inRange(1, max_context + 1)}});
+}
+
+rc::Gen<SequenceSpec> sequence(Mode mode, int bs, const Limits& limits) {
+  return rc::gen::exec([=] {
+    SequenceSpec s;
+    switch (mode) {
+      case Mode::decode:
+        s.context_len = *context_len(bs, limits.max_decode_context);
+        s.num_queries = 1;
+        break;
+      case Mode::prefill:
+        s.context_len = *context_len(bs, limits.max_prefill_context);
+        s.num_queries = s.context_len;
+        break;
+      case Mode::continuation:
+        s.context_len = *context_len(bs, limits.max_prefill_context);
+        s.num_queries = s.context_len == 1 ? 1 : *rc::gen::inRange(1, s.context_len + 1);
+        break;
+    }
+    return s;
+  });
+}
+
+rc::Gen<ValueKind> value_kind() {
+  return rc::gen::weightedOneOf<ValueKind>({{6, rc::gen::just(ValueKind::normal)},
+                                            {1, rc::gen::just(ValueKind::all_negative)},
+                                            {1, rc::gen::just(ValueKind::extremely_negative)},
+                                            {1, rc::gen::just(ValueKind::identical_keys)},
+                                            {1, rc::gen::just(ValueKind::integer_valued)},
+                                            {1, rc::gen::just(ValueKind::near_range)}});
+}
+
+rc::Gen<Poison> poison() {
+  return rc::gen::elementOf(std::vector<Poison>{Poison::none, Poison::nan, Poison::pos_inf, Poison::neg_inf, Poison::huge});
+}
+
+rc::Gen<ProblemSpec> problem_spec(const Limits& limits) {
+  return rc::gen::exec([limits] {
+    ProblemSpec spec;
+    spec.dtype = *dtype(limits);
+    spec.head_dim = *head_dim(limits);
+    spec.block_size = *block_size();
+    spec.num_kv_heads = *num_kv_heads();
+    spec.gqa_ratio = *gqa_ratio();
+    const int count = *rc::gen::inRange(1, limits.max_sequences + 1);
+    for (int i = 0; i < count; ++i) {
+      const Mode mode = *rc::gen::elementOf(limits.modes);
+      spec.sequences.push_back(*sequence(mode, spec.block_size, limits));
+    }
+    spec.spare_blocks = *rc::gen::inRange(0, 4);
+    spec.shared_prefix = count > 1 && *rc::gen::weightedElement<bool>({{3, false}, {1, true}});
+    spec.table_padding = *rc::gen::inRange(0, 3);
+    spec.padding_invalid = *rc::gen::arbitrary<bool>();
+    spec.poison = limits.poison ? *poison() : Poison::none;
+    spec.values = *value_kind();
+    spec.spread = *rc::gen::elementOf(std::vector<double>{1.0, 0.01, 0.25, 4.0, 16.0, 100.0});
+    if (*rc::gen::weightedElement<bool>({{4, false}, {1, true}}))
+      spec.explicit_scale = *rc::gen::elementOf(std::vector<float>{0.5f, 0.125f, 1.0f, 0.0883883476f, 2.0f});
+    spec.seed = *rc::gen::arbitrary<std::uint64_t>();
+    return spec;
+  });
+}
+
+rc::Gen<Knobs> knobs(int max_context) {
+  return rc::gen::exec([max_context] {
+    Knobs k;
+    const int beyond = std::max(2, max_context + 8);
+    k.tile_size = *rc::gen::weightedOneOf<int>(
+        {{3, rc::gen::inRange(1, 17)}, {1, rc::gen::elementOf(std::vector<int>{32, 64, 128})}, {1, rc::gen::inRange(1, beyond)}});
+    k.split_size = *rc::gen::weightedOneOf<int>({{2, rc::gen::inRange(1, 33)}, {1, rc::gen::inRange(1, beyond)}});
+    k.num_splits = *rc::gen::weightedElement<int>({{3, 0}, {1, 1}, {1, 2}, {1, 3}, {1, 7}});
+    return k;
+  });
+}
+
+}  // namespace pacheck::gen
+
+namespace pacheck {
+
+void showValue(const ProblemSpec& spec, std::ostream& os) {
+  os << "dtype=" << dtype_name(spec.dtype) << " kv_heads=" << spec.num_kv_heads << " gqa=" << spec.gqa_ratio
+     << " head_dim=" << spec.head_dim << " block_size=" << spec.block_size << " sequences=[";
+  for (std::size_t i = 0; i < spec.sequences.size(); ++i)
+    os << (i ? ", " : "") << "(context " << spec.sequences[i].context_len << ", queries " << spec.sequences[i].num_queries << ")";
+  os << "] " << describe(spec);
+  if (spec.explicit_scale) os << " scale=" << *spec.explicit_scale;
+}
+
+void showValue(const Knobs& knobs, std::ostream& os) {
+  os << "tile_size=" << knobs.tile_size << " split_size=" << knobs.split_size << " num_splits=" << knobs.num_splits;
+}
+
+}  // namespace pacheck

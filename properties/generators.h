@@ -1,0 +1,50 @@
+// RapidCheck generators for paged-attention problems, small and composable, each reaching a corner where paged
+// kernels break. They shrink toward small, plain problems.
+#pragma once
+
+#include <ostream>
+#include <vector>
+
+#include <rapidcheck.h>
+
+#include "problem/knobs.h"
+#include "properties/problem_spec.h"
+
+namespace pacheck::gen {
+
+// Limits that keep one case cheap enough for hundreds of cases per property on two cores.
+struct Limits {
+  std::vector<DType> dtypes = {DType::f32, DType::f16, DType::bf16};
+  std::vector<Mode> modes = {Mode::decode, Mode::prefill, Mode::continuation};
+  int max_sequences = 4;
+  int max_decode_context = 600;   // decode rows are O(context)
+  int max_prefill_context = 96;   // prefill is O(context^2)
+  bool real_head_dims = true;     // include 64 .. 256
+  bool poison = true;
+  int max_head_dim = 256;
+};
+
+rc::Gen<DType> dtype(const Limits& limits);
+// Head dims real models use (64, 80, 96, 112, 120, 128, 192, 256) and small odd ones.
+rc::Gen<int> head_dim(const Limits& limits);
+// 1 to 64, non-powers of two included.
+rc::Gen<int> block_size();
+// GQA ratio 1 (MHA), 2..8 (3, 5, 6, 7 included); the KV head count 1 (MQA) to 4.
+rc::Gen<int> gqa_ratio();
+rc::Gen<int> num_kv_heads();
+// Context lengths biased toward the ragged-tail corners: 1, bs-1, bs, bs+1, multiples, and long.
+rc::Gen<int> context_len(int block_size, int max_context);
+rc::Gen<SequenceSpec> sequence(Mode mode, int block_size, const Limits& limits);
+rc::Gen<ValueKind> value_kind();
+rc::Gen<Poison> poison();
+rc::Gen<ProblemSpec> problem_spec(const Limits& limits = {});
+// Tile sizes from 1 to beyond the history; split sizes and split counts for split-K.
+rc::Gen<Knobs> knobs(int max_context);
+
+}  // namespace pacheck::gen
+
+namespace pacheck {
+// How RapidCheck prints generated values in a counterexample.
+void showValue(const ProblemSpec& spec, std::ostream& os);
+void showValue(const Knobs& knobs, std::ostream& os);
+}  // namespace pacheck

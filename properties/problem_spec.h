@@ -1,0 +1,57 @@
+// A problem described by a handful of choices (shapes, modes, placement, poison, value distribution and a seed),
+// which RapidCheck generates and shrinks; materialize() turns it into the concrete Problem deterministically.
+// Shrinking acts on the choices, so a failure shrinks toward fewer sequences, shorter contexts, smaller heads
+// and plainer values, and the seed re-derives the data for each smaller shape.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "problem/knobs.h"
+#include "problem/problem.h"
+
+namespace pacheck {
+
+// What the K, Q and V data look like. Each reaches a corner where kernels break.
+enum class ValueKind : std::uint8_t {
+  normal,            // q, k, v ~ N(0, 1) scaled by `spread`: from flat to one-hot softmax
+  all_negative,      // every logit negative and large: a running max initialised to 0 underflows
+  extremely_negative,// logits near -1e4: only a subtracted max keeps exp finite and nonzero
+  identical_keys,    // every key equal: uniform weights, the output is the mean of V
+  integer_valued,    // small integers: exact dot products, exact sums
+  near_range,        // V near the dtype's (or fp32 accumulation's) largest magnitude
+};
+const char* value_kind_name(ValueKind kind);
+
+enum class Poison : std::uint8_t { none, nan, pos_inf, neg_inf, huge };
+const char* poison_name(Poison poison);
+
+struct SequenceSpec {
+  int context_len = 1;
+  int num_queries = 1;
+};
+
+struct ProblemSpec {
+  DType dtype = DType::f32;
+  int num_kv_heads = 1;
+  int gqa_ratio = 1;
+  int head_dim = 8;
+  int block_size = 4;
+  std::vector<SequenceSpec> sequences;
+  int spare_blocks = 0;        // pool blocks no sequence references
+  bool shared_prefix = false;  // later sequences reuse the first sequence's leading full blocks
+  int table_padding = 0;       // extra table entries past what each context needs
+  bool padding_invalid = false;// padding holds invalid ids (-1, num_blocks, ...) instead of poisoned blocks
+  Poison poison = Poison::none;// fills every slot no sequence references
+  ValueKind values = ValueKind::normal;
+  double spread = 1.0;         // logit scale for `normal`
+  std::optional<float> explicit_scale;
+  std::uint64_t seed = 0;
+};
+
+Problem materialize(const ProblemSpec& spec);
+std::string describe(const ProblemSpec& spec);
+
+}  // namespace pacheck

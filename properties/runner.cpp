@@ -1,0 +1,85 @@
+#include "properties/runner.h"
+
+#include <sstream>
+#include <unordered_map>
+
+#include <rapidcheck.h>
+
+namespace rc::detail {
+// Shipped in librapidcheck but not declared in its installed headers.
+std::string reproduceMapToString(const std::unordered_map<std::string, Reproduce>& map);
+std::unordered_map<std::string, Reproduce> stringToReproduceMap(const std::string& str);
+}  // namespace rc::detail
+
+namespace pacheck {
+
+namespace {
+// The runner reports results itself; RapidCheck's global listener would print reproduce strings at exit.
+class QuietListener final : public rc::detail::TestListener {
+ public:
+  void onTestCaseFinished(const rc::detail::CaseDescription&) override {}
+  void onShrinkTried(const rc::detail::CaseDescription&, bool) override {}
+  void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}
+};
+}  // namespace
+
+std::string property_run_id(const std::string& property, const std::string& variant) {
+  return property + "/" + variant;
+}
+
+PropertyRun run_property(const Property& property, const Variant& variant, const RunOptions& options,
+                         const Observer& observer) {
+  PropertyContext ctx;
+  ctx.variant = &variant;
+  ctx.observer = observer;
+  ctx.failure_dir = options.failure_dir;
+  ctx.replay_program = options.replay_program;
+  ctx.limits = limits_for(variant.capabilities());
+
+  rc::detail::TestMetadata metadata;
+  metadata.id = property_run_id(property.name, variant.name());
+  metadata.description = metadata.id;
+  rc::detail::TestParams params;
+  params.seed = options.seed;
+  params.maxSuccess = options.cases;
+  params.maxSize = options.max_size;
+  params.disableShrinking = !options.shrink;
+  std::unordered_map<std::string, rc::detail::Reproduce> reproduce_map;
+  if (options.reproduce) {
+    try {
+      reproduce_map = rc::detail::stringToReproduceMap(*options.reproduce);
+    } catch (const std::exception& e) {
+      throw std::invalid_argument(std::string("not a RapidCheck reproduce string: ") + e.what());
+    }
+  }
+  QuietListener listener;
+  const rc::detail::TestResult result = rc::detail::checkProperty(
+      rc::detail::toProperty([&] { property.body(ctx); }), metadata, params, listener, reproduce_map);
+
+  PropertyRun run;
+  run.property = property.name;
+  run.variant = variant.name();
+  rc::detail::SuccessResult success;
+  rc::detail::FailureResult failure;
+  rc::detail::GaveUpResult gave_up;
+  rc::detail::Error error;
+  if (result.match(success)) {
+    run.passed = true;
+    run.cases = success.numSuccess;
+  } else if (result.match(failure)) {
+    run.cases = failure.numSuccess;
+    std::ostringstream message;
+    rc::detail::printResultMessage(result, message);
+    run.failure = message.str();
+    run.reproduce = rc::detail::reproduceMapToString({{metadata.id, failure.reproduce}});
+  } else if (result.match(gave_up)) {
+    run.gave_up = true;
+    run.cases = gave_up.numSuccess;
+    run.failure = "gave up: " + gave_up.description;
+  } else if (result.match(error)) {
+    run.failure = "error: " + error.description;
+  }
+  return run;
+}
+
+}  // namespace pacheck

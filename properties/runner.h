@@ -1,0 +1,41 @@
+// Runs one property of the catalogue against one variant with explicit RapidCheck parameters (seed, case count),
+// outside of gtest: `pacheck check`, the mutant kill matrix, the fuzzer and the reports use it.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "properties/catalogue.h"
+
+namespace pacheck {
+
+struct RunOptions {
+  int cases = 100;
+  std::uint64_t seed = 1;
+  int max_size = 100;
+  bool shrink = true;
+  std::filesystem::path failure_dir = "pacheck-failures";
+  std::string replay_program = "pacheck";
+  // A RapidCheck reproduce string from an earlier failure: re-runs exactly the failing case.
+  std::optional<std::string> reproduce;
+};
+
+struct PropertyRun {
+  std::string property;
+  std::string variant;
+  bool passed = false;
+  bool gave_up = false;  // too many discarded cases
+  int cases = 0;         // passing cases before the verdict (the failing case is number cases + 1)
+  std::string failure;   // RapidCheck's message: counterexample and the property's own description
+  std::string reproduce; // for --reproduce (empty when it passed)
+};
+
+PropertyRun run_property(const Property& property, const Variant& variant, const RunOptions& options,
+                         const Observer& observer = {});
+
+// The RapidCheck id of a (property, variant) pair, the key of its reproduce string.
+std::string property_run_id(const std::string& property, const std::string& variant);
+
+}  // namespace pacheck

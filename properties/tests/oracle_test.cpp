@@ -1,0 +1,172 @@
+// Pins the exact gather oracle: the gather is a bit-exact copy, the attention agrees with an independent long
+// double computation, and small cases match their closed forms.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "oracle/oracle.h"
+#include "problem_builders.h"
+#include "properties/problem_spec.h"
+
+namespace pacheck {
+namespace {
+
+ProblemSpec scattered_spec(std::uint64_t seed, DType dtype, ValueKind values = ValueKind::normal) {
+  ProblemSpec spec;
+  spec.dtype = dtype;
+  spec.num_kv_heads = 2;
+  spec.gqa_ratio = 3;
+  spec.head_dim = 12;
+  spec.block_size = 5;
+  spec.sequences = {{23, 1}, {11, 11}, {17, 4}};
+  spec.spare_blocks = 3;
+  spec.shared_prefix = true;
+  spec.table_padding = 2;
+  spec.poison = Poison::nan;
+  spec.values = values;
+  spec.seed = seed;
+  return spec;
+}
+
+TEST(Oracle, GatherIsBitIdenticalToADirectLogicalRead) {
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    const Problem p = materialize(scattered_spec(seed, kAllDTypes[seed % 3]));
+    for (int s = 0; s < static_cast<int>(p.sequences.size()); ++s) {
+      const GatheredSequence g = gather_sequence(p, s);
+      const std::size_t row = static_cast<std::size_t>(p.num_kv_heads) * p.head_dim;
+      ASSERT_EQ(g.keys.size(), row * p.sequences[s].context_len);
+      for (int t = 0; t < p.sequences[s].context_len; ++t) {
+        const int block = p.sequences[s].block_table[t / p.block_size];
+        const std::size_t src = ((static_cast<std::size_t>(block) * p.block_size + t % p.block_size) * p.num_kv_heads) * p.head_dim;
+        EXPECT_EQ(std::memcmp(&g.keys[row * t], &p.k_pool[src], row * 4), 0) << "seq " << s << " position " << t;
+        EXPECT_EQ(std::memcmp(&g.values[row * t], &p.v_pool[src], row * 4), 0) << "seq " << s << " position " << t;
+      }
+    }
+  }
+}
+
+// An independent computation: long double, reading the pool through the table itself (no gather), with the
+// exponentials normalised by the row's max.
+std::vector<long double> long_double_attention(const Problem& p) {
+  std::vector<long double> out(p.output_size());
+  for (int s = 0; s < static_cast<int>(p.sequences.size()); ++s) {
+    const Sequence& seq = p.sequences[s];
+    for (int i = 0; i < seq.num_queries; ++i) {
+      for (int h = 0; h < p.num_query_heads; ++h) {
+        const int keys = seq.first_query_position() + i + 1;
+        const float* q = &p.queries[p.query_offset(s, i, h)];
+        std::vector<long double> logit(keys);
+        for (int t = 0; t < keys; ++t) {
+          const float* k = &p.k_pool[p.kv_offset(s, t, h / p.gqa_ratio())];
+          long double dot = 0;
+          for (int j = 0; j < p.head_dim; ++j) dot += static_cast<long double>(q[j]) * k[j];
+          logit[t] = dot * static_cast<long double>(p.scale());
+        }
+        long double m = logit[0];
+        for (long double x : logit) m = std::max(m, x);
+        long double z = 0;
+        for (long double& x : logit) z += (x = std::exp(x - m));
+        for (int j = 0; j < p.head_dim; ++j) {
+          long double acc = 0;
+          for (int t = 0; t < keys; ++t) acc += logit[t] * p.v_pool[p.kv_offset(s, t, h / p.gqa_ratio()) + j];
+          out[p.query_offset(s, i, h) + j] = acc / z;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+TEST(Oracle, AgreesWithAnIndependentLongDoubleComputation) {
+  double worst = 0;
+  for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+    const ValueKind kinds[] = {ValueKind::normal, ValueKind::all_negative, ValueKind::integer_valued, ValueKind::near_range};
+    const Problem p = materialize(scattered_spec(seed, kAllDTypes[seed % 3], kinds[seed % 4]));
+    const OracleResult r = run_oracle(p);
+    const std::vector<long double> ref = long_double_attention(p);
+    for (std::size_t e = 0; e < ref.size(); ++e) {
+      // Relative to S = sum p |v|: the scale of the terms the weighted sum cancels.
+      const double rel = static_cast<double>(std::fabs(r.out[e] - ref[e]) / std::max<long double>(r.abs_weighted_v[e], 1e-300L));
+      worst = std::max(worst, rel);
+      ASSERT_LE(rel, 1e-12) << "seed " << seed << " element " << e;
+    }
+  }
+  RecordProperty("worst_relative_difference", std::to_string(worst));
+}
+
+// Two keys, head_dim 1, scale 1: logits 0 and 1, so the weights are 1/(1+e) and e/(1+e).
+Problem two_keys() {
+  Problem p = testing::single_sequence(2, 1, 1, 1, 4, [](int) { return 0.0; });
+  p.explicit_scale = 1.0f;
+  p.k_pool = {0.0f, 1.0f, 0.0f, 0.0f};
+  p.v_pool = {1.0f, 3.0f, 0.0f, 0.0f};
+  p.queries = {1.0f};
+  return p;
+}
+
+TEST(Oracle, TwoKeysMatchTheClosedForm) {
+  const OracleResult r = run_oracle(two_keys());
+  const double e = std::exp(1.0), p0 = 1 / (1 + e), p1 = e / (1 + e);
+  const double o = p0 * 1 + p1 * 3;
+  EXPECT_NEAR(r.out[0], o, 1e-15);
+  EXPECT_NEAR(r.abs_weighted_v[0], o, 1e-15);  // all V positive: S = o
+  EXPECT_NEAR(r.centered_v[0], p0 * (o - 1) + p1 * (3 - o), 1e-15);
+  EXPECT_NEAR(r.logit_centered_v[0], p1 * 1 * (3 - o), 1e-15);  // L_0 = 0, L_1 = 1
+  EXPECT_NEAR(r.spread_centered_v[0], p0 * 1 * (o - 1), 1e-15);  // key 0 sits 1 below the max
+  EXPECT_EQ(r.rows[0].num_keys, 2);
+  EXPECT_EQ(r.rows[0].records, 1);  // the max rises once
+  EXPECT_DOUBLE_EQ(r.rows[0].max_logit_magnitude, 1.0);
+  EXPECT_DOUBLE_EQ(r.rows[0].max_spread, 1.0);
+}
+
+TEST(Oracle, CausalPrefillLetsTheFirstTokenSeeOnlyItself) {
+  Problem p = two_keys();
+  p.sequences[0].num_queries = 2;
+  p.queries = {1.0f, 1.0f};
+  const OracleResult r = run_oracle(p);
+  EXPECT_EQ(r.out[0], 1.0);  // token 0 attends to key 0 alone: its V exactly
+  EXPECT_NEAR(r.out[1], run_oracle(two_keys()).out[0], 1e-15);
+}
+
+TEST(Oracle, DefaultScaleIsOneOverRootHeadDim) {
+  Problem p = testing::single_sequence(3, 1, 1, 16, 4, testing::wobble);
+  EXPECT_EQ(p.scale(), static_cast<float>(0.25));
+  p.explicit_scale = 0.5f;
+  EXPECT_EQ(p.scale(), 0.5f);
+}
+
+TEST(Oracle, GqaHeadsReadTheirGroupsKvHead) {
+  // 4 query heads over 2 KV heads: heads 0, 1 read KV head 0 and heads 2, 3 read KV head 1. With a single key the
+  // output is that key's V exactly, which names the KV head that was read.
+  Problem p = testing::single_sequence(1, 1, 2, 2, 1, [](int) { return 0.0; });
+  p.num_query_heads = 4;
+  p.queries.assign(4 * 2, 1.0f);
+  p.v_pool = {10.0f, 11.0f, 20.0f, 21.0f};  // KV head 0: (10, 11), KV head 1: (20, 21)
+  const OracleResult r = run_oracle(p);
+  const std::vector<double> expected = {10, 11, 10, 11, 20, 21, 20, 21};
+  EXPECT_EQ(r.out, expected);
+}
+
+TEST(Oracle, SplitRecordsRestartInEverySplit) {
+  // Logits 0, 1, 2, 3 (q = 1, k = t, scale 1): three records overall, one in each split of two.
+  Problem p = testing::single_sequence(4, 1, 1, 1, 4, [](int) { return 0.0; });
+  p.explicit_scale = 1.0f;
+  p.k_pool = {0, 1, 2, 3};
+  p.queries = {1};
+  const OracleResult r = run_oracle(p, {2, 4});
+  EXPECT_EQ(r.rows[0].records, 3);
+  EXPECT_EQ(r.records_in_splits(0, 2), 1);
+  EXPECT_EQ(r.records_in_splits(0, 4), 3);
+  EXPECT_THROW(r.records_in_splits(0, 3), std::out_of_range);
+}
+
+TEST(Oracle, FlagsProblemsOutsideFp32) {
+  Problem p = testing::single_sequence(3, 1, 1, 2, 4, testing::wobble);
+  EXPECT_TRUE(run_oracle(p).fits_fp32);
+  p.v_pool[0] = 3e38f;
+  EXPECT_FALSE(run_oracle(p).fits_fp32);
+}
+
+}  // namespace
+}  // namespace pacheck

@@ -1,0 +1,142 @@
+// Each validation error names the field and the values.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "problem/problem.h"
+#include "problem_builders.h"
+
+namespace pacheck {
+namespace {
+
+Problem valid_problem() { return testing::single_sequence(10, 1, 2, 4, 4, testing::wobble); }
+
+std::string only_error(const Problem& p) {
+  const std::vector<std::string> errors = validation_errors(p);
+  EXPECT_EQ(errors.size(), 1u);
+  return errors.empty() ? "" : errors.front();
+}
+
+TEST(ProblemValidation, AcceptsAValidProblem) { EXPECT_TRUE(validation_errors(valid_problem()).empty()); }
+
+TEST(ProblemValidation, RejectsATableTooShortForItsContext) {
+  Problem p = valid_problem();
+  p.sequences[0].block_table.pop_back();
+  EXPECT_EQ(only_error(p), "sequence 0: block_table has 2 entries but context_len 10 with block_size 4 needs 3");
+}
+
+TEST(ProblemValidation, RejectsABlockIdOutOfRange) {
+  Problem p = valid_problem();
+  p.sequences[0].block_table[1] = 3;
+  EXPECT_EQ(only_error(p), "sequence 0: block_table[1] = 3 is out of range (num_blocks = 3)");
+}
+
+TEST(ProblemValidation, RejectsANegativeBlockId) {
+  Problem p = valid_problem();
+  p.sequences[0].block_table[2] = -1;
+  EXPECT_EQ(only_error(p), "sequence 0: block_table[2] = -1 is negative (num_blocks = 3)");
+}
+
+TEST(ProblemValidation, IgnoresPaddingPastTheContext) {
+  Problem p = valid_problem();
+  p.sequences[0].block_table.push_back(-1);
+  p.sequences[0].block_table.push_back(1 << 30);
+  EXPECT_TRUE(validation_errors(p).empty());
+}
+
+TEST(ProblemValidation, RejectsANonIntegerGqaRatio) {
+  Problem p = valid_problem();
+  p.num_query_heads = 3;
+  EXPECT_EQ(validation_errors(p).front(),
+            "num_query_heads (3) is not a multiple of num_kv_heads (2): the GQA ratio must be an integer");
+}
+
+TEST(ProblemValidation, RejectsZeroOrNegativeSizes) {
+  for (int bad : {0, -3}) {
+    Problem p = valid_problem();
+    p.head_dim = bad;
+    EXPECT_EQ(validation_errors(p).front(), "head_dim must be positive, got " + std::to_string(bad));
+    p = valid_problem();
+    p.block_size = bad;
+    EXPECT_EQ(validation_errors(p).front(), "block_size must be positive, got " + std::to_string(bad));
+    p = valid_problem();
+    p.num_kv_heads = bad;
+    EXPECT_EQ(validation_errors(p).front(), "num_kv_heads must be positive, got " + std::to_string(bad));
+    p = valid_problem();
+    p.num_query_heads = bad;
+    EXPECT_EQ(validation_errors(p).front(), "num_query_heads must be positive, got " + std::to_string(bad));
+    p = valid_problem();
+    p.num_blocks = bad;
+    EXPECT_EQ(validation_errors(p).front(), "num_blocks must be positive, got " + std::to_string(bad));
+    p = valid_problem();
+    p.sequences[0].context_len = bad;
+    EXPECT_EQ(only_error(p), "sequence 0: context_len must be positive, got " + std::to_string(bad));
+  }
+  Problem p = valid_problem();
+  p.sequences[0].num_queries = 0;
+  EXPECT_EQ(only_error(p), "sequence 0: num_queries must be positive, got 0");
+}
+
+TEST(ProblemValidation, RejectsMoreQueriesThanContext) {
+  Problem p = valid_problem();
+  p.sequences[0].num_queries = 11;
+  p.queries.resize(11 * 2 * 4);
+  EXPECT_EQ(only_error(p), "sequence 0: num_queries (11) exceeds context_len (10): every query token is part of the context");
+}
+
+TEST(ProblemValidation, RejectsANonFiniteScale) {
+  Problem p = valid_problem();
+  p.explicit_scale = NAN;
+  EXPECT_EQ(only_error(p), "scale must be finite, got nan");
+  p.explicit_scale = INFINITY;
+  EXPECT_EQ(only_error(p), "scale must be finite, got inf");
+}
+
+TEST(ProblemValidation, RejectsAnEmptyBatch) {
+  Problem p = valid_problem();
+  p.sequences.clear();
+  EXPECT_EQ(only_error(p), "sequences is empty: a batch needs at least one sequence");
+}
+
+TEST(ProblemValidation, RejectsPoolsOfTheWrongSize) {
+  Problem p = valid_problem();
+  p.v_pool.pop_back();
+  EXPECT_EQ(only_error(p), "v_pool has 95 elements but num_blocks*block_size*num_kv_heads*head_dim = 96");
+}
+
+TEST(ProblemValidation, RejectsValuesNotRepresentableInTheDtype) {
+  Problem p = valid_problem();
+  p.dtype = DType::bf16;
+  for (float& x : p.k_pool) x = round_to_dtype_f(x, DType::bf16);
+  for (float& x : p.v_pool) x = round_to_dtype_f(x, DType::bf16);
+  for (float& x : p.queries) x = round_to_dtype_f(x, DType::bf16);
+  p.queries[5] = 0.1f;
+  EXPECT_EQ(only_error(p), "queries[5] = 0.100000001 is not representable in bf16");
+}
+
+TEST(ProblemValidation, RefusesHugeDeclaredSizesWithoutAllocating) {
+  Problem p = valid_problem();
+  p.num_blocks = 1 << 30;
+  p.head_dim = 1 << 10;
+  p.sequences[0].block_table = {0, 1, 2};
+  const std::vector<std::string> errors = validation_errors(p);
+  ASSERT_FALSE(errors.empty());
+  EXPECT_NE(errors.front().find("over the limit"), std::string::npos) << errors.front();
+}
+
+TEST(ProblemValidation, ValidateThrowsWithEveryError) {
+  Problem p = valid_problem();
+  p.sequences[0].block_table[0] = 99;
+  p.sequences[0].block_table[1] = -5;
+  try {
+    validate(p);
+    FAIL() << "validate accepted an invalid problem";
+  } catch (const InvalidProblem& e) {
+    EXPECT_EQ(e.errors().size(), 2u);
+    EXPECT_NE(std::string(e.what()).find("block_table[0] = 99"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("block_table[1] = -5"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace pacheck

@@ -1,0 +1,61 @@
+// cpu_gather: the Day-18 reference. Gathers the history into a contiguous float buffer, then one ordinary
+// softmax (max, exp, sum, normalise) and a weighted sum of V, all in fp32.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "variants/cpu_grid.h"
+#include "variants/variant.h"
+
+namespace pacheck {
+namespace {
+
+class CpuGather final : public Variant {
+ public:
+  std::string name() const override { return "cpu_gather"; }
+  std::string description() const override { return "gather into a contiguous buffer, one fp32 softmax"; }
+  Capabilities capabilities() const override {
+    Capabilities c;
+    c.dtypes = {DType::f32, DType::f16, DType::bf16};
+    c.modes = {Mode::decode, Mode::prefill, Mode::continuation};
+    c.max_head_dim = kCpuMaxHeadDim;
+    return c;
+  }
+  Output run(const Problem& p, const Knobs&) const override {
+    Output out(p.output_size());
+    const int d = p.head_dim;
+    std::vector<GatheredSequence> gathered;
+    for (int s = 0; s < static_cast<int>(p.sequences.size()); ++s) gathered.push_back(gather_sequence(p, s));
+    std::vector<float> weights;
+    for_each_row(p, [&](const RowProgram& row) {
+      const GatheredSequence& g = gathered[row.sequence];
+      const auto kv = [&](int t) { return (static_cast<std::size_t>(t) * p.num_kv_heads + row.kv_head) * d; };
+      const int n = row.position + 1;
+      weights.resize(n);
+      for (int t = 0; t < n; ++t) weights[t] = score_fp32(&p.queries[row.offset], &g.keys[kv(t)], d, p.scale());
+      const float m = *std::max_element(weights.begin(), weights.end());
+      float sum = 0.0f;
+      for (float& w : weights) sum += (w = std::exp(w - m));
+      for (float& w : weights) w /= sum;
+      for (int j = 0; j < d; ++j) {
+        float acc = 0.0f;
+        for (int t = 0; t < n; ++t) acc += weights[t] * g.values[kv(t) + j];
+        out[row.offset + j] = round_to_dtype_f(acc, p.dtype);
+      }
+    });
+    return out;
+  }
+  ErrorModel error_model(const Problem& p, const OracleResult& oracle, std::size_t row, const Knobs&) const override {
+    ErrorModel m;
+    m.logit_coefficient = p.head_dim + 2;
+    m.weight_error = 3;  // expf (2u) and the division by the sum (u)
+    // The sum's rounding scales every weight alike (gamma_n relative); the weighted sum has n adds plus the product.
+    m.accumulation_chain = 2.0 * oracle.rows[row].num_keys + 2;
+    return m;
+  }
+};
+
+PACHECK_REGISTER_VARIANT(CpuGather);
+
+}  // namespace
+}  // namespace pacheck

@@ -1,0 +1,97 @@
+// The CPU model of a paged-attention launch grid, shared by the CPU variants: one program per (sequence, query
+// token, query head) row, the fp32 score of a key, and masked reads through the block table.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+
+#include "problem/problem.h"
+#include "variants/online_softmax.h"
+
+namespace pacheck {
+
+// CPU variants keep a whole head in one online-softmax state.
+inline constexpr int kCpuMaxHeadDim = 512;
+using CpuSoftmaxState = OnlineSoftmaxState<kCpuMaxHeadDim>;
+
+// One program of the grid.
+struct RowProgram {
+  int sequence = 0;
+  int token = 0;       // new query token index within its sequence
+  int query_head = 0;
+  int kv_head = 0;
+  int position = 0;    // the query's position in its sequence: it attends to keys 0 ..= position
+  int context_len = 0;
+  std::size_t row = 0;     // index into OracleResult::rows
+  std::size_t offset = 0;  // of the query vector, and of the output vector
+};
+
+template <typename Body>
+void for_each_row(const Problem& p, Body&& body) {
+  RowProgram r;
+  for (r.sequence = 0; r.sequence < static_cast<int>(p.sequences.size()); ++r.sequence) {
+    const Sequence& seq = p.sequences[r.sequence];
+    r.context_len = seq.context_len;
+    for (r.token = 0; r.token < seq.num_queries; ++r.token) {
+      r.position = seq.first_query_position() + r.token;
+      for (r.query_head = 0; r.query_head < p.num_query_heads; ++r.query_head) {
+        r.kv_head = p.kv_head_of(r.query_head);
+        r.offset = p.query_offset(r.sequence, r.token, r.query_head);
+        r.row = r.offset / p.head_dim;
+        body(r);
+      }
+    }
+  }
+}
+
+// The fp32 logit: a sequential dot product, then the scale.
+inline float score_fp32(const float* q, const float* k, int head_dim, float scale) {
+  float dot = 0.0f;
+  for (int i = 0; i < head_dim; ++i) dot += q[i] * k[i];
+  return dot * scale;
+}
+
+// A masked load of key/value `position` of the program's sequence: lanes past the context read nothing (the
+// table is not even consulted) and yield this zero row instead, like a masked load's `other=0`.
+struct MaskedKvReader {
+  const Problem& problem;
+  const RowProgram& row;
+  float zeros[kCpuMaxHeadDim] = {};
+
+  bool in_bounds(int position) const { return position < row.context_len; }
+  const float* key(int position) const {
+    return in_bounds(position) ? &problem.k_pool[problem.kv_offset(row.sequence, position, row.kv_head)] : zeros;
+  }
+  const float* value(int position) const {
+    return in_bounds(position) ? &problem.v_pool[problem.kv_offset(row.sequence, position, row.kv_head)] : zeros;
+  }
+};
+
+// Folds keys [begin, end) of the program into the state, tile_size keys at a time, masking the ragged tail and
+// the causal future: the Day-22 loop.
+inline void fold_key_range(const Problem& p, const RowProgram& row, int begin, int end, int tile_size,
+                           CpuSoftmaxState& state) {
+  const MaskedKvReader reader{p, row};
+  const float* q = &p.queries[row.offset];
+  const float scale = p.scale();
+  float scores[kCpuMaxHeadDim];  // tiles larger than this are walked in chunks: same arithmetic per chunk
+  const int step = std::min(tile_size, kCpuMaxHeadDim);
+  for (int tile = begin; tile < end; tile += step) {
+    for (int lane = 0; lane < step; ++lane) {
+      const int t = tile + lane;
+      const float s = score_fp32(q, reader.key(t), p.head_dim, scale);
+      // Out of bounds, past the query (causal) or past this range: the weight must be exactly zero.
+      const bool masked = !reader.in_bounds(t) || t > row.position || t >= end;
+      scores[lane] = masked ? -INFINITY : s;
+    }
+    state.fold(scores, step, [&](int lane) { return reader.value(tile + lane); }, p.head_dim);
+  }
+}
+
+inline void store_output(const Problem& p, const RowProgram& row, const CpuSoftmaxState& state, float* out) {
+  float normalized[kCpuMaxHeadDim];
+  state.normalize(normalized, p.head_dim);
+  for (int j = 0; j < p.head_dim; ++j) out[row.offset + j] = round_to_dtype_f(normalized[j], p.dtype);
+}
+
+}  // namespace pacheck

@@ -1,0 +1,48 @@
+// cpu_streaming: the Day-22 fused kernel on the CPU. Each program walks its history a tile of keys at a time,
+// reading K and V through the block table with masked loads, forcing masked scores to -inf, and folding each tile
+// into one online-softmax state. It never materialises the history.
+#include "variants/cpu_grid.h"
+#include "variants/variant.h"
+
+namespace pacheck {
+namespace {
+
+class CpuStreaming final : public Variant {
+ public:
+  std::string name() const override { return "cpu_streaming"; }
+  std::string description() const override {
+    return "tiled online softmax through the block table (the Day-22 loop), fp32";
+  }
+  Capabilities capabilities() const override {
+    Capabilities c;
+    c.dtypes = {DType::f32, DType::f16, DType::bf16};
+    c.modes = {Mode::decode, Mode::prefill, Mode::continuation};
+    c.max_head_dim = kCpuMaxHeadDim;
+    return c;
+  }
+  Output run(const Problem& p, const Knobs& knobs) const override {
+    Output out(p.output_size());
+    for_each_row(p, [&](const RowProgram& row) {
+      CpuSoftmaxState state;
+      state.init(p.head_dim);
+      fold_key_range(p, row, 0, row.position + 1, knobs.tile_size, state);
+      store_output(p, row, state, out.data());
+    });
+    return out;
+  }
+  ErrorModel error_model(const Problem& p, const OracleResult& oracle, std::size_t row, const Knobs&) const override {
+    const RowCondition& c = oracle.rows[row];
+    ErrorModel m;
+    m.logit_coefficient = p.head_dim + 2;
+    // expf is within 1 ulp (2u); each rescale multiplies the key's weight by one more expf result.
+    m.weight_error = 2.0 * (1 + c.records);
+    // product, then the sequential adds, then one multiply per rescale.
+    m.accumulation_chain = c.num_keys + c.records + 2;
+    return m;
+  }
+};
+
+PACHECK_REGISTER_VARIANT(CpuStreaming);
+
+}  // namespace
+}  // namespace pacheck

@@ -1,0 +1,84 @@
+// The online-softmax state: running max m, denominator d and weighted-V accumulator o, with fold and merge.
+//
+// One header for every kernel: the CPU streaming and split-K variants and both CUDA kernels use it, so the
+// arithmetic the CPU suite proves is the arithmetic the GPU runs. It compiles as plain C++ and as CUDA
+// (__host__ __device__). A state holds `Capacity` accumulator lanes; `n` of them are live. On the CPU one state
+// holds a whole head (Capacity >= head_dim); on the GPU each thread holds its slice of the head, and the (m, d)
+// pair is kept redundantly by every thread of the row, which all see the same scores.
+//
+// Invariant: the state represents the keys folded so far as
+//   m = max_t s_t,   d = sum_t exp(s_t - m),   o[j] = sum_t exp(s_t - m) * v_t[j],
+// and the empty state is m = -inf, d = 0, o = 0. Masked keys carry the score -inf and are skipped outright: their
+// weight is exactly zero and their V is never multiplied, so a NaN or Inf in a masked slot cannot leak through
+// 0 * NaN.
+#pragma once
+
+#include <math.h>
+
+#if defined(__CUDACC__)
+#define PACHECK_HOST_DEVICE __host__ __device__
+#else
+#define PACHECK_HOST_DEVICE
+#endif
+
+namespace pacheck {
+
+// exp(m_old - m_new), the factor that re-expresses a state's sums against a larger max. When nothing has been
+// folded yet (m_old = -inf) the factor is 0 and, importantly, is not NaN when m_new is -inf too.
+PACHECK_HOST_DEVICE inline float rescale_factor(float m_old, float m_new) {
+  return m_old == -INFINITY ? 0.0f : expf(m_old - m_new);
+}
+
+template <int Capacity>
+struct OnlineSoftmaxState {
+  float m;
+  float d;
+  float o[Capacity];
+
+  PACHECK_HOST_DEVICE void init(int n) {
+    m = -INFINITY;
+    d = 0.0f;
+    for (int j = 0; j < n; ++j) o[j] = 0.0f;
+  }
+
+  // Folds `count` keys with scores[t] (-inf = masked) and value rows value_row(t) (a pointer to this state's n
+  // lanes of key t's V). The max is taken over the whole tile first, so the state is rescaled at most once per
+  // tile: a tile of one key is the classic per-key online softmax.
+  template <typename ValueRow>
+  PACHECK_HOST_DEVICE void fold(const float* scores, int count, ValueRow value_row, int n) {
+    float tile_max = -INFINITY;
+    for (int t = 0; t < count; ++t) tile_max = fmaxf(tile_max, scores[t]);
+    if (tile_max == -INFINITY) return;  // a fully masked tile changes nothing
+    const float m_new = fmaxf(m, tile_max);
+    const float alpha = rescale_factor(m, m_new);
+    d *= alpha;
+    for (int j = 0; j < n; ++j) o[j] *= alpha;
+    m = m_new;
+    for (int t = 0; t < count; ++t) {
+      if (scores[t] == -INFINITY) continue;
+      const float p = expf(scores[t] - m);
+      d += p;
+      const float* v = value_row(t);
+      for (int j = 0; j < n; ++j) o[j] += p * v[j];
+    }
+  }
+
+  // Combines the keys of `other` into this state: the partial states of disjoint key ranges merge into the
+  // state of their union. The empty state is the identity.
+  PACHECK_HOST_DEVICE void merge(const OnlineSoftmaxState& other, int n) {
+    if (other.m == -INFINITY) return;
+    const float m_new = fmaxf(m, other.m);
+    const float self_factor = rescale_factor(m, m_new);
+    const float other_factor = rescale_factor(other.m, m_new);
+    d = d * self_factor + other.d * other_factor;
+    for (int j = 0; j < n; ++j) o[j] = o[j] * self_factor + other.o[j] * other_factor;
+    m = m_new;
+  }
+
+  // The attention output o / d. Only meaningful once a key has been folded (d >= 1 then).
+  PACHECK_HOST_DEVICE void normalize(float* out, int n) const {
+    for (int j = 0; j < n; ++j) out[j] = o[j] / d;
+  }
+};
+
+}  // namespace pacheck

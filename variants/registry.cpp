@@ -1,0 +1,61 @@
+#include <algorithm>
+#include <stdexcept>
+
+#include "variants/variant.h"
+
+namespace pacheck {
+
+Registry& Registry::instance() {
+  static Registry registry;
+  return registry;
+}
+
+void Registry::add(std::unique_ptr<Variant> variant) {
+  if (find(variant->name()) != nullptr) throw std::logic_error("variant registered twice: " + variant->name());
+  variants_.push_back(std::move(variant));
+  std::sort(variants_.begin(), variants_.end(), [](const auto& a, const auto& b) { return a->name() < b->name(); });
+}
+
+const Variant* Registry::find(const std::string& name) const {
+  for (const auto& v : variants_)
+    if (v->name() == name) return v.get();
+  return nullptr;
+}
+
+const Variant& Registry::get(const std::string& name) const {
+  if (const Variant* v = find(name)) return *v;
+  std::string known;
+  for (const auto& v : variants_) known += (known.empty() ? "" : ", ") + v->name();
+  throw std::invalid_argument("unknown variant '" + name + "'; registered variants: " + known);
+}
+
+std::vector<const Variant*> Registry::variants(bool include_mutants) const {
+  std::vector<const Variant*> out;
+  for (const auto& v : variants_)
+    if (include_mutants || !v->capabilities().is_mutant) out.push_back(v.get());
+  return out;
+}
+
+std::vector<const Variant*> Registry::mutants() const {
+  std::vector<const Variant*> out;
+  for (const auto& v : variants_)
+    if (v->capabilities().is_mutant) out.push_back(v.get());
+  return out;
+}
+
+std::string coverage_gap(const Capabilities& caps, const Problem& problem) {
+  if (std::find(caps.dtypes.begin(), caps.dtypes.end(), problem.dtype) == caps.dtypes.end())
+    return std::string("dtype ") + std::string(dtype_name(problem.dtype)) + " not supported";
+  if (problem.head_dim > caps.max_head_dim || !caps.supports_head_dim(problem.head_dim))
+    return "head_dim " + std::to_string(problem.head_dim) + " not supported";
+  for (int s = 0; s < static_cast<int>(problem.sequences.size()); ++s) {
+    const Mode mode = problem.mode_of(s);
+    if (std::find(caps.modes.begin(), caps.modes.end(), mode) == caps.modes.end())
+      return std::string("mode ") + mode_name(mode) + " not supported";
+  }
+  return "";
+}
+
+bool covers(const Capabilities& caps, const Problem& problem) { return coverage_gap(caps, problem).empty(); }
+
+}  // namespace pacheck

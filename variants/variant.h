@@ -1,0 +1,81 @@
+// The kernel interface every paged-attention variant implements, and the registry variants join from their own
+// file. Adding a variant is one .cpp (or .cu) file: define the class, then PACHECK_REGISTER_VARIANT(Class).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "oracle/error_model.h"
+#include "oracle/oracle.h"
+#include "problem/knobs.h"
+#include "problem/problem.h"
+
+namespace pacheck {
+
+struct Capabilities {
+  std::vector<DType> dtypes;
+  std::vector<Mode> modes;
+  int max_head_dim = 0;
+  // Head dims the variant cannot take (for example, not a multiple of its vector width).
+  std::function<bool(int head_dim)> supports_head_dim = [](int) { return true; };
+  // The same problem always gives bit-identical output.
+  bool deterministic = true;
+  // A sequence's output does not depend on the other sequences of its batch.
+  bool batch_invariant = true;
+  // Mutants are deliberately broken kernels: excluded from ordinary runs, included in kill runs.
+  bool is_mutant = false;
+  bool needs_gpu = false;
+  // Whether split_size / num_splits change the arithmetic.
+  bool uses_splits = false;
+};
+
+class Variant {
+ public:
+  virtual ~Variant() = default;
+  virtual std::string name() const = 0;
+  virtual std::string description() const = 0;
+  virtual Capabilities capabilities() const = 0;
+  // Runs the kernel; the output is [total_queries][num_query_heads][head_dim] in the problem's dtype. The
+  // problem is valid (callers validate); problems the capabilities exclude need not be handled.
+  virtual Output run(const Problem& problem, const Knobs& knobs) const = 0;
+  // The variant's error model for one row of the problem (its index into OracleResult::rows).
+  virtual ErrorModel error_model(const Problem& problem, const OracleResult& oracle, std::size_t row,
+                                 const Knobs& knobs) const = 0;
+};
+
+// Whether the variant's capabilities cover the problem (dtype, every sequence's mode, head dim).
+bool covers(const Capabilities& caps, const Problem& problem);
+// Why not, in words, or "" when it does.
+std::string coverage_gap(const Capabilities& caps, const Problem& problem);
+
+class Registry {
+ public:
+  static Registry& instance();
+  void add(std::unique_ptr<Variant> variant);
+  // nullptr when no variant has this name.
+  const Variant* find(const std::string& name) const;
+  // Like find, but throws std::invalid_argument naming the known variants.
+  const Variant& get(const std::string& name) const;
+  // Registered variants, sorted by name; mutants only when asked.
+  std::vector<const Variant*> variants(bool include_mutants = false) const;
+  std::vector<const Variant*> mutants() const;
+
+ private:
+  std::vector<std::unique_ptr<Variant>> variants_;
+};
+
+namespace detail {
+struct Registration {
+  explicit Registration(std::unique_ptr<Variant> variant) { Registry::instance().add(std::move(variant)); }
+};
+}  // namespace detail
+
+}  // namespace pacheck
+
+#define PACHECK_REGISTER_VARIANT_CONCAT2(a, b) a##b
+#define PACHECK_REGISTER_VARIANT_CONCAT(a, b) PACHECK_REGISTER_VARIANT_CONCAT2(a, b)
+#define PACHECK_REGISTER_VARIANT(Class)                                                                \
+  static const ::pacheck::detail::Registration PACHECK_REGISTER_VARIANT_CONCAT(pacheck_registration_, \
+                                                                               __LINE__){std::make_unique<Class>()}
