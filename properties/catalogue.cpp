@@ -15,6 +15,7 @@ gen::Limits limits_for(const Capabilities& caps) {
   limits.dtypes = caps.dtypes;
   limits.modes = caps.modes;
   limits.max_head_dim = caps.max_head_dim;
+  limits.head_dim_supported = caps.supports_head_dim;
   return limits;
 }
 

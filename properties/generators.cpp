@@ -7,12 +7,14 @@ namespace pacheck::gen {
 rc::Gen<DType> dtype(const Limits& limits) { return rc::gen::elementOf(limits.dtypes); }
 
 rc::Gen<int> head_dim(const Limits& limits) {
-  std::vector<int> real;
+  std::vector<int> real, small;
   for (int d : {64, 80, 96, 112, 120, 128, 192, 256})
-    if (d <= limits.max_head_dim) real.push_back(d);
-  auto small = rc::gen::inRange(1, 33);
-  if (!limits.real_head_dims || real.empty()) return small;
-  return rc::gen::weightedOneOf<int>({{3, small}, {1, rc::gen::elementOf(real)}});
+    if (d <= limits.max_head_dim && limits.head_dim_supported(d)) real.push_back(d);
+  for (int d = 1; d <= 32; ++d)
+    if (d <= limits.max_head_dim && limits.head_dim_supported(d)) small.push_back(d);
+  if (small.empty()) return rc::gen::elementOf(real);
+  if (!limits.real_head_dims || real.empty()) return rc::gen::elementOf(small);
+  return rc::gen::weightedOneOf<int>({{3, rc::gen::elementOf(small)}, {1, rc::gen::elementOf(real)}});
 }
 
 rc::Gen<int> block_size() {

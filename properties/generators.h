@@ -2,6 +2,7 @@
 // kernels break. They shrink toward small, plain problems.
 #pragma once
 
+#include <functional>
 #include <ostream>
 #include <vector>
 
@@ -22,6 +23,8 @@ struct Limits {
   bool real_head_dims = true;     // include 64 .. 256
   bool poison = true;
   int max_head_dim = 256;
+  // Head dims a variant cannot take (for example, not a multiple of its vector width) are never drawn.
+  std::function<bool(int)> head_dim_supported = [](int) { return true; };
 };
 
 rc::Gen<DType> dtype(const Limits& limits);
