@@ -31,9 +31,11 @@ case "${1:-}" in
   report)
     build
     shift
-    ./build/default/cli/pacheck check "$@"
+    # Writes pacheck-report/index.html and pacheck-report/ulp.json and prints where they are; later options win.
+    ./build/default/cli/pacheck report --out pacheck-report "$@"
     ;;
   test)
+    install_missing chromium  # the report_render_test renders the report page in headless Chromium
     build
     ctest --preset default
     ;;

@@ -16,6 +16,9 @@ void add_commands(CLI::App& app) {
   add_check_command(app);
   add_list_command(app);
   add_replay_command(app);
+  add_fuzz_command(app);
+  add_mutants_command(app);
+  add_report_command(app);
 }
 
 std::vector<const Variant*> select_variants(const std::vector<std::string>& names, bool include_mutants) {

@@ -16,6 +16,9 @@ void add_commands(CLI::App& app);
 void add_check_command(CLI::App& app);
 void add_list_command(CLI::App& app);
 void add_replay_command(CLI::App& app);
+void add_fuzz_command(CLI::App& app);
+void add_mutants_command(CLI::App& app);
+void add_report_command(CLI::App& app);
 
 // Callbacks set the process exit code through this (CLI11 callbacks return nothing).
 void set_exit_code(int code);

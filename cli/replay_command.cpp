@@ -2,6 +2,7 @@
 // comparison with the oracle. Exits non-zero when any variant exceeds its bound.
 #include <cstdio>
 #include <iostream>
+#include <stdexcept>
 
 #include "cli/commands.h"
 #include "problem/case_file.h"
@@ -44,7 +45,15 @@ void run_replay(const ReplayOptions& o) {
       std::printf("%-24s skipped: %s\n", v->name().c_str(), gap.empty() ? gpu_reason.c_str() : gap.c_str());
       continue;
     }
-    const Agreement a = compare_with_oracle(c.problem, oracle, *v, c.knobs, v->run(c.problem, c.knobs));
+    Output out;
+    try {
+      out = v->run(c.problem, c.knobs);
+    } catch (const std::exception& e) {  // a kernel fault (a mutant's emulated illegal address, a CUDA error)
+      std::printf("%-24s FAIL  the kernel failed: %s\n", v->name().c_str(), e.what());
+      all_ok = false;
+      continue;
+    }
+    const Agreement a = compare_with_oracle(c.problem, oracle, *v, c.knobs, out);
     std::printf("%-24s %s  worst %.3g ulps, %.3g of bound\n", v->name().c_str(), a.ok ? "pass" : "FAIL", a.worst_ulps,
                 a.worst.normalized());
     if (!a.ok) {

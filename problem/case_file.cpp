@@ -3,8 +3,10 @@
 #include <bit>
 #include <cstdint>
 #include <fstream>
+#include <initializer_list>
 #include <limits>
-#include <sstream>
+#include <system_error>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -13,8 +15,39 @@ namespace {
 
 using json = nlohmann::json;
 
-// Larger files are refused before parsing: a case file is a test case, not a data set.
-constexpr std::uintmax_t kMaxCaseFileBytes = std::uintmax_t{1} << 30;
+// Limits that keep a hostile file from costing more than a bounded multiple of its own size (CASE_FORMAT.md,
+// "Limits"). Every allocation the reader makes is proportional to bytes actually present in the file: declared
+// sizes are only compared, never allocated.
+//
+// A case file is a test case, not a data set: a fuzzer's cases are kilobytes, and a real serving batch
+// (hundreds of sequences, thousands of fp16 blocks) fits in a few hundred megabytes of hex.
+constexpr std::size_t kMaxCaseFileBytes = std::size_t{256} << 20;
+// The format nests four levels deep (case -> sequences -> sequence -> block_table -> id); anything deeper is not
+// a case file, and refusing it early keeps a "[[[[..." file from building a deep tree.
+constexpr int kMaxDepth = 4;
+// Every JSON value, key and container costs the parsed tree tens of bytes, so their count is bounded on its own:
+// a file of 256 MiB of "0," must not become gigabytes of tree. 2^20 values allow block tables of a million entries
+// in all (a batch of 256 sequences of 4096 blocks each).
+constexpr std::size_t kMaxJsonValues = std::size_t{1} << 20;
+// Strings from the file are quoted in error messages only up to this length.
+constexpr std::size_t kMaxQuotedChars = 40;
+
+std::string quote_for_message(std::string_view text) {
+  std::string out = "'";
+  for (std::size_t i = 0; i < text.size() && i < kMaxQuotedChars; ++i) {
+    const unsigned char ch = static_cast<unsigned char>(text[i]);
+    if (ch >= 0x20 && ch < 0x7f) {
+      out += static_cast<char>(ch);
+    } else {
+      static const char* hex = "0123456789abcdef";
+      out += "\\x";
+      out += hex[ch >> 4];
+      out += hex[ch & 0xf];
+    }
+  }
+  if (text.size() > kMaxQuotedChars) out += "...";
+  return out + "'";
+}
 
 int hex_digits_per_value(DType dtype) { return dtype == DType::f32 ? 8 : 4; }
 
@@ -34,22 +67,26 @@ std::string encode_values(const std::vector<float>& values, DType dtype) {
   return out;
 }
 
+int hex_nibble(char ch) {
+  if (ch >= '0' && ch <= '9') return ch - '0';
+  if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
+  if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
+  return -1;
+}
+
 std::vector<float> decode_values(const std::string& text, DType dtype, const char* field) {
-  const int width = hex_digits_per_value(dtype);
+  const std::size_t width = hex_digits_per_value(dtype);
   if (text.size() % width != 0)
     throw CaseFileError(std::string(field) + ": length " + std::to_string(text.size()) + " is not a multiple of " +
                         std::to_string(width) + " hex digits per " + std::string(dtype_name(dtype)) + " value");
   std::vector<float> values(text.size() / width);
   for (std::size_t i = 0; i < values.size(); ++i) {
     std::uint32_t bits = 0;
-    for (int k = 0; k < width; ++k) {
-      const char ch = text[i * width + k];
-      int nibble = 0;
-      if (ch >= '0' && ch <= '9') nibble = ch - '0';
-      else if (ch >= 'a' && ch <= 'f') nibble = ch - 'a' + 10;
-      else if (ch >= 'A' && ch <= 'F') nibble = ch - 'A' + 10;
-      else throw CaseFileError(std::string(field) + ": character '" + std::string(1, ch) + "' at offset " +
-                               std::to_string(i * width + k) + " is not a hex digit");
+    for (std::size_t k = 0; k < width; ++k) {
+      const int nibble = hex_nibble(text[i * width + k]);
+      if (nibble < 0)
+        throw CaseFileError(std::string(field) + ": character " + quote_for_message(text.substr(i * width + k, 1)) +
+                            " at offset " + std::to_string(i * width + k) + " is not a hex digit");
       bits = (bits << 4) | static_cast<std::uint32_t>(nibble);
     }
     switch (dtype) {
@@ -61,26 +98,106 @@ std::vector<float> decode_values(const std::string& text, DType dtype, const cha
   return values;
 }
 
-const json& field(const json& object, const char* name, const char* where) {
-  if (!object.is_object()) throw CaseFileError(std::string(where) + " must be a JSON object");
+const json& object_at(const json& value, const std::string& where) {
+  if (!value.is_object()) throw CaseFileError(where + " must be a JSON object");
+  return value;
+}
+
+// A typo'd field name (a knob spelled wrong, say) would otherwise be ignored silently and the case replayed with
+// the default instead.
+void reject_unknown_fields(const json& object, std::initializer_list<const char*> known, const std::string& where) {
+  for (const auto& [key, value] : object.items()) {
+    bool found = false;
+    for (const char* name : known) found = found || key == name;
+    if (!found) throw CaseFileError(where + ": unknown field " + quote_for_message(key));
+  }
+}
+
+const json& field(const json& object, const char* name, const std::string& where) {
   const auto it = object.find(name);
-  if (it == object.end()) throw CaseFileError(std::string(where) + ": missing field '" + name + "'");
+  if (it == object.end()) throw CaseFileError(where + ": missing field '" + name + "'");
   return *it;
 }
 
-int int_field(const json& object, const char* name, const char* where) {
-  const json& v = field(object, name, where);
-  if (!v.is_number_integer()) throw CaseFileError(std::string(where) + ": '" + name + "' must be an integer");
+// The JSON integer as a 32-bit int. Unsigned values are checked as unsigned: a value past 2^63 must not wrap into
+// a small negative number.
+std::optional<std::int32_t> as_int32(const json& v) {
+  if (v.is_number_unsigned()) {
+    const auto x = v.get<std::uint64_t>();
+    if (x > static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max())) return std::nullopt;
+    return static_cast<std::int32_t>(x);
+  }
+  if (!v.is_number_integer()) return std::nullopt;
   const auto x = v.get<std::int64_t>();
-  if (x < std::numeric_limits<std::int32_t>::min() || x > std::numeric_limits<std::int32_t>::max())
-    throw CaseFileError(std::string(where) + ": '" + name + "' = " + std::to_string(x) + " does not fit in 32 bits");
-  return static_cast<int>(x);
+  if (x < std::numeric_limits<std::int32_t>::min() || x > std::numeric_limits<std::int32_t>::max()) return std::nullopt;
+  return static_cast<std::int32_t>(x);
 }
 
-std::string string_field(const json& object, const char* name, const char* where) {
+int int_field(const json& object, const char* name, const std::string& where) {
   const json& v = field(object, name, where);
-  if (!v.is_string()) throw CaseFileError(std::string(where) + ": '" + name + "' must be a string");
+  if (!v.is_number_integer()) throw CaseFileError(where + ": '" + name + "' must be an integer");
+  const auto x = as_int32(v);
+  if (!x) throw CaseFileError(where + ": '" + name + "' = " + v.dump() + " does not fit in 32 bits");
+  return *x;
+}
+
+std::string string_field(const json& object, const char* name, const std::string& where) {
+  const json& v = field(object, name, where);
+  if (!v.is_string()) throw CaseFileError(where + ": '" + name + "' must be a string");
   return v.get<std::string>();
+}
+
+// Parses the text into a tree, refusing nesting and value counts the format never needs before they cost memory.
+json parse_bounded(std::string_view text) {
+  if (text.size() > kMaxCaseFileBytes)
+    throw CaseFileError("the case is " + std::to_string(text.size()) + " bytes, over the limit of " +
+                        std::to_string(kMaxCaseFileBytes) + " bytes");
+  std::size_t values = 0;
+  const json::parser_callback_t limits = [&values](int depth, json::parse_event_t event, json&) {
+    if (event == json::parse_event_t::object_end || event == json::parse_event_t::array_end) return true;
+    if (depth > kMaxDepth)
+      throw CaseFileError("JSON nested deeper than the case format's " + std::to_string(kMaxDepth) + " levels");
+    if (++values > kMaxJsonValues)
+      throw CaseFileError("more than " + std::to_string(kMaxJsonValues) + " JSON values, over the case format's limit");
+    return true;
+  };
+  try {
+    return json::parse(text, limits);
+  } catch (const json::exception& e) {
+    throw CaseFileError(std::string("not valid JSON: ") + e.what());
+  }
+}
+
+Sequence read_sequence(const json& value, const std::string& where) {
+  const json& object = object_at(value, where);
+  reject_unknown_fields(object, {"context_len", "num_queries", "block_table"}, where);
+  Sequence s;
+  s.context_len = int_field(object, "context_len", where);
+  s.num_queries = int_field(object, "num_queries", where);
+  const json& table = field(object, "block_table", where);
+  if (!table.is_array()) throw CaseFileError(where + ": 'block_table' must be an array");
+  s.block_table.reserve(table.size());  // bounded by the values the file holds
+  for (std::size_t k = 0; k < table.size(); ++k) {
+    const auto id = as_int32(table[k]);
+    if (!id) throw CaseFileError(where + ": block_table[" + std::to_string(k) + "] must be a 32-bit integer");
+    s.block_table.push_back(*id);
+  }
+  return s;
+}
+
+Knobs read_knobs(const json& value) {
+  const std::string where = "knobs";
+  const json& object = object_at(value, where);
+  reject_unknown_fields(object, {"tile_size", "split_size", "num_splits"}, where);
+  Knobs k;
+  k.tile_size = int_field(object, "tile_size", where);
+  k.split_size = int_field(object, "split_size", where);
+  k.num_splits = int_field(object, "num_splits", where);
+  if (k.tile_size <= 0) throw CaseFileError("knobs: tile_size must be positive, got " + std::to_string(k.tile_size));
+  if (k.split_size <= 0) throw CaseFileError("knobs: split_size must be positive, got " + std::to_string(k.split_size));
+  if (k.num_splits < 0)
+    throw CaseFileError("knobs: num_splits must be 0 (use split_size) or positive, got " + std::to_string(k.num_splits));
+  return k;
 }
 
 }  // namespace
@@ -107,25 +224,34 @@ std::string case_to_json(const Case& c) {
   j["k_pool"] = encode_values(p.k_pool, p.dtype);
   j["v_pool"] = encode_values(p.v_pool, p.dtype);
   j["queries"] = encode_values(p.queries, p.dtype);
-  return j.dump(1);
+  // The note is free text from the file's writer: replace invalid UTF-8 rather than refuse to save a failure.
+  return j.dump(1, ' ', false, json::error_handler_t::replace);
 }
 
 Case case_from_json(std::string_view text) {
-  const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) throw CaseFileError("not valid JSON");
-  const char* top = "case file";
-  if (!j.is_object() || !j.contains("format") || j["format"] != "pacheck-case")
+  const json j = parse_bounded(text);
+  const std::string top = "case file";
+  if (!j.is_object() || !j.contains("format") || j.at("format") != "pacheck-case")
     throw CaseFileError("not a pacheck case file (missing \"format\": \"pacheck-case\")");
+  // The version comes first: a newer file may differ in every other field, and "unsupported version" is the
+  // error that helps.
   const int version = int_field(j, "version", top);
   if (version != kCaseFormatVersion)
     throw CaseFileError("unsupported case file version " + std::to_string(version) + " (this build reads version " +
                         std::to_string(kCaseFormatVersion) + ")");
+  reject_unknown_fields(j,
+                        {"format", "version", "note", "dtype", "num_query_heads", "num_kv_heads", "head_dim",
+                         "block_size", "num_blocks", "scale_bits", "sequences", "knobs", "k_pool", "v_pool", "queries"},
+                        top);
   Case c;
-  if (j.contains("note") && j["note"].is_string()) c.note = j["note"].get<std::string>();
+  if (j.contains("note")) {
+    if (!j.at("note").is_string()) throw CaseFileError("case file: 'note' must be a string");
+    c.note = j.at("note").get<std::string>();
+  }
   Problem& p = c.problem;
   const std::string dtype = string_field(j, "dtype", top);
   const auto parsed = parse_dtype(dtype);
-  if (!parsed) throw CaseFileError("unknown dtype '" + dtype + "' (fp32, fp16 or bf16)");
+  if (!parsed) throw CaseFileError("unknown dtype " + quote_for_message(dtype) + " (fp32, fp16 or bf16)");
   p.dtype = *parsed;
   p.num_query_heads = int_field(j, "num_query_heads", top);
   p.num_kv_heads = int_field(j, "num_kv_heads", top);
@@ -141,27 +267,9 @@ Case case_from_json(std::string_view text) {
   }
   const json& seqs = field(j, "sequences", top);
   if (!seqs.is_array()) throw CaseFileError("case file: 'sequences' must be an array");
-  for (std::size_t i = 0; i < seqs.size(); ++i) {
-    const std::string where = "sequences[" + std::to_string(i) + "]";
-    Sequence s;
-    s.context_len = int_field(seqs[i], "context_len", where.c_str());
-    s.num_queries = int_field(seqs[i], "num_queries", where.c_str());
-    const json& table = field(seqs[i], "block_table", where.c_str());
-    if (!table.is_array()) throw CaseFileError(where + ": 'block_table' must be an array");
-    for (std::size_t k = 0; k < table.size(); ++k) {
-      if (!table[k].is_number_integer() || table[k].get<std::int64_t>() < std::numeric_limits<std::int32_t>::min() ||
-          table[k].get<std::int64_t>() > std::numeric_limits<std::int32_t>::max())
-        throw CaseFileError(where + ": block_table[" + std::to_string(k) + "] must be a 32-bit integer");
-      s.block_table.push_back(table[k].get<std::int32_t>());
-    }
-    p.sequences.push_back(std::move(s));
-  }
-  const json& knobs = field(j, "knobs", top);
-  c.knobs.tile_size = int_field(knobs, "tile_size", "knobs");
-  c.knobs.split_size = int_field(knobs, "split_size", "knobs");
-  c.knobs.num_splits = int_field(knobs, "num_splits", "knobs");
-  if (c.knobs.tile_size <= 0 || c.knobs.split_size <= 0 || c.knobs.num_splits < 0)
-    throw CaseFileError("knobs: tile_size and split_size must be positive and num_splits non-negative");
+  p.sequences.reserve(seqs.size());
+  for (std::size_t i = 0; i < seqs.size(); ++i) p.sequences.push_back(read_sequence(seqs[i], "sequences[" + std::to_string(i) + "]"));
+  c.knobs = read_knobs(field(j, "knobs", top));
   p.k_pool = decode_values(string_field(j, "k_pool", top), p.dtype, "k_pool");
   p.v_pool = decode_values(string_field(j, "v_pool", top), p.dtype, "v_pool");
   p.queries = decode_values(string_field(j, "queries", top), p.dtype, "queries");
@@ -171,23 +279,50 @@ Case case_from_json(std::string_view text) {
 }
 
 void write_case_file(const std::filesystem::path& path, const Case& c) {
-  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
-  std::ofstream out(path);
-  out << case_to_json(c) << "\n";
-  if (!out) throw CaseFileError("cannot write case file " + path.string());
+  const std::string text = case_to_json(c) + "\n";
+  // Written to a temporary file and renamed into place, so a process killed mid-write (a fuzzer worker at the end
+  // of its budget) never leaves a truncated case behind.
+  const std::filesystem::path temporary = path.string() + ".tmp" + std::to_string(::getpid());
+  std::error_code ec;
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
+  if (ec) throw CaseFileError("cannot create the folder of case file " + path.string() + ": " + ec.message());
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) {
+      std::filesystem::remove(temporary, ec);
+      throw CaseFileError("cannot write case file " + path.string());
+    }
+  }
+  std::filesystem::rename(temporary, path, ec);
+  if (ec) {
+    std::filesystem::remove(temporary, ec);
+    throw CaseFileError("cannot write case file " + path.string() + ": " + ec.message());
+  }
 }
 
 Case read_case_file(const std::filesystem::path& path) {
   std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec) throw CaseFileError("cannot read case file " + path.string() + ": " + ec.message());
+  // Devices and pipes are refused: /dev/zero has no end, and a FIFO can block forever.
+  if (!std::filesystem::is_regular_file(status))
+    throw CaseFileError("cannot read case file " + path.string() + ": not a regular file");
   const auto size = std::filesystem::file_size(path, ec);
   if (ec) throw CaseFileError("cannot read case file " + path.string() + ": " + ec.message());
   if (size > kMaxCaseFileBytes)
-    throw CaseFileError("case file " + path.string() + " is " + std::to_string(size) + " bytes, over the 1 GiB limit");
+    throw CaseFileError("case file " + path.string() + " is " + std::to_string(size) + " bytes, over the limit of " +
+                        std::to_string(kMaxCaseFileBytes) + " bytes");
   std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
+  if (!in) throw CaseFileError("cannot read case file " + path.string());
+  // Read at most the size checked above (plus one byte, to notice a file that grew meanwhile).
+  std::string text(static_cast<std::size_t>(size) + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (in.bad()) throw CaseFileError("cannot read case file " + path.string() + ": read error");
   try {
-    return case_from_json(text.str());
+    return case_from_json(text);
   } catch (const CaseFileError& e) {
     throw CaseFileError(path.string() + ": " + e.what());
   }

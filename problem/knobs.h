@@ -13,7 +13,9 @@ struct Knobs {
 
 // The number of keys per split a split-K variant uses for a sequence of this context length.
 inline int effective_split_size(const Knobs& knobs, int context_len) {
-  if (knobs.num_splits > 0) return std::max(1, (context_len + knobs.num_splits - 1) / knobs.num_splits);
+  // In 64 bits: a case file may hold any positive num_splits, and context_len + num_splits must not overflow.
+  if (knobs.num_splits > 0)
+    return std::max(1, static_cast<int>((static_cast<long long>(context_len) + knobs.num_splits - 1) / knobs.num_splits));
   return std::max(1, knobs.split_size);
 }
 

@@ -1,6 +1,8 @@
 #include "problem/problem.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 namespace pacheck {
@@ -57,8 +59,16 @@ std::size_t Problem::query_offset(int sequence, int token, int query_head) const
 namespace {
 
 // Pools and query batches beyond this many elements are refused rather than allocated: a hostile case file must
-// not make the suite allocate terabytes.
-constexpr std::int64_t kMaxElements = std::int64_t{1} << 31;
+// not make the suite allocate terabytes. It is also the largest count every int index of the code can hold.
+constexpr std::int64_t kMaxElements = std::numeric_limits<std::int32_t>::max();
+
+// a * b for non-negative counts, saturating at kMaxElements + 1: declared sizes come from files and may be hostile,
+// and a product of four 31-bit sizes overflows even 64 bits.
+std::int64_t capped_product(std::int64_t a, std::int64_t b) {
+  if (a == 0 || b == 0) return 0;
+  if (a > (kMaxElements + 1) / b) return kMaxElements + 1;
+  return std::min(a * b, kMaxElements + 1);
+}
 
 void check_values(std::vector<std::string>& errors, const char* field, const std::vector<float>& values,
                   std::int64_t expected, const char* shape, DType dtype) {
@@ -133,10 +143,17 @@ std::vector<std::string> validation_errors(const Problem& p) {
       }
     }
   }
-  const std::int64_t pool = static_cast<std::int64_t>(p.num_blocks) * p.block_size * p.num_kv_heads * p.head_dim;
-  const std::int64_t query_elems = total_queries * p.num_query_heads * p.head_dim;
-  if (pool > kMaxElements) errors.push_back("the KV pool would hold " + std::to_string(pool) + " elements, over the limit of " + std::to_string(kMaxElements));
-  if (query_elems > kMaxElements) errors.push_back("the queries would hold " + std::to_string(query_elems) + " elements, over the limit of " + std::to_string(kMaxElements));
+  // Every factor is positive here (checked above).
+  const std::int64_t pool =
+      capped_product(capped_product(capped_product(p.num_blocks, p.block_size), p.num_kv_heads), p.head_dim);
+  const std::int64_t query_elems =
+      capped_product(capped_product(std::min(total_queries, kMaxElements + 1), p.num_query_heads), p.head_dim);
+  if (pool > kMaxElements)
+    errors.push_back("the KV pool (num_blocks*block_size*num_kv_heads*head_dim) would hold more than " +
+                     std::to_string(kMaxElements) + " elements, over the limit");
+  if (query_elems > kMaxElements)
+    errors.push_back("the queries (total_queries*num_query_heads*head_dim) would hold more than " +
+                     std::to_string(kMaxElements) + " elements, over the limit");
   if (!errors.empty()) return errors;
   check_values(errors, "k_pool", p.k_pool, pool, "num_blocks*block_size*num_kv_heads*head_dim", p.dtype);
   check_values(errors, "v_pool", p.v_pool, pool, "num_blocks*block_size*num_kv_heads*head_dim", p.dtype);

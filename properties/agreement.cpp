@@ -14,7 +14,7 @@ std::vector<int> oracle_split_sizes(const Problem& problem, const Knobs& knobs) 
 }
 
 Agreement compare_with_oracle(const Problem& p, const OracleResult& oracle, const Variant& variant,
-                              const Knobs& knobs, const Output& output) {
+                              const Knobs& knobs, const Output& output, const ModelRefinement& refine_model) {
   Agreement a;
   a.elements = output.size();
   if (output.size() != oracle.out.size()) {
@@ -31,6 +31,7 @@ Agreement compare_with_oracle(const Problem& p, const OracleResult& oracle, cons
     if (e / d != model_row) {
       model_row = e / d;
       model = variant.error_model(p, oracle, model_row, knobs);
+      if (refine_model) model = refine_model(model);
     }
     ElementError err;
     err.element = e;

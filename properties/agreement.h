@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -37,8 +38,11 @@ std::vector<int> oracle_split_sizes(const Problem& problem, const Knobs& knobs);
 
 // Checks every element of `output` against the oracle within the variant's bound. Both NaN, or an exactly
 // equal value (infinities included), agree; a NaN or Inf where the oracle is finite never does.
+// `refine_model`, when given, tightens the variant's declared model for cases whose structure makes part of the
+// error impossible (identical keys have identical rounded logits, for example).
+using ModelRefinement = std::function<ErrorModel(ErrorModel)>;
 Agreement compare_with_oracle(const Problem& problem, const OracleResult& oracle, const Variant& variant,
-                              const Knobs& knobs, const Output& output);
+                              const Knobs& knobs, const Output& output, const ModelRefinement& refine_model = {});
 
 // Readable: the problem, the knobs and the worst element.
 std::string describe_failure(const Problem& problem, const Variant& variant, const Knobs& knobs,

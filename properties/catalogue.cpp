@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "problem/case_file.h"
+#include "properties/property_bodies.h"
 
 namespace pacheck {
 
@@ -32,113 +33,31 @@ std::string save_failure(const PropertyContext& ctx, const std::string& property
 
 namespace {
 
-// Draws a problem the variant covers (the limits are narrowed to its capabilities, so few are discarded).
-struct DrawnCase {
-  ProblemSpec spec;
-  Problem problem;
-  Knobs knobs;
-};
-
-int longest_context(const Problem& p) {
-  int n = 1;
-  for (const Sequence& s : p.sequences) n = std::max(n, s.context_len);
-  return n;
-}
-
-DrawnCase draw_case(const PropertyContext& ctx) {
-  DrawnCase c;
-  c.spec = *gen::problem_spec(ctx.limits);
-  c.problem = materialize(c.spec);
-  RC_PRE(covers(ctx.variant->capabilities(), c.problem));
-  c.knobs = *gen::knobs(longest_context(c.problem));
-  return c;
-}
-
-void observe(const PropertyContext& ctx, const std::string& property, const Problem& p, const Knobs& k,
-             const Agreement* a) {
-  if (ctx.observer) ctx.observer(CaseObservation{property, p, k, a});
-}
-
-// Runs the variant and asserts agreement with the oracle; returns the output for further checks.
-Output run_and_check(const PropertyContext& ctx, const std::string& property, const Problem& p, const Knobs& knobs,
-                     const OracleResult& oracle) {
-  const Output out = ctx.variant->run(p, knobs);
-  const Agreement a = compare_with_oracle(p, oracle, *ctx.variant, knobs, out);
-  observe(ctx, property, p, knobs, &a);
-  if (!a.ok) {
-    const std::string replay = save_failure(ctx, property, p, knobs, "exceeds its error bound");
-    RC_FAIL(describe_failure(p, *ctx.variant, knobs, a) + "replay: " + replay);
-  }
-  return out;
-}
-
-bool bit_identical(const Output& a, const Output& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
-}
-
-// --- the properties ---------------------------------------------------------------------------------------------
-
-void ulp_bounded_agreement(const PropertyContext& ctx) {
-  const DrawnCase c = draw_case(ctx);
-  const OracleResult oracle = run_oracle(c.problem, oracle_split_sizes(c.problem, c.knobs));
-  RC_PRE(oracle.fits_fp32);
-  run_and_check(ctx, "UlpBoundedAgreement", c.problem, c.knobs, oracle);
-}
-
-void tile_size_invariance(const PropertyContext& ctx) {
-  const DrawnCase c = draw_case(ctx);
-  const OracleResult oracle = run_oracle(c.problem, oracle_split_sizes(c.problem, c.knobs));
-  RC_PRE(oracle.fits_fp32);
-  // Two tile sizes, one of them beyond the history: both within bound of the exact answer, hence of each other.
-  Knobs other = c.knobs;
-  other.tile_size = *rc::gen::inRange(1, longest_context(c.problem) + 9);
-  run_and_check(ctx, "TileSizeInvariance", c.problem, c.knobs, oracle);
-  run_and_check(ctx, "TileSizeInvariance", c.problem, other, oracle);
-}
-
-// Keys past the context (the tail of the last block, the padded table entries, the blocks nobody references)
-// must get exactly zero weight: poisoning all of them leaves the output bit-identical and free of NaN.
-void masked_lanes_zero_weight(const PropertyContext& ctx) {
-  DrawnCase c = draw_case(ctx);
-  ProblemSpec clean = c.spec;
-  clean.poison = Poison::none;
-  ProblemSpec poisoned = c.spec;
-  poisoned.poison = *rc::gen::elementOf(std::vector<Poison>{Poison::nan, Poison::pos_inf, Poison::neg_inf, Poison::huge});
-  poisoned.table_padding = std::max(1, c.spec.table_padding);
-  clean.table_padding = poisoned.table_padding;
-  clean.padding_invalid = poisoned.padding_invalid;
-  const Problem clean_problem = materialize(clean);
-  const Problem poisoned_problem = materialize(poisoned);
-  const Output a = ctx.variant->run(clean_problem, c.knobs);
-  const Output b = ctx.variant->run(poisoned_problem, c.knobs);
-  observe(ctx, "MaskedLanesZeroWeight", poisoned_problem, c.knobs, nullptr);
-  std::size_t first_diff = a.size();
-  for (std::size_t i = 0; i < a.size() && first_diff == a.size(); ++i)
-    if (std::memcmp(&a[i], &b[i], sizeof(float)) != 0 || std::isnan(b[i])) first_diff = i;
-  if (first_diff != a.size() || a.size() != b.size()) {
-    std::ostringstream msg;
-    msg.precision(10);
-    msg << "poisoning unreferenced slots (" << poison_name(poisoned.poison) << ") changed the output of "
-        << ctx.variant->name() << "\n"
-        << describe(poisoned_problem) << "knobs: tile_size=" << c.knobs.tile_size << " split_size=" << c.knobs.split_size
-        << " num_splits=" << c.knobs.num_splits << "\n";
-    if (first_diff < a.size())
-      msg << "first difference: " << element_position(poisoned_problem, first_diff) << ": clean " << a[first_diff]
-          << ", poisoned " << b[first_diff] << "\n";
-    RC_FAIL(msg.str() + "replay: " + save_failure(ctx, "MaskedLanesZeroWeight", poisoned_problem, c.knobs,
-                                                  "poisoned slots changed the output"));
-  }
-}
-
 std::vector<Property> make_catalogue() {
   const auto always = [](const Capabilities&) { return true; };
   return {
       {"UlpBoundedAgreement", "every output element within the variant's error bound of the exact oracle", always,
-       ulp_bounded_agreement},
-      {"TileSizeInvariance", "any tile size, 1 to beyond the history, stays within bound of the oracle", always,
-       tile_size_invariance},
+       bodies::ulp_bounded_agreement},
+      {"TileSizeInvariance", "two tile sizes, 1 to beyond the history, both within bound of the oracle", always,
+       bodies::tile_size_invariance},
+      {"SplitSizeInvariance", "a split size (1 to beyond the history) and a split count, both within bound",
+       [](const Capabilities& c) { return c.uses_splits; }, bodies::split_size_invariance},
       {"MaskedLanesZeroWeight", "poisoning every slot past the context leaves the output bit-identical, NaN-free",
-       always, masked_lanes_zero_weight},
+       always, bodies::masked_lanes_zero_weight},
+      {"PhysicalLayoutInvariance", "relabelling the physical blocks leaves the output bit-identical", always,
+       bodies::physical_layout_invariance},
+      {"GqaEquivalence", "GQA equals MHA with replicated KV heads (oracle bit-identical, variant within bound)",
+       always, bodies::gqa_equivalence},
+      {"BatchIsolation", "a sequence's output is bit-identical alone or in any batch order",
+       [](const Capabilities& c) { return c.batch_invariant; }, bodies::batch_isolation},
+      {"Determinism", "the same problem gives bit-identical output run after run",
+       [](const Capabilities& c) { return c.deterministic; }, bodies::determinism},
+      {"SingleKeyReturnsItsValue", "a query with one key returns that key's V exactly", always,
+       bodies::single_key_returns_its_value},
+      {"PowerOfTwoValueScaling", "scaling V by 2^k scales the output by exactly 2^k", always,
+       bodies::power_of_two_value_scaling},
+      {"IdenticalKeysGiveTheMean", "identical keys give the mean of V within the accumulation bound", always,
+       bodies::identical_keys_give_the_mean},
   };
 }
 

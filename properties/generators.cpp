@@ -4,7 +4,7 @@
 
 namespace pacheck::gen {
 
-rc::Gen<DType> dtype(const Limits& limits) { return rc::gen::elementOf(limits.dtypes); }
+rc::Gen<DType> dtype(const Limits& limits) { return pick(limits.dtypes); }
 
 rc::Gen<int> head_dim(const Limits& limits) {
   std::vector<int> real, small;
@@ -12,25 +12,25 @@ rc::Gen<int> head_dim(const Limits& limits) {
     if (d <= limits.max_head_dim && limits.head_dim_supported(d)) real.push_back(d);
   for (int d = 1; d <= 32; ++d)
     if (d <= limits.max_head_dim && limits.head_dim_supported(d)) small.push_back(d);
-  if (small.empty()) return rc::gen::elementOf(real);
-  if (!limits.real_head_dims || real.empty()) return rc::gen::elementOf(small);
-  return rc::gen::weightedOneOf<int>({{3, rc::gen::elementOf(small)}, {1, rc::gen::elementOf(real)}});
+  if (small.empty()) return pick(real);
+  if (!limits.real_head_dims || real.empty()) return pick(small);
+  return weighted<int>({{3, pick(small)}, {1, pick(real)}});
 }
 
 rc::Gen<int> block_size() {
-  return rc::gen::weightedOneOf<int>({{3, rc::gen::inRange(1, 17)},
-                                      {1, rc::gen::elementOf(std::vector<int>{16, 32, 64, 3, 5, 7, 12, 24, 48})}});
+  return weighted<int>({{3, rc::gen::inRange(1, 17)},
+                                      {1, pick(std::vector<int>{3, 5, 7, 12, 16, 24, 32, 48, 64})}});
 }
 
-rc::Gen<int> gqa_ratio() { return rc::gen::weightedOneOf<int>({{2, rc::gen::just(1)}, {3, rc::gen::inRange(2, 9)}}); }
+rc::Gen<int> gqa_ratio() { return weighted<int>({{2, rc::gen::just(1)}, {3, rc::gen::inRange(2, 9)}}); }
 
-rc::Gen<int> num_kv_heads() { return rc::gen::weightedOneOf<int>({{2, rc::gen::just(1)}, {2, rc::gen::inRange(2, 5)}}); }
+rc::Gen<int> num_kv_heads() { return weighted<int>({{2, rc::gen::just(1)}, {2, rc::gen::inRange(2, 5)}}); }
 
 rc::Gen<int> context_len(int bs, int max_context) {
   std::vector<int> corners;
   for (int c : {1, bs - 1, bs, bs + 1, 2 * bs, 2 * bs + 1, 3 * bs - 1, 4 * bs})
     if (c >= 1 && c <= max_context) corners.push_back(c);
-  return rc::gen::weightedOneOf<int>({{3, rc::gen::elementOf(corners)},
+  return weighted<int>({{3, pick(corners)},
                                       {3, rc::gen::inRange(1, std::min(max_context, 8 * bs + 2) + 1)},
                                       {1, rc::gen::inRange(1, max_context + 1)}});
 }
@@ -57,7 +57,7 @@ rc::Gen<SequenceSpec> sequence(Mode mode, int bs, const Limits& limits) {
 }
 
 rc::Gen<ValueKind> value_kind() {
-  return rc::gen::weightedOneOf<ValueKind>({{6, rc::gen::just(ValueKind::normal)},
+  return weighted<ValueKind>({{6, rc::gen::just(ValueKind::normal)},
                                             {1, rc::gen::just(ValueKind::all_negative)},
                                             {1, rc::gen::just(ValueKind::extremely_negative)},
                                             {1, rc::gen::just(ValueKind::identical_keys)},
@@ -66,7 +66,7 @@ rc::Gen<ValueKind> value_kind() {
 }
 
 rc::Gen<Poison> poison() {
-  return rc::gen::elementOf(std::vector<Poison>{Poison::none, Poison::nan, Poison::pos_inf, Poison::neg_inf, Poison::huge});
+  return pick(std::vector<Poison>{Poison::none, Poison::nan, Poison::pos_inf, Poison::neg_inf, Poison::huge});
 }
 
 rc::Gen<ProblemSpec> problem_spec(const Limits& limits) {
@@ -79,18 +79,18 @@ rc::Gen<ProblemSpec> problem_spec(const Limits& limits) {
     spec.gqa_ratio = *gqa_ratio();
     const int count = *rc::gen::inRange(1, limits.max_sequences + 1);
     for (int i = 0; i < count; ++i) {
-      const Mode mode = *rc::gen::elementOf(limits.modes);
+      const Mode mode = *pick(limits.modes);
       spec.sequences.push_back(*sequence(mode, spec.block_size, limits));
     }
     spec.spare_blocks = *rc::gen::inRange(0, 4);
-    spec.shared_prefix = count > 1 && *rc::gen::weightedElement<bool>({{3, false}, {1, true}});
+    spec.shared_prefix = count > 1 && *weighted<bool>({{3, rc::gen::just(false)}, {1, rc::gen::just(true)}});
     spec.table_padding = *rc::gen::inRange(0, 3);
     spec.padding_invalid = *rc::gen::arbitrary<bool>();
     spec.poison = limits.poison ? *poison() : Poison::none;
     spec.values = *value_kind();
-    spec.spread = *rc::gen::elementOf(std::vector<double>{1.0, 0.01, 0.25, 4.0, 16.0, 100.0});
-    if (*rc::gen::weightedElement<bool>({{4, false}, {1, true}}))
-      spec.explicit_scale = *rc::gen::elementOf(std::vector<float>{0.5f, 0.125f, 1.0f, 0.0883883476f, 2.0f});
+    spec.spread = *pick(std::vector<double>{1.0, 0.01, 0.25, 4.0, 16.0, 100.0});
+    if (*weighted<bool>({{4, rc::gen::just(false)}, {1, rc::gen::just(true)}}))
+      spec.explicit_scale = *pick(std::vector<float>{0.5f, 0.125f, 1.0f, 0.0883883476f, 2.0f});
     spec.seed = *rc::gen::arbitrary<std::uint64_t>();
     return spec;
   });
@@ -100,10 +100,10 @@ rc::Gen<Knobs> knobs(int max_context) {
   return rc::gen::exec([max_context] {
     Knobs k;
     const int beyond = std::max(2, max_context + 8);
-    k.tile_size = *rc::gen::weightedOneOf<int>(
-        {{3, rc::gen::inRange(1, 17)}, {1, rc::gen::elementOf(std::vector<int>{32, 64, 128})}, {1, rc::gen::inRange(1, beyond)}});
-    k.split_size = *rc::gen::weightedOneOf<int>({{2, rc::gen::inRange(1, 33)}, {1, rc::gen::inRange(1, beyond)}});
-    k.num_splits = *rc::gen::weightedElement<int>({{3, 0}, {1, 1}, {1, 2}, {1, 3}, {1, 7}});
+    k.tile_size = *weighted<int>(
+        {{3, rc::gen::inRange(1, 17)}, {1, pick(std::vector<int>{32, 64, 128})}, {1, rc::gen::inRange(1, beyond)}});
+    k.split_size = *weighted<int>({{2, rc::gen::inRange(1, 33)}, {1, rc::gen::inRange(1, beyond)}});
+    k.num_splits = *weighted<int>({{3, rc::gen::just(0)}, {1, rc::gen::just(1)}, {1, rc::gen::just(2)}, {1, rc::gen::just(3)}, {1, rc::gen::just(7)}});
     return k;
   });
 }

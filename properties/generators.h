@@ -27,6 +27,32 @@ struct Limits {
   std::function<bool(int)> head_dim_supported = [](int) { return true; };
 };
 
+// An index in [0, n), uniform whatever the case's size (rc::gen::inRange favours small values at small sizes,
+// which would skew categorical choices such as the dtype), and shrinking toward 0.
+inline rc::Gen<std::size_t> uniform_index(std::size_t n) {
+  return rc::gen::resize(rc::kNominalSize, rc::gen::inRange<std::size_t>(0, n));
+}
+
+// Picks one of `values`, shrinking toward the first: list the simplest first.
+template <typename T>
+rc::Gen<T> pick(std::vector<T> values) {
+  return rc::gen::map(uniform_index(values.size()), [values](std::size_t i) { return values[i]; });
+}
+
+// Draws from one of the weighted generators, shrinking toward the first alternative and, within the chosen one,
+// by that generator's own shrinks. (rc::gen::weightedOneOf does not shrink across alternatives.)
+template <typename T>
+rc::Gen<T> weighted(std::vector<std::pair<int, rc::Gen<T>>> alternatives) {
+  int total = 0;
+  for (const auto& a : alternatives) total += a.first;
+  return rc::gen::exec([alternatives, total] {
+    int ticket = static_cast<int>(*uniform_index(static_cast<std::size_t>(total)));
+    std::size_t i = 0;
+    while (ticket >= alternatives[i].first) ticket -= alternatives[i++].first;
+    return *alternatives[i].second;
+  });
+}
+
 rc::Gen<DType> dtype(const Limits& limits);
 // Head dims real models use (64, 80, 96, 112, 120, 128, 192, 256) and small odd ones.
 rc::Gen<int> head_dim(const Limits& limits);

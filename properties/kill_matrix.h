@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -22,8 +23,15 @@ struct KillCell {
   int cases_to_kill = 0;       // the number of the first failing case (passing cases + 1); 0 when not killed
   std::size_t shrunk_size = 0; // size of the shrunk counterexample: sum over sequences of context_len, times query
                                // heads, times head_dim (0 when not killed)
-  std::string shrunk_case;     // describe() of the shrunk problem
-  std::string replay;          // the one-line replay command of the saved case
+  std::string shrunk_case;     // describe() of the shrunk problem, and its knobs
+  // The one-line command that re-runs exactly the shrunk failing case (`pacheck check --variant M --property P
+  // --seed S --reproduce R`): it reproduces a kill by any property, and a mutant that throws.
+  std::string replay;
+  // `pacheck replay FILE --variant M` for the case file the property saved (empty when it saved none, e.g. when
+  // the mutant threw): replays the problem against the oracle.
+  std::string case_file_replay;
+  std::string failure;         // RapidCheck's failure message (empty unless killed), or why the run gave up
+  std::string reproduce;       // RapidCheck's reproduce string of the shrunk case (empty unless killed)
 };
 
 struct KillMatrix {
@@ -45,9 +53,32 @@ struct KillOptions {
   std::function<void(const KillCell&)> progress;  // called after each cell
 };
 
+// Throws std::invalid_argument naming the registered mutants when options.mutants names an unknown mutant (or a
+// variant that is not a mutant).
 KillMatrix run_kill_matrix(const KillOptions& options);
+// Re-runs exactly the shrunk failing case of a killed cell (its reproduce string) and records it as
+// run_kill_matrix does. The replayed cell names the same case as the original: that is how kill_matrix_test
+// checks that the case the matrix records while RapidCheck shrinks is the counterexample RapidCheck reports.
+KillCell replay_kill(const KillCell& cell, const KillOptions& options);
 nlohmann::json to_json(const KillMatrix& matrix);
 // Mutants as rows, properties as columns; each cell the cases to the first kill, or '-' when it survived.
 std::string format_matrix(const KillMatrix& matrix);
+
+// What the matrix says about the catalogue.
+struct KillSummary {
+  std::size_t killed_mutants = 0;
+  std::vector<std::string> survivors;        // mutants no property killed
+  std::vector<std::string> idle_properties;  // properties that killed no mutant
+  // Mutants exactly one property kills, with that property: where the catalogue is thin.
+  std::vector<std::pair<std::string, std::string>> single_kills;
+  // Per killed mutant, the fewest cases any property needed to kill it; their median and worst.
+  std::vector<int> cases_to_first_kill;
+  double median_cases_to_first_kill = 0;
+  int worst_cases_to_first_kill = 0;
+  std::string slowest_mutant;  // the one with the worst
+};
+KillSummary summarize(const KillMatrix& matrix);
+// The summary in words, after the matrix.
+std::string format_summary(const KillMatrix& matrix);
 
 }  // namespace pacheck

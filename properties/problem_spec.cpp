@@ -1,4 +1,5 @@
 #include "properties/problem_spec.h"
+#include "properties/splitmix.h"
 
 #include <algorithm>
 #include <cfloat>
@@ -34,26 +35,7 @@ const char* poison_name(Poison poison) {
 
 namespace {
 
-// splitmix64: a tiny, portable generator, so a seed means the same data on every platform and compiler.
-class Rng {
- public:
-  explicit Rng(std::uint64_t seed) : state_(seed) {}
-  std::uint64_t next() {
-    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  double uniform() { return static_cast<double>(next() >> 11) * 0x1p-53; }  // [0, 1)
-  int below(int n) { return static_cast<int>(next() % static_cast<std::uint64_t>(n)); }
-  double normal() {  // Box-Muller
-    const double u1 = uniform() + 0x1p-54, u2 = uniform();
-    return std::sqrt(-2 * std::log(u1)) * std::cos(6.283185307179586 * u2);
-  }
-
- private:
-  std::uint64_t state_;
-};
+using Rng = SplitMix;
 
 float poison_value(Poison poison, DType dtype) {
   switch (poison) {
@@ -80,9 +62,7 @@ void place_blocks(const ProblemSpec& spec, Problem& p, Rng& rng) {
   for (std::size_t s = 0; s < needed.size(); ++s) distinct += needed[s] - shared[s];
   const bool poisoned_padding = spec.table_padding > 0 && !spec.padding_invalid;
   p.num_blocks = distinct + spec.spare_blocks + (poisoned_padding && spec.spare_blocks == 0 ? 1 : 0);
-  std::vector<int> physical(p.num_blocks);
-  std::iota(physical.begin(), physical.end(), 0);
-  for (int i = p.num_blocks - 1; i > 0; --i) std::swap(physical[i], physical[rng.below(i + 1)]);
+  const std::vector<int> physical = rng.permutation(p.num_blocks);
   int next = 0;
   for (std::size_t s = 0; s < spec.sequences.size(); ++s) {
     Sequence seq;

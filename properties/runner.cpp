@@ -1,6 +1,8 @@
 #include "properties/runner.h"
 
+#include <algorithm>
 #include <sstream>
+#include <stdexcept>
 #include <unordered_map>
 
 #include <rapidcheck.h>
@@ -21,7 +23,29 @@ class QuietListener final : public rc::detail::TestListener {
   void onShrinkTried(const rc::detail::CaseDescription&, bool) override {}
   void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}
 };
+
+// Keeps the entries of `supported` that `wanted` names (all of them when `wanted` is empty).
+template <typename T, typename Name>
+std::vector<T> narrowed(const std::vector<T>& supported, const std::vector<T>& wanted, const std::string& variant,
+                        const char* what, Name name) {
+  if (wanted.empty()) return supported;
+  std::vector<T> kept;
+  for (const T& x : supported)
+    if (std::find(wanted.begin(), wanted.end(), x) != wanted.end()) kept.push_back(x);
+  if (kept.empty()) {
+    std::string asked;
+    for (const T& x : wanted) asked += (asked.empty() ? "" : ", ") + std::string(name(x));
+    throw std::invalid_argument("variant " + variant + " supports none of the requested " + what + " (" + asked + ")");
+  }
+  return kept;
+}
 }  // namespace
+
+std::uint64_t property_seed(std::uint64_t seed, const std::string& property) {
+  std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a of the name, so the mix is the same on every platform
+  for (unsigned char ch : property) h = (h ^ ch) * 0x100000001b3ull;
+  return seed ^ h;
+}
 
 std::string property_run_id(const std::string& property, const std::string& variant) {
   return property + "/" + variant;
@@ -35,12 +59,14 @@ PropertyRun run_property(const Property& property, const Variant& variant, const
   ctx.failure_dir = options.failure_dir;
   ctx.replay_program = options.replay_program;
   ctx.limits = limits_for(variant.capabilities());
+  ctx.limits.dtypes = narrowed(ctx.limits.dtypes, options.only_dtypes, variant.name(), "dtypes", dtype_name);
+  ctx.limits.modes = narrowed(ctx.limits.modes, options.only_modes, variant.name(), "modes", mode_name);
 
   rc::detail::TestMetadata metadata;
   metadata.id = property_run_id(property.name, variant.name());
   metadata.description = metadata.id;
   rc::detail::TestParams params;
-  params.seed = options.seed;
+  params.seed = property_seed(options.seed, property.name);
   params.maxSuccess = options.cases;
   params.maxSize = options.max_size;
   params.disableShrinking = !options.shrink;

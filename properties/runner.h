@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "properties/catalogue.h"
 
@@ -20,6 +21,10 @@ struct RunOptions {
   std::string replay_program = "pacheck";
   // A RapidCheck reproduce string from an earlier failure: re-runs exactly the failing case.
   std::optional<std::string> reproduce;
+  // Narrow the generator beyond the variant's capabilities (the reports run one dtype and one mode at a time).
+  // Empty: every dtype / mode the variant supports. Naming only unsupported ones throws std::invalid_argument.
+  std::vector<DType> only_dtypes;
+  std::vector<Mode> only_modes;
 };
 
 struct PropertyRun {
@@ -34,6 +39,10 @@ struct PropertyRun {
 
 PropertyRun run_property(const Property& property, const Variant& variant, const RunOptions& options,
                          const Observer& observer = {});
+
+// The RapidCheck seed a property runs with under RunOptions::seed: the seed mixed with the property's name, so
+// the properties of one run draw different problems (the same seed would give every property the same cases).
+std::uint64_t property_seed(std::uint64_t seed, const std::string& property);
 
 // The RapidCheck id of a (property, variant) pair, the key of its reproduce string.
 std::string property_run_id(const std::string& property, const std::string& variant);

@@ -29,6 +29,29 @@ PACHECK_HOST_DEVICE inline float rescale_factor(float m_old, float m_new) {
   return m_old == -INFINITY ? 0.0f : expf(m_old - m_new);
 }
 
+// The steps of fold on the row statistics, for kernels that keep a row's (m, d) apart from its accumulator lanes
+// (a GPU block computes a row's weights in one warp and applies them to slices of V in other threads).
+
+// The largest score of a tile; -inf when every key is masked.
+PACHECK_HOST_DEVICE inline float online_softmax_tile_max(const float* scores, int count) {
+  float tile_max = -INFINITY;
+  for (int t = 0; t < count; ++t) tile_max = fmaxf(tile_max, scores[t]);
+  return tile_max;
+}
+
+// Raises the running max m to cover a tile whose largest score is tile_max (not -inf) and re-expresses the
+// denominator d against it; returns the factor alpha by which the accumulator lanes must be multiplied.
+PACHECK_HOST_DEVICE inline float raise_running_max(float& m, float& d, float tile_max) {
+  const float m_new = fmaxf(m, tile_max);
+  const float alpha = rescale_factor(m, m_new);
+  d *= alpha;
+  m = m_new;
+  return alpha;
+}
+
+// The weight of an unmasked key against the running max m.
+PACHECK_HOST_DEVICE inline float key_weight(float score, float m) { return expf(score - m); }
+
 template <int Capacity>
 struct OnlineSoftmaxState {
   float m;
@@ -41,26 +64,33 @@ struct OnlineSoftmaxState {
     for (int j = 0; j < n; ++j) o[j] = 0.0f;
   }
 
-  // Folds `count` keys with scores[t] (-inf = masked) and value rows value_row(t) (a pointer to this state's n
-  // lanes of key t's V). The max is taken over the whole tile first, so the state is rescaled at most once per
-  // tile: a tile of one key is the classic per-key online softmax.
+  // Folds `count` keys with scores[t] (-inf = masked) and value rows value_row(t) (this state's n lanes of key
+  // t's V: a float pointer, or anything whose [j] reads lane j as a float). The max is taken over the whole tile
+  // first, so the state is rescaled at most once per tile: a tile of one key is the classic per-key online
+  // softmax. Written as the step functions below, in this order, so that a kernel which spreads the steps over
+  // threads performs exactly these operations.
   template <typename ValueRow>
   PACHECK_HOST_DEVICE void fold(const float* scores, int count, ValueRow value_row, int n) {
-    float tile_max = -INFINITY;
-    for (int t = 0; t < count; ++t) tile_max = fmaxf(tile_max, scores[t]);
+    const float tile_max = online_softmax_tile_max(scores, count);
     if (tile_max == -INFINITY) return;  // a fully masked tile changes nothing
-    const float m_new = fmaxf(m, tile_max);
-    const float alpha = rescale_factor(m, m_new);
-    d *= alpha;
-    for (int j = 0; j < n; ++j) o[j] *= alpha;
-    m = m_new;
+    scale_lanes(raise_running_max(m, d, tile_max), n);
     for (int t = 0; t < count; ++t) {
       if (scores[t] == -INFINITY) continue;
-      const float p = expf(scores[t] - m);
+      const float p = key_weight(scores[t], m);
       d += p;
-      const float* v = value_row(t);
-      for (int j = 0; j < n; ++j) o[j] += p * v[j];
+      add_weighted(p, value_row(t), n);
     }
+  }
+
+  // o *= alpha: the accumulator half of a rescale (raise_running_max does the (m, d) half).
+  PACHECK_HOST_DEVICE void scale_lanes(float alpha, int n) {
+    for (int j = 0; j < n; ++j) o[j] *= alpha;
+  }
+
+  // o += p * v for one unmasked key of weight p (the caller adds p to the denominator).
+  template <typename Lanes>
+  PACHECK_HOST_DEVICE void add_weighted(float p, const Lanes& v, int n) {
+    for (int j = 0; j < n; ++j) o[j] += p * v[j];
   }
 
   // Combines the keys of `other` into this state: the partial states of disjoint key ranges merge into the

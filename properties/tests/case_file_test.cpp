@@ -1,7 +1,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <filesystem>
 
 #include "problem/case_file.h"
 #include "problem_builders.h"
@@ -68,8 +70,130 @@ TEST(CaseFile, RejectsMalformedFilesWithAClearMessage) {
   short_pool.replace(short_pool.find("\"v_pool\": \"") + 11, 4, "");
   expect_error(short_pool, "v_pool has 95 elements");
   std::string missing = good;
-  missing.replace(missing.find("\"head_dim\""), 10, "\"headdim\"");
+  missing.erase(missing.find("\"head_dim\": 4,"), 14);
   expect_error(missing, "missing field 'head_dim'");
+  std::string misspelt = good;
+  misspelt.replace(misspelt.find("\"head_dim\""), 10, "\"headdim\"");
+  expect_error(misspelt, "unknown field 'headdim'");
+}
+
+TEST(CaseFile, RejectsHostileDeclaredSizesWithoutOverflowOrAllocation) {
+  const std::string good = case_to_json(sample_case(DType::f32));
+  // Every dimension at the 32-bit maximum: the pool's element count overflows 64 bits if multiplied naively.
+  std::string all_max = good;
+  for (const char* name : {"\"num_blocks\": 3", "\"block_size\": 4", "\"head_dim\": 4", "\"num_kv_heads\": 2",
+                           "\"num_query_heads\": 2"}) {
+    const std::string key = std::string(name).substr(0, std::string(name).find(':') + 2);
+    all_max.replace(all_max.find(name), std::string(name).size(), key + "2147483647");
+  }
+  expect_error(all_max, "over the limit");
+  std::string too_wide = good;
+  too_wide.replace(too_wide.find("\"num_blocks\": 3"), 15, "\"num_blocks\": 2147483648");
+  expect_error(too_wide, "'num_blocks' = 2147483648 does not fit in 32 bits");
+  // 2^64 - 1 must not wrap into -1.
+  std::string unsigned_id = good;
+  unsigned_id.replace(unsigned_id.find("-1\n"), 2, "18446744073709551615");
+  expect_error(unsigned_id, "block_table[3] must be a 32-bit integer");
+  std::string negative_queries = good;
+  negative_queries.replace(negative_queries.find("\"num_queries\": 3"), 16, "\"num_queries\": -3");
+  expect_error(negative_queries, "num_queries must be positive, got -3");
+  std::string negative_blocks = good;
+  negative_blocks.replace(negative_blocks.find("\"num_blocks\": 3"), 15, "\"num_blocks\": -3");
+  expect_error(negative_blocks, "num_blocks must be positive, got -3");
+}
+
+TEST(CaseFile, RejectsStructureTheFormatNeverHas) {
+  const std::string good = case_to_json(sample_case(DType::bf16));
+  std::string string_version = good;
+  string_version.replace(string_version.find("\"version\": 1"), 12, "\"version\": \"1\"");
+  expect_error(string_version, "'version' must be an integer");
+  std::string typo = good;
+  typo.replace(typo.find("\"tile_size\""), 11, "\"tile_sise\"");
+  expect_error(typo, "knobs: unknown field 'tile_sise'");
+  std::string extra = good;
+  extra.replace(extra.find("\"note\""), 6, "\"extra\": 1, \"note\"");
+  expect_error(extra, "case file: unknown field 'extra'");
+  std::string note_number = good;
+  note_number.replace(note_number.find("\"a note\""), 8, "17");
+  expect_error(note_number, "'note' must be a string");
+  std::string negative_splits = good;
+  negative_splits.replace(negative_splits.find("\"num_splits\": 2"), 15, "\"num_splits\": -2");
+  expect_error(negative_splits, "num_splits must be 0 (use split_size) or positive, got -2");
+  std::string sequences_object = good;
+  sequences_object.replace(sequences_object.find("\"sequences\": ["), 14, "\"sequences\": 5, \"x\": [");
+  expect_error(sequences_object, "unknown field 'x'");
+}
+
+TEST(CaseFile, RefusesDeepNestingAndHugeValueCountsEarly) {
+  const std::string good = case_to_json(sample_case(DType::f16));
+  std::string deep = good;
+  deep.replace(deep.find("\"a note\""), 8, std::string(100000, '[') + std::string(100000, ']'));
+  expect_error(deep, "nested deeper than the case format's 4 levels");
+  expect_error(std::string(1000000, '['), "nested deeper");
+  // 1.1 million zeros in one block table: refused while parsing, before the tree holds them all.
+  std::string many(2200000, '0');
+  for (std::size_t i = 1; i < many.size(); i += 2) many[i] = ',';
+  many.pop_back();
+  std::string big_table = good;
+  big_table.replace(big_table.find("-1\n"), 2, many);
+  expect_error(big_table, "JSON values, over the case format's limit");
+}
+
+TEST(CaseFile, EveryTruncationIsAClearErrorNotACrash) {
+  const std::string good = case_to_json(sample_case(DType::f16));
+  for (std::size_t n = 0; n < good.size(); ++n) {
+    try {
+      case_from_json(std::string_view(good).substr(0, n));
+      // A prefix can only be a valid case if nothing but trailing whitespace was cut.
+      EXPECT_EQ(good.find_first_not_of(" \n", n), std::string::npos) << "prefix of " << n << " bytes accepted";
+    } catch (const CaseFileError&) {
+    }
+  }
+}
+
+TEST(CaseFile, SingleByteCorruptionsParseOrFailCleanly) {
+  const std::string good = case_to_json(sample_case(DType::f32));
+  std::uint64_t state = 12345;
+  int accepted = 0;
+  for (int i = 0; i < 3000; ++i) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    std::string bad = good;
+    bad[(state >> 33) % bad.size()] = static_cast<char>(state >> 24);
+    try {
+      const Case c = case_from_json(bad);
+      EXPECT_TRUE(validation_errors(c.problem).empty());
+      ++accepted;
+    } catch (const CaseFileError& e) {
+      EXPECT_GT(std::string(e.what()).size(), 10u);
+    }
+  }
+  EXPECT_LT(accepted, 3000);  // corruptions are noticed
+}
+
+TEST(CaseFile, RefusesFilesThatAreNotRegularFiles) {
+  for (const char* path : {"/dev/zero", "/tmp"}) {
+    try {
+      read_case_file(path);
+      FAIL() << path;
+    } catch (const CaseFileError& e) {
+      EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(CaseFile, WritesAtomicallyAndReadsBack) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "pacheck_case_file_test";
+  std::filesystem::remove_all(dir);
+  const Case c = sample_case(DType::bf16);
+  write_case_file(dir / "nested" / "case.json", c);
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir / "nested")) {
+    ++files;
+    EXPECT_EQ(entry.path().filename(), "case.json");  // no temporary left behind
+  }
+  EXPECT_EQ(files, 1);
+  EXPECT_EQ(read_case_file(dir / "nested" / "case.json").note, c.note);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(CaseFile, ReportsAMissingFile) {

@@ -1,0 +1,149 @@
+// pacheck fuzz --variant NAME --seconds N: the unattended bug hunt. Runs the whole property catalogue against one
+// variant (mutants and CUDA variants included) round after round with fresh seeds until the budget is spent,
+// showing cases per second and failures as it goes. Every failure is saved as a case file and printed with its
+// replay line. Exit status: 0 clean, 1 a failure was found, 77 skipped (the variant needs a GPU and none answered).
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <random>
+
+#include "cli/commands.h"
+#include "properties/catalogue.h"
+#include "properties/fuzz_campaign.h"
+
+namespace pacheck::cli {
+namespace {
+
+constexpr int kExitSkipped = 77;  // the automake / ctest convention for "did not run"
+
+struct FuzzOptions {
+  std::string variant;
+  double seconds = 0;
+  std::uint64_t seed = 0;
+  bool seed_given = false;
+  int jobs = 1;
+  int cases_per_round = 20;
+  bool keep_going = false;
+  std::string failure_dir = "pacheck-failures/fuzz";
+};
+
+// On a terminal the progress line rewrites itself every second; in a log, a line every ten seconds.
+class ProgressLine {
+ public:
+  ProgressLine(std::string variant, double budget) : variant_(std::move(variant)), budget_(budget), tty_(::isatty(1)) {}
+
+  void update(const FuzzProgress& p) {
+    if (!tty_ && p.elapsed_seconds < next_log_) return;
+    next_log_ = p.elapsed_seconds + 10;
+    std::printf("%s[%4.0fs/%.0fs] %s: %lld cases, %.1f cases/s, %d failure%s%s", tty_ ? "\r" : "", p.elapsed_seconds,
+                budget_, variant_.c_str(), p.cases, p.cases_per_second(), p.failures, p.failures == 1 ? "" : "s",
+                tty_ ? "   " : "\n");
+    std::fflush(stdout);
+    open_ = tty_;
+  }
+  // Ends a rewritten line before other output.
+  void interrupt() {
+    if (open_) std::printf("\n");
+    open_ = false;
+  }
+
+ private:
+  std::string variant_;
+  double budget_;
+  bool tty_;
+  bool open_ = false;
+  double next_log_ = 0;
+};
+
+void print_failure(const FuzzFailure& f, const std::string& variant, const std::string& program) {
+  std::cout << "\nFAILURE: " << f.property << " on " << variant << ", seed " << f.seed << "\n" << f.message;
+  if (!f.message.empty() && f.message.back() != '\n') std::cout << "\n";
+  for (const auto& file : f.case_files) {
+    const std::string replay = program + " replay " + file.string() + " --variant " + variant;
+    std::cout << "saved: " << file.string() << "\n";
+    if (f.message.find(replay) == std::string::npos) std::cout << "replay: " << replay << "\n";
+  }
+  if (f.case_files.empty()) std::cout << "(no case file was saved for this failure)\n";
+  if (!f.check_command.empty()) std::cout << "reproduce: " << f.check_command << "\n";
+  std::cout << std::endl;
+}
+
+void run_fuzz(FuzzOptions o, const std::string& program) {
+  const Variant* variant = select_variants({o.variant}, /*include_mutants=*/true).front();
+  if (!o.seed_given) o.seed = std::random_device{}() | (static_cast<std::uint64_t>(std::random_device{}()) << 32);
+
+  FuzzCampaignOptions campaign;
+  campaign.variant = variant;
+  campaign.seconds = o.seconds;
+  campaign.seed = o.seed;
+  campaign.jobs = o.jobs;
+  campaign.cases_per_round = o.cases_per_round;
+  campaign.keep_going = o.keep_going;
+  campaign.failure_dir = o.failure_dir;
+  campaign.replay_program = program;
+  campaign.gpu_available = gpu_available;
+
+  std::string properties;
+  for (const Property& p : catalogue())
+    if (p.applies(variant->capabilities())) properties += (properties.empty() ? "" : ", ") + p.name;
+  std::cout << "fuzzing " << variant->name() << (variant->capabilities().is_mutant ? " (a mutant)" : "") << " for "
+            << o.seconds << " s with " << o.jobs << " job" << (o.jobs == 1 ? "" : "s") << ", seed " << o.seed
+            << " (--seed " << o.seed << " repeats these rounds), " << o.cases_per_round
+            << " cases per round over: " << properties << "\n"
+            << "failures are saved under " << o.failure_dir << "/seed-<S>/" << std::endl;
+
+  ProgressLine line(variant->name(), o.seconds);
+  FuzzReport report;
+  try {
+    report = run_fuzz_campaign(
+        campaign, [&](const FuzzProgress& p) { line.update(p); },
+        [&](const FuzzFailure& f) {
+          line.interrupt();
+          print_failure(f, variant->name(), program);
+        });
+  } catch (const std::invalid_argument& e) {
+    throw CLI::ValidationError("fuzz", e.what());
+  }
+  line.interrupt();
+  if (report.skipped) {
+    std::cout << variant->name() << " needs a GPU, and none is available: " << report.skip_reason
+              << "\nskipped: nothing was fuzzed\n";
+    set_exit_code(kExitSkipped);
+    return;
+  }
+  const FuzzProgress& t = report.totals;
+  std::printf("\nfuzz %s: %lld cases in %.1f s (%.1f cases/s) over %lld rounds, %d job%s, %d failure%s\n",
+              variant->name().c_str(), t.cases, t.elapsed_seconds, t.cases_per_second(), t.rounds, o.jobs,
+              o.jobs == 1 ? "" : "s", t.failures, t.failures == 1 ? "" : "s");
+  for (const auto& [property, cases] : report.cases_per_property) {
+    const auto gave_up = report.gave_up_rounds.find(property);
+    std::printf("  %-24s %8lld cases%s\n", property.c_str(), cases,
+                gave_up == report.gave_up_rounds.end()
+                    ? ""
+                    : (" (RapidCheck gave up on " + std::to_string(gave_up->second) + " rounds: too many discarded cases)").c_str());
+  }
+  if (t.failures > 0) std::printf("FAIL: %d failure%s saved under %s\n", t.failures, t.failures == 1 ? "" : "s", o.failure_dir.c_str());
+  std::fflush(stdout);
+  set_exit_code(t.failures > 0 ? 1 : 0);
+}
+
+}  // namespace
+
+void add_fuzz_command(CLI::App& app) {
+  auto options = std::make_shared<FuzzOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "fuzz", "Run the property catalogue against one variant with fresh seeds for a time budget (exit 1 on a failure)");
+  cmd->add_option("--variant", options->variant, "The variant to fuzz (mutants and CUDA variants included)")->required();
+  cmd->add_option("--seconds", options->seconds, "Time budget in seconds")->required()->check(CLI::Range(0.001, 1e7));
+  cmd->add_option("--seed", options->seed, "First seed (default: random, printed so the run can be repeated)")
+      ->each([options](const std::string&) { options->seed_given = true; });
+  cmd->add_option("--jobs", options->jobs, "Worker processes")->check(CLI::Range(1, 256));
+  cmd->add_option("--failures", options->failure_dir, "Folder for the case files of failures");
+  cmd->add_option("--cases-per-round", options->cases_per_round, "Cases per property run (one seed)")
+      ->check(CLI::Range(1, 100000));
+  cmd->add_flag("--keep-going", options->keep_going, "Continue after a failure until the budget is spent");
+  cmd->callback([options, cmd] { run_fuzz(*options, cmd->get_parent()->get_name()); });
+}
+
+}  // namespace pacheck::cli

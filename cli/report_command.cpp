@@ -1,0 +1,159 @@
+// pacheck report: runs the property catalogue over every available variant, one dtype and one mode at a time, and
+// the mutant kill matrix, then writes the report folder: ulp.json (machine-readable) and index.html (for a
+// person), plus the worst case of every cell as a replayable case file. reports/README.md explains the figures.
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "reports/report_files.h"
+#include "reports/run_report.h"
+
+namespace pacheck::cli {
+namespace {
+
+struct ReportOptions {
+  std::string out_dir = "pacheck-report";
+  int cases = 30;
+  std::uint64_t seed = 1;
+  int kill_cases = 30;
+  std::vector<std::string> variants;
+  std::string coverage = std::string(PACHECK_SOURCE_DIR) + "/build/coverage/coverage-report/coverage.info";
+};
+
+// One line on stderr: rewritten in place on a terminal, a new line every 5% (and for each failure) in a log.
+class ProgressLine {
+ public:
+  ProgressLine() : terminal_(isatty(fileno(stderr)) != 0) {}
+  ~ProgressLine() { finish(); }
+
+  void update(const reports::Progress& p) {
+    const int percent = p.total > 0 ? 100 * p.done / p.total : 100;
+    char line[256];
+    std::snprintf(line, sizeof line, "[%s %4d/%-4d %3d%%] %s%s", p.stage.c_str(), p.done, p.total, percent,
+                  p.what.c_str(), p.failed ? "  (failed)" : "");
+    if (terminal_) {
+      std::fprintf(stderr, "\r\033[K%s", line);
+      open_ = true;
+    } else if (p.stage != stage_ || percent / 5 != last_step_ || p.done == p.total || p.failed) {
+      std::fprintf(stderr, "%s\n", line);
+    }
+    stage_ = p.stage;
+    last_step_ = percent / 5;
+    std::fflush(stderr);
+  }
+  void finish() {
+    if (open_) std::fprintf(stderr, "\n");
+    open_ = false;
+  }
+
+ private:
+  bool terminal_;
+  bool open_ = false;
+  std::string stage_;
+  int last_step_ = -1;
+};
+
+std::string command_line(const ReportOptions& o, const std::string& program) {
+  std::string line = program + " report --out " + o.out_dir + " --cases " + std::to_string(o.cases) + " --seed " +
+                     std::to_string(o.seed) + " --kill-cases " + std::to_string(o.kill_cases);
+  for (const std::string& v : o.variants) line += " --variant " + v;
+  return line;
+}
+
+void print_summary(const reports::Report& r) {
+  std::printf("\n%-24s %8s %12s %14s %12s  %s\n", "variant", "cases", "worst ulps", "worst/bound", "tightness",
+              "verdict");
+  for (const reports::VariantReport& v : r.variants) {
+    if (v.skipped) {
+      std::printf("%-24s %8s %12s %14s %12s  skipped: %s\n", v.name.c_str(), "-", "-", "-", "-", v.skip_reason.c_str());
+      continue;
+    }
+    double worst_ulps = 0;
+    double tightness = 0;  // the largest median tightness of any cell
+    for (const reports::CellReport& c : v.cells) {
+      worst_ulps = std::max(worst_ulps, c.worst_ulps);
+      tightness = std::max(tightness, c.tightness_median);
+    }
+    const reports::CellReport* worst = v.worst_cell();
+    std::printf("%-24s %8d %12.3g %14.4g %12.4g  %s\n", v.name.c_str(), v.cases(), worst_ulps,
+                worst ? worst->worst_normalized : 0.0, tightness, v.passed() ? "pass" : "FAIL");
+  }
+  if (r.kill_matrix) {
+    int killed = 0;
+    for (std::size_t i = 0; i < r.kill_matrix->mutants.size(); ++i) {
+      bool dead = false;
+      for (std::size_t j = 0; j < r.kill_matrix->properties.size(); ++j) dead = dead || r.kill_matrix->at(i, j).killed;
+      killed += dead ? 1 : 0;
+    }
+    std::printf("kill matrix: %d of %zu mutants killed (%d cases per property)\n", killed, r.kill_matrix->mutants.size(),
+                r.kill_matrix->cases_per_property);
+  } else {
+    std::printf("kill matrix: %s\n", r.kill_matrix_note.c_str());
+  }
+  if (r.coverage) {
+    std::printf("coverage: lines %.1f%%, branches %.1f%% (%s)\n", r.coverage->total.lines.percent(),
+                r.coverage->total.branches.percent(), r.coverage->tracefile.c_str());
+  } else {
+    std::printf("coverage: %s\n", r.coverage_note.c_str());
+  }
+}
+
+void run_report_command(const ReportOptions& o, const std::string& program) {
+  reports::ReportSettings settings;
+  settings.out_dir = o.out_dir;
+  settings.cases = o.cases;
+  settings.seed = o.seed;
+  settings.kill_cases = o.kill_cases;
+  // Named variants may be mutants (a report on a deliberately broken kernel shows what its errors look like).
+  settings.variants = select_variants(o.variants, !o.variants.empty());
+  settings.replay_program = program;
+  settings.source_root = PACHECK_SOURCE_DIR;
+  settings.coverage_tracefile = o.coverage;
+  settings.command_line = command_line(o, program);
+
+  reports::Report report;
+  {
+    ProgressLine progress;
+    report = reports::run_report(settings, [&](const reports::Progress& p) { progress.update(p); });
+  }
+  print_summary(report);
+  try {
+    const reports::ReportFiles files = reports::write_report_files(report);
+    std::cout << "\nreport written in " << report.seconds << " s:\n  "
+              << std::filesystem::absolute(files.html).lexically_normal().string() << "\n  "
+              << std::filesystem::absolute(files.json).lexically_normal().string() << "\n";
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    set_exit_code(2);
+    return;
+  }
+  set_exit_code(report.non_mutants_passed() ? 0 : 1);
+}
+
+}  // namespace
+
+void add_report_command(CLI::App& app) {
+  auto options = std::make_shared<ReportOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "report", "Run the catalogue over every available variant per dtype and mode, and write ulp.json and index.html");
+  cmd->add_option("--out", options->out_dir, "The report folder (created; its cases/, failures/, mutants/ are replaced)")
+      ->capture_default_str()
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  cmd->add_option("--cases", options->cases, "Cases per property, per variant, dtype and mode")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000000));
+  cmd->add_option("--seed", options->seed, "RapidCheck seed")->capture_default_str();
+  cmd->add_option("--variant", options->variants,
+                  "Variant(s) to report on, mutants included (default: every non-mutant variant)");
+  cmd->add_option("--kill-cases", options->kill_cases, "Cases per property and mutant in the kill matrix; 0 leaves it out")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 100000000));
+  cmd->add_option("--coverage", options->coverage, "The lcov tracefile whose figures the report embeds, if it exists")
+      ->capture_default_str();
+  cmd->callback([options, cmd] { run_report_command(*options, cmd->get_parent()->get_name()); });
+}
+
+}  // namespace pacheck::cli

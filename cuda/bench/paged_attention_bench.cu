@@ -1,0 +1,337 @@
+// The decode benchmark of the CUDA kernels (issue 8). Not a test: run it by hand on a GPU.
+//
+// In one run it measures the device-to-device copy bandwidth (bytes read plus written), then, for decode with
+// bf16 K/V, head dim 128, block size 16, 8 KV heads, GQA 4 and 8, batch 1/8/64/256 and context 1k/8k/32k, with
+// every sequence's blocks scattered through one shared pool, the achieved bandwidth of cuda_fused and
+// cuda_splitk: (K and V bytes that must be read + Q + output) / kernel time, where the kernel time is the median
+// over repeats of CUDA-event time with the L2 flushed before each repeat. It prints a table and writes JSON.
+// cuda/bench/torch_sdpa_bench.py times torch's scaled_dot_product_attention on the same shapes.
+//
+// With --layouts it also times cuda_fused in other shared-memory layouts (keys per tile x tiles in flight) than
+// the production one, for tuning; --only GQA,BATCH,CONTEXT runs one shape (for a profiler).
+//
+//   paged_attention_bench [--json FILE] [--repeats N] [--tile-size N] [--layouts] [--only G,B,C]
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cuda/cuda_check.h"
+#include "cuda/device_buffer.h"
+#include "cuda/paged_attention.h"
+#include "cuda/paged_attention_kernel.cuh"
+#include "cuda/plan_on_device.h"
+
+namespace pacheck::cuda {
+namespace {
+
+constexpr int kHeadDim = 128;
+constexpr int kBlockSize = 16;
+constexpr int kKvHeads = 8;
+constexpr int kGqaRatios[] = {4, 8};
+constexpr int kBatches[] = {1, 8, 64, 256};
+constexpr int kContexts[] = {1024, 8192, 32768};
+
+struct Options {
+  std::string json_path = "paged_attention_bench.json";
+  int repeats = 20;
+  int tile_size = 64;  // at least the kernels' largest tile for this shape (the kernel caps it)
+  bool layouts = false;
+  int only_gqa = 0, only_batch = 0, only_context = 0;
+};
+
+// Layouts of the bf16, head-dim 128 kernel other than the production one, for --layouts: name, GQA groups it
+// serves (4: up to 4 query heads per KV head, 8: 5 to 8), and its launcher. Names read
+// r<rows per thread>x<row sets>_t<keys per tile>_s<stages>_l<head lanes per thread>.
+struct Layout {
+  const char* name;
+  int row_capacity;
+  void (*launch)(const DeviceBatch&, const DevicePlan&, cudaStream_t);
+};
+template <int RPT, int SETS, int TILE, int STAGES, int LPT>
+constexpr Layout layout_of(const char* name) {
+  return {name, RPT * SETS, kernels::KernelLayout<__nv_bfloat16, kHeadDim, RPT, SETS, TILE, STAGES, LPT>::launch};
+}
+const Layout kAlternativeLayouts[] = {
+    layout_of<4, 1, 32, 2, 8>("r4x1_t32_s2_l8"),  layout_of<4, 1, 64, 3, 8>("r4x1_t64_s3_l8"),
+    layout_of<4, 1, 32, 3, 16>("r4x1_t32_s3_l16"), layout_of<4, 1, 64, 2, 16>("r4x1_t64_s2_l16"),
+    layout_of<8, 1, 64, 2, 8>("r8x1_t64_s2_l8"),  layout_of<4, 2, 32, 3, 16>("r4x2_t32_s3_l16"),
+    layout_of<4, 2, 64, 2, 16>("r4x2_t64_s2_l16"), layout_of<4, 2, 32, 3, 8>("r4x2_t32_s3_l8"),
+};
+
+__device__ inline std::uint64_t splitmix(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+// Uniform values in [-1, 1), rounded to bf16.
+__global__ void fill_bf16(__nv_bfloat16* data, std::size_t count, std::uint64_t seed) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const float u = static_cast<float>(splitmix(i ^ (seed << 40)) >> 40) * 0x1p-24f;
+    data[i] = __float2bfloat16_rn(2.0f * u - 1.0f);
+  }
+}
+
+void fill(__nv_bfloat16* data, std::size_t count, std::uint64_t seed) {
+  fill_bf16<<<4096, 256>>>(data, count, seed);
+  check_launch("fill_bf16");
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+// Times `body` (enqueued on the default stream) with CUDA events: the median of `repeats` runs, each after
+// overwriting a buffer larger than the L2 so that no run finds the previous one's data there.
+template <typename Body>
+double median_ms(int repeats, const DeviceBuffer<unsigned char>& l2_flush, Body body) {
+  cudaEvent_t start, stop;
+  cuda_check(cudaEventCreate(&start), "cudaEventCreate");
+  cuda_check(cudaEventCreate(&stop), "cudaEventCreate");
+  for (int i = 0; i < 3; ++i) body();  // warm-up (first launches configure the kernels)
+  cuda_check(cudaDeviceSynchronize(), "warm-up");
+  std::vector<double> times;
+  for (int i = 0; i < repeats; ++i) {
+    cuda_check(cudaMemsetAsync(l2_flush.get(), i & 0xff, l2_flush.size()), "flushing the L2");
+    cuda_check(cudaEventRecord(start), "cudaEventRecord");
+    body();
+    cuda_check(cudaEventRecord(stop), "cudaEventRecord");
+    cuda_check(cudaEventSynchronize(stop), "timed run");
+    float ms = 0;
+    cuda_check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+    times.push_back(ms);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  return median(times);
+}
+
+// The split size that fills the GPU in one wave: as many splits per sequence as the resident blocks allow (at
+// least one), each a whole number of tiles. cuda_splitk takes it as its split_size knob.
+int split_size_filling_gpu(int batch, int context, int gqa, int multiprocessors) {
+  const int resident = multiprocessors * resident_blocks_per_multiprocessor(Storage::bf16, kHeadDim, gqa);
+  const int splits = std::max(1, resident / (batch * kKvHeads));
+  const int tile = max_tile_keys(Storage::bf16, kHeadDim);
+  return (context + splits - 1) / splits / tile * tile + ((context + splits - 1) / splits % tile ? tile : 0);
+}
+
+struct Row {
+  int gqa, batch, context;
+  std::string variant;
+  int split_size;
+  double ms, bytes, tbps;
+  double max_abs_diff;  // largest |difference| from cuda_fused's output (a sanity check: a few bf16 ulps)
+};
+
+std::string json_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+int run(const Options& o) {
+  cudaDeviceProp prop{};
+  cuda_check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+  int driver = 0, runtime = 0;
+  cudaDriverGetVersion(&driver);
+  cudaRuntimeGetVersion(&runtime);
+  std::printf("device: %s, %d SMs, L2 %d MB, CUDA driver %d.%d, runtime %d.%d\n", prop.name,
+              prop.multiProcessorCount, prop.l2CacheSize >> 20, driver / 1000, driver % 1000 / 10, runtime / 1000,
+              runtime % 1000 / 10);
+  DeviceBuffer<unsigned char> l2_flush(std::size_t{256} << 20);
+
+  // Device-to-device copy: 4 GiB, bytes read plus written.
+  double copy_tbps = 0;
+  {
+    const std::size_t bytes = std::size_t{4} << 30;
+    DeviceBuffer<unsigned char> a(bytes), b(bytes);
+    cuda_check(cudaMemset(a.get(), 1, bytes), "memset");
+    const double ms = median_ms(o.repeats, l2_flush, [&] {
+      cuda_check(cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice), "cudaMemcpyAsync");
+    });
+    copy_tbps = 2.0 * bytes / (ms * 1e-3) / 1e12;
+    std::printf("device-to-device copy: %.3f ms for %zu bytes, %.2f TB/s (read + write)\n\n", ms, bytes, copy_tbps);
+  }
+
+  // One pool for every shape: blocks for the largest batch x context, handed out in a random order.
+  const int max_tokens = kBatches[3] * kContexts[2];
+  const int num_blocks = max_tokens / kBlockSize + 1024;
+  const std::size_t pool_elems = static_cast<std::size_t>(num_blocks) * kBlockSize * kKvHeads * kHeadDim;
+  DeviceBuffer<__nv_bfloat16> k_pool(pool_elems), v_pool(pool_elems);
+  fill(k_pool.get(), pool_elems, 1);
+  fill(v_pool.get(), pool_elems, 2);
+  std::vector<int> order(num_blocks);
+  std::iota(order.begin(), order.end(), 0);
+  std::shuffle(order.begin(), order.end(), std::mt19937_64(7));
+
+  std::vector<Row> rows;
+  std::printf("%4s %6s %8s  %-12s %8s %10s %10s %8s\n", "gqa", "batch", "context", "variant", "split", "ms",
+              "GB moved", "TB/s");
+  for (int gqa : kGqaRatios) {
+    for (int batch : kBatches) {
+      for (int context : kContexts) {
+        if (o.only_gqa && (gqa != o.only_gqa || batch != o.only_batch || context != o.only_context)) continue;
+        const int query_heads = kKvHeads * gqa;
+        std::vector<std::int32_t> tables;
+        std::vector<SequenceMeta> sequences;
+        std::vector<SequenceShape> shapes;
+        const int blocks_per_sequence = context / kBlockSize;
+        for (int s = 0; s < batch; ++s) {
+          SequenceMeta meta;
+          meta.context_len = context;
+          meta.num_queries = 1;
+          meta.query_row_offset = s;
+          meta.table_offset = static_cast<int>(tables.size());
+          sequences.push_back(meta);
+          shapes.push_back({context, 1});
+          for (int b = 0; b < blocks_per_sequence; ++b) tables.push_back(order[s * blocks_per_sequence + b]);
+        }
+        std::vector<int> sequence_of_row(batch);
+        std::iota(sequence_of_row.begin(), sequence_of_row.end(), 0);
+        const DeviceBuffer<std::int32_t> tables_d(tables);
+        const DeviceBuffer<SequenceMeta> sequences_d(sequences);
+        const DeviceBuffer<int> sequence_of_row_d(sequence_of_row);
+        const std::size_t q_elems = static_cast<std::size_t>(batch) * query_heads * kHeadDim;
+        DeviceBuffer<__nv_bfloat16> queries(q_elems), out_fused(q_elems), out_splitk(q_elems);
+        fill(queries.get(), q_elems, 3 + batch + context);
+
+        DeviceBatch db;
+        db.storage = Storage::bf16;
+        db.num_query_heads = query_heads;
+        db.num_kv_heads = kKvHeads;
+        db.head_dim = kHeadDim;
+        db.block_size = kBlockSize;
+        db.num_blocks = num_blocks;
+        db.scale = 1.0f / std::sqrt(static_cast<float>(kHeadDim));
+        db.num_sequences = batch;
+        db.total_queries = batch;
+        db.k_pool = k_pool.get();
+        db.v_pool = v_pool.get();
+        db.queries = queries.get();
+        db.block_tables = tables_d.get();
+        db.sequences = sequences_d.get();
+        db.sequence_of_query_row = sequence_of_row_d.get();
+
+        const double bytes = 2.0 * batch * context * kKvHeads * kHeadDim * 2 + 2.0 * q_elems * 2;
+        const int split = split_size_filling_gpu(batch, context, gqa, prop.multiProcessorCount);
+        const PlanOnDevice fused_plan(plan_attention(shapes, query_heads, kKvHeads, o.tile_size, {}), kKvHeads,
+                                      kHeadDim);
+        const PlanOnDevice splitk_plan(
+            plan_attention(shapes, query_heads, kKvHeads, o.tile_size, std::vector<int>(batch, split)), kKvHeads,
+            kHeadDim);
+        DeviceBatch fused_batch = db, splitk_batch = db;
+        fused_batch.output = out_fused.get();
+        splitk_batch.output = out_splitk.get();
+        const double fused_ms = median_ms(o.repeats, l2_flush,
+                                          [&] { launch_attention(fused_batch, fused_plan.view(), nullptr); });
+        const double splitk_ms = median_ms(o.repeats, l2_flush,
+                                           [&] { launch_attention(splitk_batch, splitk_plan.view(), nullptr); });
+        check_completion(nullptr, "benchmark");
+
+        // The two kernels' outputs should agree to a few bf16 ulps (different summation orders).
+        const std::vector<__nv_bfloat16> a = out_fused.download(), b = out_splitk.download();
+        double diff = 0;
+        for (std::size_t i = 0; i < a.size(); ++i)
+          diff = std::max(diff, static_cast<double>(std::fabs(__bfloat162float(a[i]) - __bfloat162float(b[i]))));
+        if (!(diff < 0.05)) std::printf("WARNING: cuda_fused and cuda_splitk differ by %g\n", diff);
+
+        rows.push_back({gqa, batch, context, "cuda_fused", context, fused_ms, bytes, bytes / (fused_ms * 1e-3) / 1e12, diff});
+        rows.push_back({gqa, batch, context, "cuda_splitk", split, splitk_ms, bytes, bytes / (splitk_ms * 1e-3) / 1e12, diff});
+        std::size_t printed = rows.size() - 2;
+        if (o.layouts) {
+          for (const Layout& layout : kAlternativeLayouts) {
+            if (layout.row_capacity != row_capacity(gqa)) continue;
+            const double ms = median_ms(o.repeats, l2_flush,
+                                        [&] { layout.launch(fused_batch, fused_plan.view(), nullptr); });
+            check_completion(nullptr, layout.name);
+            const std::vector<__nv_bfloat16> c = out_fused.download();
+            double layout_diff = 0;  // other tile sizes fold differently: a few bf16 ulps from the production output
+            for (std::size_t e = 0; e < c.size(); ++e)
+              layout_diff = std::max(layout_diff, static_cast<double>(std::fabs(__bfloat162float(c[e]) - __bfloat162float(a[e]))));
+            rows.push_back({gqa, batch, context, layout.name, context, ms, bytes, bytes / (ms * 1e-3) / 1e12, layout_diff});
+          }
+        }
+        for (std::size_t i = printed; i < rows.size(); ++i)
+          std::printf("%4d %6d %8d  %-12s %8d %10.4f %10.3f %8.3f\n", rows[i].gqa, rows[i].batch, rows[i].context,
+                      rows[i].variant.c_str(), rows[i].split_size, rows[i].ms, rows[i].bytes / 1e9, rows[i].tbps);
+        std::fflush(stdout);
+      }
+    }
+  }
+
+  FILE* f = std::fopen(o.json_path.c_str(), "w");
+  if (!f) throw std::runtime_error("cannot write " + o.json_path);
+  std::fprintf(f, "{\n  \"device\": \"%s\",\n  \"multiprocessors\": %d,\n  \"cuda_driver\": \"%d.%d\",\n",
+               json_escape(prop.name).c_str(), prop.multiProcessorCount, driver / 1000, driver % 1000 / 10);
+  std::fprintf(f, "  \"cuda_runtime\": \"%d.%d\",\n  \"repeats\": %d,\n  \"tile_size\": %d,\n", runtime / 1000,
+               runtime % 1000 / 10, o.repeats, o.tile_size);
+  std::fprintf(f, "  \"shape\": {\"dtype\": \"bf16\", \"head_dim\": %d, \"block_size\": %d, \"num_kv_heads\": %d, "
+                  "\"mode\": \"decode\", \"blocks\": \"scattered\"},\n", kHeadDim, kBlockSize, kKvHeads);
+  std::fprintf(f, "  \"copy_tbps\": %.4f,\n  \"results\": [\n", copy_tbps);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Row& r = rows[i];
+    std::fprintf(f,
+                 "    {\"variant\": \"%s\", \"gqa\": %d, \"batch\": %d, \"context\": %d, \"split_size\": %d, "
+                 "\"ms\": %.5f, \"bytes\": %.0f, \"tbps\": %.4f, \"max_abs_diff_from_fused\": %.3g}%s\n",
+                 r.variant.c_str(), r.gqa, r.batch, r.context, r.split_size, r.ms, r.bytes, r.tbps, r.max_abs_diff,
+                 i + 1 < rows.size() ? "," : "");
+  }
+  std::fprintf(f, "  ]\n}\n");
+  std::fclose(f);
+  std::printf("\nwrote %s\n", o.json_path.c_str());
+  return 0;
+}
+
+}  // namespace
+}  // namespace pacheck::cuda
+
+int main(int argc, char** argv) {
+  pacheck::cuda::Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const auto value = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "%s needs a value\n", a.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--json") o.json_path = value();
+    else if (a == "--repeats") o.repeats = std::max(1, std::atoi(value().c_str()));
+    else if (a == "--tile-size") o.tile_size = std::max(1, std::atoi(value().c_str()));
+    else if (a == "--layouts") o.layouts = true;
+    else if (a == "--only") {
+      if (std::sscanf(value().c_str(), "%d,%d,%d", &o.only_gqa, &o.only_batch, &o.only_context) != 3) {
+        std::fprintf(stderr, "--only takes GQA,BATCH,CONTEXT\n");
+        return 2;
+      }
+    }
+    else {
+      std::fprintf(stderr, "unknown option %s\nusage: %s [--json FILE] [--repeats N] [--tile-size N] [--layouts] [--only G,B,C]\n",
+                   a.c_str(), argv[0]);
+      return 2;
+    }
+  }
+  try {
+    return pacheck::cuda::run(o);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "paged_attention_bench: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,126 @@
+#include "cuda/device_problem.h"
+
+#include <cstring>
+#include <stdexcept>
+
+#include "cuda/cuda_check.h"
+#include "cuda/device_probe.h"
+#include "cuda/plan_on_device.h"
+
+namespace pacheck::cuda {
+namespace {
+
+Storage storage_of(DType dtype) {
+  switch (dtype) {
+    case DType::f32: return Storage::f32;
+    case DType::f16: return Storage::f16;
+    case DType::bf16: return Storage::bf16;
+  }
+  throw std::invalid_argument("unknown dtype");
+}
+
+// The values as the device stores them: raw fp32, or the 16-bit patterns.
+std::vector<unsigned char> encode(const std::vector<float>& values, DType dtype) {
+  std::vector<unsigned char> bytes(values.size() * (dtype == DType::f32 ? 4 : 2));
+  if (dtype == DType::f32) {
+    if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
+    return bytes;
+  }
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const std::uint16_t bits = dtype == DType::f16 ? to_f16_bits(values[i]) : to_bf16_bits(values[i]);
+    std::memcpy(&bytes[2 * i], &bits, 2);
+  }
+  return bytes;
+}
+
+std::vector<float> decode(const std::vector<unsigned char>& bytes, DType dtype) {
+  if (dtype == DType::f32) {
+    std::vector<float> values(bytes.size() / 4);
+    if (!values.empty()) std::memcpy(values.data(), bytes.data(), bytes.size());
+    return values;
+  }
+  std::vector<float> values(bytes.size() / 2);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    std::uint16_t bits;
+    std::memcpy(&bits, &bytes[2 * i], 2);
+    values[i] = dtype == DType::f16 ? from_f16_bits(bits) : from_bf16_bits(bits);
+  }
+  return values;
+}
+
+}  // namespace
+
+DeviceProblem::DeviceProblem(const Problem& p)
+    : dtype_(p.dtype),
+      k_pool_(encode(p.k_pool, p.dtype)),
+      v_pool_(encode(p.v_pool, p.dtype)),
+      queries_(encode(p.queries, p.dtype)),
+      output_(p.output_size() * (p.dtype == DType::f32 ? 4 : 2)) {
+  std::vector<std::int32_t> tables;
+  std::vector<SequenceMeta> sequences;
+  std::vector<int> sequence_of_query_row;
+  int query_row = 0;
+  for (std::size_t s = 0; s < p.sequences.size(); ++s) {
+    const Sequence& seq = p.sequences[s];
+    SequenceMeta meta;
+    meta.context_len = seq.context_len;
+    meta.num_queries = seq.num_queries;
+    meta.query_row_offset = query_row;
+    meta.table_offset = static_cast<int>(tables.size());
+    sequences.push_back(meta);
+    tables.insert(tables.end(), seq.block_table.begin(), seq.block_table.end());  // padding too: never followed
+    sequence_of_query_row.insert(sequence_of_query_row.end(), seq.num_queries, static_cast<int>(s));
+    query_row += seq.num_queries;
+  }
+  tables_ = DeviceBuffer<std::int32_t>(tables);
+  sequences_ = DeviceBuffer<SequenceMeta>(sequences);
+  sequence_of_query_row_ = DeviceBuffer<int>(sequence_of_query_row);
+  // Every output element is written by the kernels; NaN-fill first so that one left out fails loudly.
+  if (output_.size() > 0) cuda_check(cudaMemset(output_.get(), 0xff, output_.size()), "filling the output");
+
+  batch_.storage = storage_of(p.dtype);
+  batch_.num_query_heads = p.num_query_heads;
+  batch_.num_kv_heads = p.num_kv_heads;
+  batch_.head_dim = p.head_dim;
+  batch_.block_size = p.block_size;
+  batch_.num_blocks = p.num_blocks;
+  batch_.scale = p.scale();
+  batch_.num_sequences = static_cast<int>(p.sequences.size());
+  batch_.total_queries = p.total_queries();
+  batch_.k_pool = k_pool_.get();
+  batch_.v_pool = v_pool_.get();
+  batch_.queries = queries_.get();
+  batch_.output = output_.get();
+  batch_.block_tables = tables_.get();
+  batch_.sequences = sequences_.get();
+  batch_.sequence_of_query_row = sequence_of_query_row_.get();
+}
+
+Output DeviceProblem::download_output() const { return decode(output_.download(), dtype_); }
+
+Output run_paged_attention(const Problem& problem, const Knobs& knobs, bool split_k, const std::string& variant) {
+  std::string reason;
+  if (!cuda_device_available(&reason)) throw std::runtime_error(variant + " needs a CUDA device: " + reason);
+  validate(problem);
+  if (problem.head_dim > kMaxHeadDim)
+    throw std::invalid_argument(variant + " takes head dims up to " + std::to_string(kMaxHeadDim) + ", got " +
+                                std::to_string(problem.head_dim));
+  if (problem.num_kv_heads > 65535)
+    throw std::invalid_argument(variant + " takes at most 65535 KV heads (one grid row each), got " +
+                                std::to_string(problem.num_kv_heads));
+  std::vector<SequenceShape> shapes;
+  std::vector<int> split_sizes;
+  for (const Sequence& s : problem.sequences) {
+    shapes.push_back({s.context_len, s.num_queries});
+    if (split_k) split_sizes.push_back(effective_split_size(knobs, s.context_len));
+  }
+  const DeviceProblem device(problem);
+  const AttentionPlan plan =
+      plan_attention(shapes, problem.num_query_heads, problem.num_kv_heads, knobs.tile_size, split_sizes);
+  const PlanOnDevice plan_on_device(plan, problem.num_kv_heads, problem.head_dim);
+  launch_attention(device.batch(), plan_on_device.view(), nullptr);
+  check_completion(nullptr, variant);
+  return device.download_output();
+}
+
+}  // namespace pacheck::cuda

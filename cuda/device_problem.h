@@ -1,0 +1,37 @@
+// A Problem on the device, in its storage dtype, and the one entry point both CUDA variants run through:
+// upload, plan, launch, wait (errors surface as CudaError with the runtime's text), download.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cuda/device_buffer.h"
+#include "cuda/paged_attention.h"
+#include "problem/knobs.h"
+#include "problem/problem.h"
+
+namespace pacheck::cuda {
+
+class DeviceProblem {
+ public:
+  // The problem must be valid (validate()); values are converted exactly to the storage dtype.
+  explicit DeviceProblem(const Problem& problem);
+  const DeviceBatch& batch() const { return batch_; }
+  // The output, converted back to floats (exactly: every value is representable).
+  Output download_output() const;
+
+ private:
+  DType dtype_;
+  DeviceBuffer<unsigned char> k_pool_, v_pool_, queries_, output_;
+  DeviceBuffer<std::int32_t> tables_;
+  DeviceBuffer<SequenceMeta> sequences_;
+  DeviceBuffer<int> sequence_of_query_row_;
+  DeviceBatch batch_;
+};
+
+// Runs the attention kernel on `problem`: split-K with effective_split_size(knobs, context_len) per sequence when
+// split_k, fused otherwise. Throws std::runtime_error naming `variant` when no CUDA device is available, and
+// CudaError when a launch or the kernel fails.
+Output run_paged_attention(const Problem& problem, const Knobs& knobs, bool split_k, const std::string& variant);
+
+}  // namespace pacheck::cuda

@@ -1,0 +1,77 @@
+// The production instantiations of the paged-attention kernels (paged_attention_kernel.cuh): one layout per
+// storage type, head capacity (32, 64, 128, 256 lanes) and row capacity (4, 8).
+#include <stdexcept>
+#include <string>
+
+#include "cuda/paged_attention.h"
+#include "cuda/paged_attention_kernel.cuh"
+
+namespace pacheck::cuda {
+
+int storage_bytes(Storage storage) { return storage == Storage::f32 ? 4 : 2; }
+
+int max_tile_keys(Storage storage, int head_dim) {
+  return layout::production_shape(layout::lanes_for(head_dim), storage_bytes(storage), layout::kMaxRows).tile_keys;
+}
+
+int key_groups(int head_dim) {
+  const int lanes = layout::lanes_for(head_dim);
+  // Both row capacities use the same lanes per thread (the error models rely on it).
+  static_assert(layout::production_shape(128, 2, 4).lanes_per_thread == layout::production_shape(128, 2, 8).lanes_per_thread);
+  return layout::key_groups(lanes, layout::production_shape(lanes, 2, 4).lanes_per_thread);
+}
+
+int row_capacity(int gqa_ratio) { return gqa_ratio <= 4 ? 4 : layout::kMaxRows; }
+
+namespace {
+
+template <typename T, int LANES, int ROWS>
+void launch_default(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream) {
+  kernels::ProductionLayout<T, LANES, ROWS>::launch(batch, plan, stream);
+}
+
+template <typename T, int LANES>
+void launch_rows(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream) {
+  if (plan.row_capacity == 4)
+    launch_default<T, LANES, 4>(batch, plan, stream);
+  else
+    launch_default<T, LANES, layout::kMaxRows>(batch, plan, stream);
+}
+
+template <typename T>
+void launch_typed(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream) {
+  switch (layout::lanes_for(batch.head_dim)) {
+    case 32: return launch_rows<T, 32>(batch, plan, stream);
+    case 64: return launch_rows<T, 64>(batch, plan, stream);
+    case 128: return launch_rows<T, 128>(batch, plan, stream);
+    default: return launch_rows<T, 256>(batch, plan, stream);
+  }
+}
+
+}  // namespace
+
+int resident_blocks_per_multiprocessor(Storage storage, int head_dim, int gqa_ratio) {
+  if (storage != Storage::bf16 || layout::lanes_for(head_dim) != 128)
+    throw std::invalid_argument("resident_blocks_per_multiprocessor: only bf16 with head dims 65..128 is asked for");
+  return row_capacity(gqa_ratio) == 4
+             ? kernels::ProductionLayout<__nv_bfloat16, 128, 4>::resident_blocks_per_multiprocessor()
+             : kernels::ProductionLayout<__nv_bfloat16, 128, layout::kMaxRows>::resident_blocks_per_multiprocessor();
+}
+
+void launch_attention(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream) {
+  if (batch.head_dim < 1 || batch.head_dim > kMaxHeadDim)
+    throw std::invalid_argument("the CUDA kernels take head dims 1 to " + std::to_string(kMaxHeadDim) + ", got " +
+                                std::to_string(batch.head_dim));
+  if (static_cast<long long>(batch.num_blocks) * batch.block_size * batch.num_kv_heads > 0xffffffffLL)
+    throw std::invalid_argument("the CUDA kernels index (block, slot, head) vectors in 32 bits: num_blocks * "
+                                "block_size * num_kv_heads must stay below 2^32");
+  if (plan.row_capacity != 4 && plan.row_capacity != layout::kMaxRows)
+    throw std::invalid_argument("row capacity must be 4 or 8, got " + std::to_string(plan.row_capacity));
+  switch (batch.storage) {
+    case Storage::f32: return launch_typed<float>(batch, plan, stream);
+    case Storage::f16: return launch_typed<__half>(batch, plan, stream);
+    case Storage::bf16: return launch_typed<__nv_bfloat16>(batch, plan, stream);
+  }
+}
+
+}  // namespace pacheck::cuda

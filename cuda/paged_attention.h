@@ -1,0 +1,126 @@
+// The CUDA paged-attention kernels behind cuda_fused and cuda_splitk, and the plan a launch follows.
+//
+// One attention kernel serves both variants. A thread block owns one work item: a run of consecutive rows of
+// one (sequence, KV head), where the rows of a (sequence, KV head) are its (query token, query head of the GQA
+// group) pairs in token-major order, and a range of key positions. It walks that range through the block table
+// one tile of keys at a time (16-byte asynchronous copies into shared memory, several tiles in flight, the
+// table itself staged in shared memory), masks the ragged tail and the causal future, and folds each tile into
+// the rows' online-softmax states (variants/online_softmax.h). A block holds whole GQA groups whenever a group
+// fits (up to 8 query heads), so every K/V tile it reads serves all query heads of the group.
+//   cuda_fused:  one item per run of rows, covering every key the rows attend to; the block writes the output.
+//   cuda_splitk: the history is cut into splits of a fixed number of keys per sequence (flash-decoding); one item
+//                per (run of rows, split) writes its partial state (max, denominator, fp32 accumulator) to
+//                global memory, and a reduce kernel merges each row's non-empty splits in order with the same
+//                merge as cpu_splitk, then normalises.
+//
+// This header is C++17 and free of device code: the variants (C++20) and the benchmark include it.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+namespace pacheck::cuda {
+
+enum class Storage : int { f32 = 0, f16 = 1, bf16 = 2 };
+int storage_bytes(Storage storage);
+
+// The widest head the kernels take. Head dims are served by four layouts (up to 32, 64, 128 and 256 lanes);
+// every head dim from 1 to 256 works, the ones that are not a multiple of 16 bytes through a slower scalar copy.
+inline constexpr int kMaxHeadDim = 256;
+// Keys folded per online-softmax step never exceed this (the shared-memory tile); larger tile_size knobs are
+// walked in tiles of this size, like the CPU variants walk theirs in chunks.
+int max_tile_keys(Storage storage, int head_dim);
+// How many thread groups of the attention kernel accumulate disjoint keys of each tile (their partial sums are
+// added once at the end): a term of the accumulator passes through at most this many extra additions.
+int key_groups(int head_dim);
+// The query heads one thread block serves at most (a GQA group larger than this is split over blocks).
+int row_capacity(int gqa_ratio);
+
+struct SequenceMeta {
+  int context_len = 0;
+  int num_queries = 0;
+  int query_row_offset = 0;  // row of its first query in the queries / output arrays
+  int table_offset = 0;      // of its block table in DeviceBatch::block_tables
+};
+
+// Everything the kernels read and write, on the device. Pools [num_blocks][block_size][num_kv_heads][head_dim],
+// queries and output [total_queries][num_query_heads][head_dim], all in `storage`.
+struct DeviceBatch {
+  Storage storage = Storage::f32;
+  int num_query_heads = 0;
+  int num_kv_heads = 0;
+  int head_dim = 0;
+  int block_size = 0;
+  int num_blocks = 0;
+  float scale = 1.0f;
+  int num_sequences = 0;
+  int total_queries = 0;
+  const void* k_pool = nullptr;
+  const void* v_pool = nullptr;
+  const void* queries = nullptr;
+  void* output = nullptr;
+  const std::int32_t* block_tables = nullptr;  // every sequence's table, padding included (never followed)
+  const SequenceMeta* sequences = nullptr;
+  const int* sequence_of_query_row = nullptr;  // [total_queries]
+};
+
+// One thread block's work: rows [first_row, first_row + num_rows) of `sequence` (for every KV head: grid.y),
+// keys [key_begin, key_end).
+struct WorkItem {
+  int sequence = 0;
+  int first_row = 0;
+  int num_rows = 0;
+  int key_begin = 0;
+  int key_end = 0;
+};
+
+// The host-side plan of a launch.
+struct AttentionPlan {
+  int row_capacity = 8;    // rows a block can hold (chooses the kernel instantiation)
+  int rows_per_chunk = 8;  // rows a block is given (whole GQA groups where they fit)
+  int tile_size = 16;      // requested keys per fold step
+  bool split_k = false;
+  std::vector<WorkItem> items;
+  // split-K only, for the reduce: per sequence its split size and the index of its first chunk in
+  // chunk_first_item; per (sequence, chunk) the item of its first split (its splits are consecutive items).
+  std::vector<int> split_sizes;
+  std::vector<int> chunk_offsets;
+  std::vector<int> chunk_first_item;
+};
+
+struct SequenceShape {
+  int context_len = 0;
+  int num_queries = 0;
+};
+
+// Plans a launch. split_sizes empty: cuda_fused; otherwise one split size (keys) per sequence: cuda_splitk.
+AttentionPlan plan_attention(const std::vector<SequenceShape>& sequences, int num_query_heads, int num_kv_heads,
+                             int tile_size, const std::vector<int>& split_sizes);
+
+// The plan on the device, plus the scratch space for the partial states.
+struct DevicePlan {
+  int row_capacity = 8;
+  int rows_per_chunk = 8;
+  int tile_size = 16;
+  bool split_k = false;
+  int num_items = 0;
+  const WorkItem* items = nullptr;
+  const int* split_sizes = nullptr;
+  const int* chunk_offsets = nullptr;
+  const int* chunk_first_item = nullptr;
+  float* partial_max = nullptr;          // [num_items][num_kv_heads][row_capacity]
+  float* partial_denominator = nullptr;  // same
+  float* partial_acc = nullptr;          // [num_items][num_kv_heads][row_capacity][head_dim]
+};
+
+// How many blocks of the production kernel fit on one multiprocessor at once, for bf16 storage and head dims 65 to
+// 128 (the benchmark's shape): a split-K launch fills the GPU with that many blocks per multiprocessor.
+int resident_blocks_per_multiprocessor(Storage storage, int head_dim, int gqa_ratio);
+
+// Enqueues the attention kernel (and for split-K the reduce) on `stream`. Throws CudaError when a launch is
+// refused; errors during execution surface at the caller's next synchronisation (see cuda_check.h).
+void launch_attention(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream);
+
+}  // namespace pacheck::cuda

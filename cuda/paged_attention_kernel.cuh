@@ -1,0 +1,611 @@
+// The paged-attention kernels as templates (see paged_attention.h for what a block owns, kernel_layout.h for how
+// its threads share the work). paged_attention.cu instantiates the production layouts; the benchmark may
+// instantiate others. C++17 CUDA.
+//
+// Arithmetic, which the variants' error models (cuda_fused.cpp, cuda_splitk.cpp) account for:
+//   logits   fp32: each thread's 8 lanes by fused multiply-adds in lane order, then a butterfly sum over the key's
+//            dim chunks (zero padding lanes add exact zeros), then one multiply by the scale: a head_dim-term
+//            dot product in some order, within gamma_{head_dim}, plus the scale's rounding.
+//   weights  per tile: the tile max (exact), raise_max (one expf per raise of the running max) and key_weight
+//            (one expf per key): CUDA's expf, 2 ulp; no fast-math intrinsics anywhere.
+//   sums     each key group accumulates p * v (and its row holders p) over its keys in position order, rescaled
+//            with the rest of the state; the groups' sums are added once at the end, in group order.
+// Masked keys (past the context, past the row's position, past the split) never reach a multiply: scores are
+// -inf, weights exactly 0, and the value loop skips a row's keys past its last. Keys past the item's range are
+// never loaded (their shared-memory rows are zero-filled) and table entries past the range are never read.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "cuda/cuda_check.h"
+#include "cuda/fast_divmod.h"
+#include "cuda/kernel_layout.h"
+#include "cuda/paged_attention.h"
+#include "variants/online_softmax.h"
+
+namespace pacheck::cuda::kernels {
+
+// --- storage types ----------------------------------------------------------------------------------------------
+
+template <typename T>
+struct StorageOps;
+
+template <>
+struct StorageOps<float> {
+  __device__ static float to_float(float x) { return x; }
+  __device__ static float from_float(float x) { return x; }
+  // Eight consecutive elements at a 16-byte aligned shared-memory address.
+  __device__ static void load8(const unsigned char* p, float out[8]) {
+    const float4 a = reinterpret_cast<const float4*>(p)[0];
+    const float4 b = reinterpret_cast<const float4*>(p)[1];
+    out[0] = a.x; out[1] = a.y; out[2] = a.z; out[3] = a.w;
+    out[4] = b.x; out[5] = b.y; out[6] = b.z; out[7] = b.w;
+  }
+};
+
+template <>
+struct StorageOps<__nv_bfloat16> {
+  __device__ static float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
+  __device__ static __nv_bfloat16 from_float(float x) { return __float2bfloat16_rn(x); }
+  // bf16 is the top half of an fp32: widening is a shift or a mask, exact.
+  __device__ static void load8(const unsigned char* p, float out[8]) {
+    const uint4 w = *reinterpret_cast<const uint4*>(p);
+    const unsigned words[4] = {w.x, w.y, w.z, w.w};
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      out[2 * i] = __uint_as_float(words[i] << 16);
+      out[2 * i + 1] = __uint_as_float(words[i] & 0xffff0000u);
+    }
+  }
+};
+
+template <>
+struct StorageOps<__half> {
+  __device__ static float to_float(__half x) { return __half2float(x); }
+  __device__ static __half from_float(float x) { return __float2half_rn(x); }
+  __device__ static void load8(const unsigned char* p, float out[8]) {
+    const uint4 w = *reinterpret_cast<const uint4*>(p);
+    const unsigned words[4] = {w.x, w.y, w.z, w.w};
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      __half2_raw raw;
+      raw.x = static_cast<unsigned short>(words[i] & 0xffffu);
+      raw.y = static_cast<unsigned short>(words[i] >> 16);
+      const float2 f = __half22float2(__half2(raw));
+      out[2 * i] = f.x;
+      out[2 * i + 1] = f.y;
+    }
+  }
+};
+
+// --- asynchronous copies ----------------------------------------------------------------------------------------
+
+// 16 bytes global -> shared without passing through registers; src_bytes = 0 reads nothing and writes zeros.
+__device__ inline void copy_async_16(void* shared_dst, const void* global_src, int src_bytes) {
+  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(shared_dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(global_src), "r"(src_bytes)
+               : "memory");
+}
+__device__ inline void copy_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+// Waits until at most `Pending` of this thread's most recent copy groups are still in flight; the finished
+// copies are then visible to this thread.
+template <int Pending>
+__device__ inline void copy_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
+}
+
+// --- the dot-product butterfly ----------------------------------------------------------------------------------
+
+__host__ __device__ constexpr int log2_of(int x) { return x <= 1 ? 0 : 1 + log2_of(x / 2); }
+
+// The ROWS partial dot products of one key, spread over the LANES_PER_KEY consecutive lanes that hold its dim
+// chunks, summed by a butterfly (xor distances LANES_PER_KEY/2, ..., 1). While more than one value is live each
+// step halves them: a lane keeps one half, sends the other and adds its partner's. Afterwards every lane holds
+// kHeld complete dot products, rows [first_held_row, + kHeld); lanes differing only in the bits of the later,
+// non-halving steps hold the same rows (the holder is the one with those bits zero). Each sum is formed in one
+// lane, or symmetrically in two (IEEE addition commutes), so every lane holding a row holds the same bits.
+template <int ROWS, int LANES_PER_KEY>
+struct KeyButterfly {
+  static constexpr int kSteps = log2_of(LANES_PER_KEY);
+  static constexpr int kHalvings = log2_of(ROWS) < kSteps ? log2_of(ROWS) : kSteps;
+  static constexpr int kHeld = ROWS >> kHalvings;
+  // Lane bits of the non-halving steps: holders have them zero.
+  static constexpr int kDuplicateBits = (LANES_PER_KEY >> kHalvings) - 1;
+
+  __device__ static void reduce(float (&v)[ROWS], int lane) {
+#pragma unroll
+    for (int step = 0; step < kSteps; ++step) {
+      const int mask = LANES_PER_KEY >> (step + 1);
+      if (step < kHalvings) {
+        const int half = ROWS >> (step + 1);
+        const bool upper = (lane & mask) != 0;
+#pragma unroll
+        for (int i = 0; i < half; ++i) {
+          const float send = upper ? v[i] : v[i + half];
+          const float keep = upper ? v[i + half] : v[i];
+          v[i] = keep + __shfl_xor_sync(0xffffffffu, send, mask);
+        }
+      } else {
+        v[0] += __shfl_xor_sync(0xffffffffu, v[0], mask);
+      }
+    }
+  }
+  __device__ static int first_held_row(int lane) {
+    int row = 0;
+#pragma unroll
+    for (int h = 1; h <= kHalvings; ++h)
+      if (lane & (LANES_PER_KEY >> h)) row += ROWS >> h;
+    return row;
+  }
+  // The lane (counted within the key's lanes) that holds row r, as slot r % kHeld.
+  __host__ __device__ static constexpr int holder(int r) {
+    int lane = 0;
+    for (int h = 1; h <= kHalvings; ++h)
+      if ((r >> (log2_of(ROWS) - h)) & 1) lane |= LANES_PER_KEY >> h;
+    return lane;
+  }
+};
+
+// --- the attention kernel ---------------------------------------------------------------------------------------
+
+// Blocks per multiprocessor the register allocation must leave room for: as many as shared memory allows (up to
+// 4) for four rows per thread, 2 otherwise.
+template <typename T, int LANES, int ROWS_PER_THREAD, int ROW_SETS, int TILE_KEYS, int STAGES, int LPT>
+constexpr int min_resident_blocks() {
+  if (ROW_SETS > 1 || ROWS_PER_THREAD > 4) return 2;
+  const int shared =
+      layout::shared_layout(LANES, sizeof(T), ROWS_PER_THREAD * ROW_SETS, TILE_KEYS, STAGES, LPT).total + 1024;
+  const int fit = 227 * 1024 / shared;
+  return fit < 2 ? 2 : fit > 4 ? 4 : fit;
+}
+
+template <typename T, int LANES, int ROWS_PER_THREAD, int ROW_SETS, int TILE_KEYS, int STAGES, int LPT>
+__global__ void __launch_bounds__(layout::kThreads * ROW_SETS,
+                                  min_resident_blocks<T, LANES, ROWS_PER_THREAD, ROW_SETS, TILE_KEYS, STAGES, LPT>())
+    attention_kernel(const DeviceBatch batch, const DevicePlan plan, const FastDivmod block_div) {
+  using Ops = StorageOps<T>;
+  constexpr int kElement = sizeof(T);
+  constexpr int kRows = ROWS_PER_THREAD * ROW_SETS;  // the block's rows
+  constexpr int kBlockThreads = layout::kThreads * ROW_SETS;
+  constexpr int kRowBytes = layout::row_bytes(LANES, kElement);
+  constexpr int kLanesPerKey = layout::dim_chunks(LANES, LPT);
+  constexpr int kKeyGroups = layout::key_groups(LANES, LPT);
+  constexpr int kKeysPerThread = TILE_KEYS / kKeyGroups;  // per tile
+  constexpr int kChunkBytes = LPT * kElement;  // a thread's lanes of one K or V row
+  constexpr int kCopiesPerChunk = kChunkBytes / 16;
+  constexpr layout::SharedLayout kShared = layout::shared_layout(LANES, kElement, kRows, TILE_KEYS, STAGES, LPT);
+  static_assert(LPT % 8 == 0 && LANES % LPT == 0 && kLanesPerKey <= 32, "whole 8-lane loads, a key within a warp");
+  using Butterfly = KeyButterfly<ROWS_PER_THREAD, kLanesPerKey>;
+  constexpr int kHeld = Butterfly::kHeld;
+  static_assert(TILE_KEYS % kKeyGroups == 0, "every key group takes the same number of keys per tile");
+  static_assert(kRowBytes % 16 == 0 && kChunkBytes % 16 == 0, "copies are 16 bytes");
+  static_assert(STAGES >= 2, "one tile is folded while the next ones land");
+  static_assert(ROW_SETS == 1 || ROW_SETS == 2, "one set copies K, the other V");
+
+  extern __shared__ __align__(16) unsigned char shared[];
+  unsigned char* const kv_tiles = shared + kShared.kv;
+  int* const table_s = reinterpret_cast<int*>(shared + kShared.table);
+  float* const tile_max_s = reinterpret_cast<float*>(shared + kShared.tile_max);  // [2][kRows][kKeyGroups]
+  float* const den_s = reinterpret_cast<float*>(shared + kShared.row_sums);       // [kKeyGroups][kRows]
+  float* const max_s = den_s + kKeyGroups * kRows;                                // [kRows]
+
+  const WorkItem item = plan.items[blockIdx.x];
+  const int kv_head = blockIdx.y;
+  const SequenceMeta seq = batch.sequences[item.sequence];
+  const int head_dim = batch.head_dim;
+  const int gqa = batch.num_query_heads / batch.num_kv_heads;
+  const int tid = threadIdx.x;
+  const int lane = tid & 31;
+  const int row_set = tid / layout::kThreads;
+  const int set_tid = tid % layout::kThreads;
+  const int dim_chunk = set_tid % kLanesPerKey;
+  const int key_group = set_tid / kLanesPerKey;
+  const int key_lane0 = lane - dim_chunk;  // the warp lane of this key's dim chunk 0
+  const int first_row = row_set * ROWS_PER_THREAD;  // this thread's rows: [first_row, + ROWS_PER_THREAD)
+  const bool holds_rows = (dim_chunk & Butterfly::kDuplicateBits) == 0;
+  const int first_held_row = Butterfly::first_held_row(dim_chunk);  // counted within this thread's rows
+  const int tile = max(1, min(plan.tile_size, TILE_KEYS));
+  const int first_position = seq.context_len - seq.num_queries;
+  // With one row set a thread copies the K and V lanes it reads itself; with two, set 0 copies K, set 1 V.
+  constexpr bool kSharedCopies = ROW_SETS > 1;
+  const bool copies_k = !kSharedCopies || row_set == 0;
+  const bool copies_v = !kSharedCopies || row_set == 1;
+
+  // Each row attends to keys [item.key_begin, row_end): its own position + 1, cut at the item's end.
+  int row_end[ROWS_PER_THREAD];
+#pragma unroll
+  for (int r = 0; r < ROWS_PER_THREAD; ++r) {
+    const int block_row = first_row + r;
+    const int token = (item.first_row + block_row) / gqa;
+    row_end[r] = block_row < item.num_rows ? min(first_position + token + 1, item.key_end) : item.key_begin;
+  }
+
+  // This thread's lanes of q for its rows, in fp32 registers (zero past the head and for absent rows).
+  float q[ROWS_PER_THREAD][LPT];
+  const T* const queries = static_cast<const T*>(batch.queries);
+#pragma unroll
+  for (int r = 0; r < ROWS_PER_THREAD; ++r) {
+    const int block_row = first_row + r;
+    const int row = item.first_row + block_row;
+    const std::size_t query_row = static_cast<std::size_t>(seq.query_row_offset + row / gqa);
+    const std::size_t base = (query_row * batch.num_query_heads + kv_head * gqa + row % gqa) * head_dim;
+#pragma unroll
+    for (int j = 0; j < LPT; ++j) {
+      const int lane_j = dim_chunk * LPT + j;
+      q[r][j] = block_row < item.num_rows && lane_j < head_dim ? Ops::to_float(queries[base + lane_j]) : 0.0f;
+    }
+  }
+
+  // Zero the chunks this thread copies in every stage (lanes past the head stay zero), stage the block table.
+#pragma unroll
+  for (int kv = 0; kv < 2; ++kv) {
+    if (kv == 0 ? !copies_k : !copies_v) continue;
+    for (int s = 0; s < STAGES; ++s)
+#pragma unroll
+      for (int k = 0; k < kKeysPerThread; ++k)
+#pragma unroll
+        for (int c = 0; c < kCopiesPerChunk; ++c)
+          *reinterpret_cast<uint4*>(kv_tiles + ((kv * STAGES + s) * TILE_KEYS + key_group + k * kKeyGroups) * kRowBytes +
+                                    dim_chunk * kChunkBytes + c * 16) = make_uint4(0, 0, 0, 0);
+  }
+  const int first_block = block_div.quotient(item.key_begin);
+  const int table_count = block_div.quotient(item.key_end - 1) - first_block + 1;
+  const bool table_staged = table_count <= layout::kTableEntries;
+  const std::int32_t* const table = batch.block_tables + seq.table_offset;
+  if (table_staged)
+    for (int i = tid; i < table_count; i += kBlockThreads) table_s[i] = table[first_block + i];
+  __syncthreads();
+
+  const bool vector_copy = (head_dim * kElement) % 16 == 0;
+  const int row_bytes_live = head_dim * kElement;
+  const std::size_t kv_head_stride = static_cast<std::size_t>(head_dim) * kElement;  // bytes per (slot, head)
+  const unsigned char* const k_pool = static_cast<const unsigned char*>(batch.k_pool);
+  const unsigned char* const v_pool = static_cast<const unsigned char*>(batch.v_pool);
+  const int num_tiles = (item.key_end - item.key_begin + tile - 1) / tile;
+
+  // Byte offset in the pools of key `position`'s (slot, kv_head) vector, through the block table.
+  const auto pool_offset = [&](int position) {
+    int logical_block, slot;
+    block_div.divmod(position, logical_block, slot);
+    const unsigned physical = table_staged ? table_s[logical_block - first_block] : __ldg(table + logical_block);
+    // The (block, slot, head) vector index fits 32 bits (launch_attention checks); the byte offset may not.
+    const unsigned vector = (physical * batch.block_size + slot) * batch.num_kv_heads + kv_head;
+    return static_cast<std::size_t>(vector) * kv_head_stride;
+  };
+
+  // Starts the copy of this thread's chunks of its keys of tile i; keys past the item's range (or past the
+  // tile, when the tile_size knob is below TILE_KEYS) are zero-filled, never read from the pools.
+  const auto load_tile = [&](int i) {
+    const int t0 = item.key_begin + i * tile;
+    const int count = min(tile, item.key_end - t0);
+    unsigned char* const k_stage = kv_tiles + (i % STAGES) * TILE_KEYS * kRowBytes;
+    unsigned char* const v_stage = k_stage + STAGES * TILE_KEYS * kRowBytes;
+#pragma unroll
+    for (int k = 0; k < kKeysPerThread; ++k) {
+      const int t = key_group + k * kKeyGroups;
+      const int dst = t * kRowBytes + dim_chunk * kChunkBytes;
+      const bool live = t < count;
+      const std::size_t src = live ? pool_offset(t0 + t) : 0;
+      if (vector_copy) {
+#pragma unroll
+        for (int c = 0; c < kCopiesPerChunk; ++c) {
+          const int byte = dim_chunk * kChunkBytes + c * 16;
+          if (byte >= row_bytes_live) break;
+          if (copies_k) copy_async_16(k_stage + dst + c * 16, k_pool + (live ? src + byte : 0), live ? 16 : 0);
+          if (copies_v) copy_async_16(v_stage + dst + c * 16, v_pool + (live ? src + byte : 0), live ? 16 : 0);
+        }
+      } else {  // rows that are not a multiple of 16 bytes: element by element
+#pragma unroll
+        for (int j = 0; j < LPT; ++j) {
+          const int lane_j = dim_chunk * LPT + j;
+          if (lane_j >= head_dim) break;
+          if (copies_k)
+            *reinterpret_cast<T*>(k_stage + dst + j * kElement) =
+                live ? *reinterpret_cast<const T*>(k_pool + src + lane_j * kElement) : Ops::from_float(0.0f);
+          if (copies_v)
+            *reinterpret_cast<T*>(v_stage + dst + j * kElement) =
+                live ? *reinterpret_cast<const T*>(v_pool + src + lane_j * kElement) : Ops::from_float(0.0f);
+        }
+      }
+    }
+    copy_async_commit();
+  };
+
+  // The state: (m, this key group's share of d) for the rows this lane holds; o for its lanes of its rows.
+  float run_max[kHeld], run_den[kHeld];
+#pragma unroll
+  for (int h = 0; h < kHeld; ++h) {
+    run_max[h] = -INFINITY;
+    run_den[h] = 0.0f;
+  }
+  OnlineSoftmaxState<LPT> acc[ROWS_PER_THREAD];
+#pragma unroll
+  for (int r = 0; r < ROWS_PER_THREAD; ++r) acc[r].init(LPT);
+
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; ++s) {
+    if (s < num_tiles) load_tile(s);
+    else copy_async_commit();  // empty groups keep the wait count uniform
+  }
+
+  for (int i = 0; i < num_tiles; ++i) {
+    const int t0 = item.key_begin + i * tile;
+    copy_async_wait<STAGES - 2>();  // this thread's copies of tile i have landed
+    // One row set: the stage tile i + STAGES - 1 reuses held this thread's own tile i - 1, already folded. Two:
+    // wait for the other set's copies of tile i and for everyone to be done with tile i - 1.
+    if constexpr (kSharedCopies) __syncthreads();
+    if (i + STAGES - 1 < num_tiles) load_tile(i + STAGES - 1);
+    else copy_async_commit();
+    const unsigned char* const k_stage = kv_tiles + (i % STAGES) * TILE_KEYS * kRowBytes;
+    const unsigned char* const v_stage = k_stage + STAGES * TILE_KEYS * kRowBytes;
+    int keys[ROWS_PER_THREAD];  // keys of this tile each row attends to: a prefix of the tile
+    int keys_min = tile, keys_max = 0;  // over the present rows (absent rows have none and weigh 0 anyway)
+#pragma unroll
+    for (int r = 0; r < ROWS_PER_THREAD; ++r) {
+      keys[r] = max(0, min(row_end[r] - t0, tile));
+      if (first_row + r < item.num_rows) keys_min = min(keys_min, keys[r]);
+      keys_max = max(keys_max, keys[r]);
+    }
+    int held_keys[kHeld];  // keys[] of the rows this lane holds, picked with constant indices (no local memory)
+#pragma unroll
+    for (int h = 0; h < kHeld; ++h) {
+      held_keys[h] = 0;
+#pragma unroll
+      for (int r = 0; r < ROWS_PER_THREAD; ++r)
+        if (r == first_held_row + h) held_keys[h] = keys[r];
+    }
+
+    // Scores of this thread's keys for the rows it holds, and their maxima.
+    float score[kKeysPerThread][kHeld];
+    float thread_max[kHeld];
+#pragma unroll
+    for (int h = 0; h < kHeld; ++h) thread_max[h] = -INFINITY;
+#pragma unroll
+    for (int k = 0; k < kKeysPerThread; ++k) {
+      const int t = key_group + k * kKeyGroups;
+      float kx[LPT];
+#pragma unroll
+      for (int c = 0; c < LPT / 8; ++c) Ops::load8(k_stage + t * kRowBytes + dim_chunk * kChunkBytes + c * 8 * kElement, kx + 8 * c);
+      float dot[ROWS_PER_THREAD];
+#pragma unroll
+      for (int r = 0; r < ROWS_PER_THREAD; ++r) {
+        float s = 0.0f;
+#pragma unroll
+        for (int j = 0; j < LPT; ++j) s = fmaf(q[r][j], kx[j], s);
+        dot[r] = s;
+      }
+      Butterfly::reduce(dot, lane);
+#pragma unroll
+      for (int h = 0; h < kHeld; ++h) {
+        // Select, not multiply: a masked key's score is -inf whatever its K holds.
+        score[k][h] = t < held_keys[h] ? dot[h] * batch.scale : -INFINITY;
+        thread_max[h] = fmaxf(thread_max[h], score[k][h]);
+      }
+    }
+    float* const tile_max_par = tile_max_s + (i & 1) * kRows * kKeyGroups;
+    if (holds_rows) {
+#pragma unroll
+      for (int h = 0; h < kHeld; ++h)
+        tile_max_par[(first_row + first_held_row + h) * kKeyGroups + key_group] = thread_max[h];
+    }
+    // Every key group's maxima are in (the other parity's slots are rewritten only after the next barrier, once
+    // everyone has read them).
+    __syncthreads();
+
+    // Weights of this thread's keys for the rows it holds; the rescale factor of each of its rows from its holder.
+    float own_alpha[kHeld];
+    float weight[kKeysPerThread][kHeld];
+#pragma unroll
+    for (int h = 0; h < kHeld; ++h) {
+      const float* const maxima = tile_max_par + (first_row + first_held_row + h) * kKeyGroups;
+      float tile_max = -INFINITY;
+      if constexpr (kKeyGroups % 4 == 0) {
+#pragma unroll
+        for (int g = 0; g < kKeyGroups; g += 4) {
+          const float4 m4 = *reinterpret_cast<const float4*>(maxima + g);
+          tile_max = fmaxf(fmaxf(tile_max, fmaxf(m4.x, m4.y)), fmaxf(m4.z, m4.w));
+        }
+      } else {
+#pragma unroll
+        for (int g = 0; g < kKeyGroups; ++g) tile_max = fmaxf(tile_max, maxima[g]);
+      }
+      own_alpha[h] = 1.0f;  // a fully masked tile changes nothing
+      if (tile_max != -INFINITY) own_alpha[h] = raise_running_max(run_max[h], run_den[h], tile_max);
+#pragma unroll
+      for (int k = 0; k < kKeysPerThread; ++k)
+        weight[k][h] = score[k][h] == -INFINITY ? 0.0f : key_weight(score[k][h], run_max[h]);
+    }
+    float alpha[ROWS_PER_THREAD];
+    bool rescale = false;
+#pragma unroll
+    for (int r = 0; r < ROWS_PER_THREAD; ++r) {
+      alpha[r] = __shfl_sync(0xffffffffu, own_alpha[r % kHeld], key_lane0 + Butterfly::holder(r));
+      rescale |= alpha[r] != 1.0f;
+    }
+    if (rescale) {  // multiplying by exactly 1 changes nothing, so skipping it is exact
+#pragma unroll
+      for (int r = 0; r < ROWS_PER_THREAD; ++r) acc[r].scale_lanes(alpha[r], LPT);
+    }
+
+    // Values: o += p v over this thread's keys; a row's keys past its last are skipped (V never multiplied).
+#pragma unroll
+    for (int k = 0; k < kKeysPerThread; ++k) {
+      const int t = key_group + k * kKeyGroups;
+      float p[ROWS_PER_THREAD];
+#pragma unroll
+      for (int r = 0; r < ROWS_PER_THREAD; ++r)
+        p[r] = __shfl_sync(0xffffffffu, weight[k][r % kHeld], key_lane0 + Butterfly::holder(r));
+#pragma unroll
+      for (int h = 0; h < kHeld; ++h) run_den[h] += weight[k][h];  // masked weights are exactly 0
+      if (t >= keys_max) continue;
+      float vx[LPT];
+#pragma unroll
+      for (int c = 0; c < LPT / 8; ++c) Ops::load8(v_stage + t * kRowBytes + dim_chunk * kChunkBytes + c * 8 * kElement, vx + 8 * c);
+      if (t < keys_min) {
+#pragma unroll
+        for (int r = 0; r < ROWS_PER_THREAD; ++r) acc[r].add_weighted(p[r], vx, LPT);
+      } else {
+#pragma unroll
+        for (int r = 0; r < ROWS_PER_THREAD; ++r)
+          if (t < keys[r]) acc[r].add_weighted(p[r], vx, LPT);
+      }
+    }
+  }
+
+  // The key groups' sums meet in shared memory (the K/V space is free once every thread is past its last tile),
+  // then each output element is their sum in group order: normalised (fused) or a partial state (split-K).
+  __syncthreads();
+  float* const group_acc = reinterpret_cast<float*>(kv_tiles);  // [kKeyGroups][kRows][LANES]
+#pragma unroll
+  for (int r = 0; r < ROWS_PER_THREAD; ++r) {
+    float4* const dst =
+        reinterpret_cast<float4*>(group_acc + (key_group * kRows + first_row + r) * LANES + dim_chunk * LPT);
+#pragma unroll
+    for (int c = 0; c < LPT / 4; ++c)
+      dst[c] = make_float4(acc[r].o[4 * c], acc[r].o[4 * c + 1], acc[r].o[4 * c + 2], acc[r].o[4 * c + 3]);
+  }
+  if (holds_rows) {
+#pragma unroll
+    for (int h = 0; h < kHeld; ++h) {
+      den_s[key_group * kRows + first_row + first_held_row + h] = run_den[h];
+      if (key_group == 0) max_s[first_row + first_held_row + h] = run_max[h];
+    }
+  }
+  __syncthreads();
+  T* const output = static_cast<T*>(batch.output);
+  for (int e = tid; e < kRows * LANES; e += kBlockThreads) {
+    const int r = e / LANES, j = e % LANES;
+    if (r >= item.num_rows || j >= head_dim) continue;
+    float o = group_acc[r * LANES + j];
+    float d = den_s[r];
+    for (int g = 1; g < kKeyGroups; ++g) {
+      o += group_acc[(g * kRows + r) * LANES + j];
+      d += den_s[g * kRows + r];
+    }
+    if (!plan.split_k) {
+      OnlineSoftmaxState<1> state;
+      state.m = max_s[r];
+      state.d = d;
+      state.o[0] = o;
+      float normalized;
+      state.normalize(&normalized, 1);
+      const int row = item.first_row + r;
+      const int query_head = kv_head * gqa + row % gqa;
+      const std::size_t query_row = static_cast<std::size_t>(seq.query_row_offset + row / gqa);
+      output[(query_row * batch.num_query_heads + query_head) * head_dim + j] = Ops::from_float(normalized);
+    } else {
+      const std::size_t slot = (static_cast<std::size_t>(blockIdx.x) * batch.num_kv_heads + kv_head) * kRows + r;
+      plan.partial_acc[slot * head_dim + j] = o;
+      if (j == 0) {
+        plan.partial_max[slot] = max_s[r];
+        plan.partial_denominator[slot] = d;
+      }
+    }
+  }
+}
+
+// --- the split-K reduce -----------------------------------------------------------------------------------------
+
+// One warp per output row (query token, query head): merges the row's non-empty splits in split order with the
+// online-softmax merge (each lane holds head lanes lane, lane + 32, ...; (m, d) redundantly), then normalises.
+template <typename T, int LANES>
+__global__ void __launch_bounds__(128) merge_splits_kernel(const DeviceBatch batch, const DevicePlan plan) {
+  constexpr int kLanesPerLane = LANES / 32;
+  const int warp_index = static_cast<int>((blockIdx.x * static_cast<unsigned>(blockDim.x) + threadIdx.x) / 32);
+  const int lane = threadIdx.x & 31;
+  if (warp_index >= batch.total_queries * batch.num_query_heads) return;
+  const int query_row = warp_index / batch.num_query_heads;
+  const int query_head = warp_index % batch.num_query_heads;
+  const int s = batch.sequence_of_query_row[query_row];
+  const SequenceMeta seq = batch.sequences[s];
+  const int token = query_row - seq.query_row_offset;
+  const int gqa = batch.num_query_heads / batch.num_kv_heads;
+  const int kv_head = query_head / gqa;
+  const int row = token * gqa + query_head % gqa;
+  const int chunk = row / plan.rows_per_chunk;
+  const int r = row % plan.rows_per_chunk;
+  const int first_item = plan.chunk_first_item[plan.chunk_offsets[s] + chunk];
+  const int position = seq.context_len - seq.num_queries + token;
+  const int used_splits = position / plan.split_sizes[s] + 1;  // splits holding a key at or before the query
+  const int head_dim = batch.head_dim;
+
+  OnlineSoftmaxState<kLanesPerLane> merged;
+  merged.init(kLanesPerLane);
+  for (int k = 0; k < used_splits; ++k) {
+    const std::size_t slot =
+        (static_cast<std::size_t>(first_item + k) * batch.num_kv_heads + kv_head) * plan.row_capacity + r;
+    OnlineSoftmaxState<kLanesPerLane> part;
+    part.m = plan.partial_max[slot];
+    part.d = plan.partial_denominator[slot];
+#pragma unroll
+    for (int i = 0; i < kLanesPerLane; ++i) {
+      const int j = lane + 32 * i;
+      part.o[i] = j < head_dim ? plan.partial_acc[slot * head_dim + j] : 0.0f;
+    }
+    merged.merge(part, kLanesPerLane);
+  }
+  float out[kLanesPerLane];
+  merged.normalize(out, kLanesPerLane);
+  T* const output = static_cast<T*>(batch.output);
+  const std::size_t base = (static_cast<std::size_t>(query_row) * batch.num_query_heads + query_head) * head_dim;
+#pragma unroll
+  for (int i = 0; i < kLanesPerLane; ++i) {
+    const int j = lane + 32 * i;
+    if (j < head_dim) output[base + j] = StorageOps<T>::from_float(out[i]);
+  }
+}
+
+// --- launching one layout ---------------------------------------------------------------------------------------
+
+template <typename T, int LANES, int ROWS_PER_THREAD, int ROW_SETS, int TILE_KEYS, int STAGES, int LPT>
+struct KernelLayout {
+  static constexpr int kRows = ROWS_PER_THREAD * ROW_SETS;
+  static constexpr int kThreads = layout::kThreads * ROW_SETS;
+  static constexpr int kShared = layout::shared_layout(LANES, sizeof(T), kRows, TILE_KEYS, STAGES, LPT).total;
+
+  static auto kernel() { return attention_kernel<T, LANES, ROWS_PER_THREAD, ROW_SETS, TILE_KEYS, STAGES, LPT>; }
+  // Blocks > 48 KB of shared memory must be allowed it first (once per process).
+  static void configure() {
+    static const cudaError_t configured =
+        cudaFuncSetAttribute(kernel(), cudaFuncAttributeMaxDynamicSharedMemorySize, kShared);
+    cuda_check(configured, "setting the attention kernel's shared-memory size (" + std::to_string(kShared) + " bytes)");
+  }
+  static int resident_blocks_per_multiprocessor() {
+    configure();
+    int blocks = 0;
+    cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel(), kThreads, kShared),
+               "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+    return blocks;
+  }
+  static void launch(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream) {
+    if (plan.row_capacity != kRows)
+      throw std::invalid_argument("plan for " + std::to_string(plan.row_capacity) + " rows per block, kernel for " +
+                                  std::to_string(kRows));
+    configure();
+    const dim3 grid(static_cast<unsigned>(plan.num_items), static_cast<unsigned>(batch.num_kv_heads));
+    kernel()<<<grid, kThreads, kShared, stream>>>(batch, plan, FastDivmod(batch.block_size));
+    check_launch("the paged attention kernel");
+    if (plan.split_k) {
+      const long long warps = static_cast<long long>(batch.total_queries) * batch.num_query_heads;
+      const unsigned blocks = static_cast<unsigned>((warps * 32 + 127) / 128);
+      merge_splits_kernel<T, LANES><<<blocks, 128, 0, stream>>>(batch, plan);
+      check_launch("the split-K merge kernel");
+    }
+  }
+};
+
+// The production layout for a storage type, head capacity and row capacity (4 or 8).
+template <typename T, int LANES, int ROW_CAPACITY>
+using ProductionLayout =
+    KernelLayout<T, LANES, layout::production_shape(LANES, sizeof(T), ROW_CAPACITY).rows_per_thread,
+                 layout::production_shape(LANES, sizeof(T), ROW_CAPACITY).row_sets,
+                 layout::production_shape(LANES, sizeof(T), ROW_CAPACITY).tile_keys,
+                 layout::production_shape(LANES, sizeof(T), ROW_CAPACITY).stages,
+                 layout::production_shape(LANES, sizeof(T), ROW_CAPACITY).lanes_per_thread>;
+
+}  // namespace pacheck::cuda::kernels

@@ -1,0 +1,103 @@
+// Properties whose answer is known exactly (or whose error has a known, smaller form): a single key, V scaled by a
+// power of two, identical keys.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+#include <rapidcheck.h>
+
+#include "properties/problem_transforms.h"
+#include "properties/property_bodies.h"
+#include "properties/property_steps.h"
+
+namespace pacheck::bodies {
+
+using namespace steps;
+
+namespace {
+bool supports(const Capabilities& caps, Mode mode) {
+  return std::find(caps.modes.begin(), caps.modes.end(), mode) != caps.modes.end();
+}
+}  // namespace
+
+// A query that sees one key (a one-token context, or the first token of a prefill) gets that key's V exactly:
+// its weight is exp(0) / exp(0) = 1 whatever the arithmetic, and V is already in the output dtype.
+void single_key_returns_its_value(const PropertyContext& ctx) {
+  const bool prefill = supports(ctx.variant->capabilities(), Mode::prefill);
+  const DrawnCase c = draw_case(ctx, [prefill](ProblemSpec& spec) {
+    for (SequenceSpec& s : spec.sequences) {
+      if (prefill && s.context_len > 1) s.num_queries = s.context_len;
+      else s = {1, 1};
+    }
+  });
+  const Problem& p = c.problem;
+  const Output out = ctx.variant->run(p, c.knobs);
+  observe(ctx, "SingleKeyReturnsItsValue", p, c.knobs, nullptr);
+  for (int s = 0; s < static_cast<int>(p.sequences.size()); ++s) {
+    if (p.sequences[s].first_query_position() != 0) continue;  // only token 0 of the sequence sees one key
+    for (int h = 0; h < p.num_query_heads; ++h) {
+      const float* v = &p.v_pool[p.kv_offset(s, 0, p.kv_head_of(h))];
+      const float* o = &out[p.query_offset(s, 0, h)];
+      if (std::memcmp(v, o, p.head_dim * sizeof(float)) == 0) continue;
+      int j = 0;
+      while (std::memcmp(&v[j], &o[j], sizeof(float)) == 0) ++j;
+      std::ostringstream msg;
+      msg.precision(10);
+      msg << "a query with a single key must return that key's V exactly\n" << describe(p) << knobs_text(c.knobs)
+          << "at " << element_position(p, p.query_offset(s, 0, h) + j) << ": V = " << v[j] << ", got " << o[j] << "\n";
+      RC_FAIL(msg.str() + "replay: " +
+              save_failure(ctx, "SingleKeyReturnsItsValue", p, c.knobs, "single-key row differs from its V"));
+    }
+  }
+}
+
+// Attention is linear in V and a power of two scales every product, sum and quotient exactly (away from
+// underflow and overflow), so scaling every referenced V by 2^k scales the output by exactly 2^k. Slots nobody
+// references keep their values: a kernel that reads one breaks the relation.
+void power_of_two_value_scaling(const PropertyContext& ctx) {
+  const DrawnCase c = draw_case(ctx);
+  const int k = *rc::gen::element(-3, -2, -1, 1, 2, 3);
+  Problem scaled = c.problem;
+  RC_PRE(scale_referenced_values(scaled, k));
+  // Exactness needs every weighted product p * v and every output far from fp32's subnormal range (2^-126): weights
+  // are at least exp(-40) / n > 2^-68 for n < 2^10, and nonzero |V| at least 2^-40, so |p v| > 2^-111 even after
+  // scaling by 2^-3.
+  const OracleResult oracle = oracle_for(c.problem, c.knobs);
+  for (const RowCondition& row : oracle.rows) RC_PRE(row.max_spread <= 40.0);
+  for (float v : c.problem.v_pool) RC_PRE(!std::isfinite(v) || v == 0 || std::fabs(v) >= 0x1p-40f);
+  const Output out = ctx.variant->run(c.problem, c.knobs);
+  const Output scaled_out = ctx.variant->run(scaled, c.knobs);
+  observe(ctx, "PowerOfTwoValueScaling", scaled, c.knobs, nullptr);
+  // ... and an output, exact and computed, in the output dtype's normal range with room for 2^3 either way: an
+  // output that cancels to nearly zero is rounded in the subnormal range, where scaling is not exact, so such
+  // elements are left out of the comparison (they keep the scaled run's own value).
+  const FloatFormat format = float_format(c.problem.dtype);
+  const double smallest = std::ldexp(1.0, format.min_normal_exponent + 4), largest = format.max_finite / 16;
+  const auto in_range = [&](double x) { return std::isfinite(x) && std::fabs(x) >= smallest && std::fabs(x) <= largest; };
+  Output expected = scaled_out;
+  std::size_t compared = 0;
+  for (std::size_t i = 0; i < out.size() && i < expected.size(); ++i) {
+    if (!in_range(out[i]) || !in_range(oracle.out[i])) continue;
+    expected[i] = std::ldexp(out[i], k);
+    ++compared;
+  }
+  RC_PRE(compared > 0);
+  require_bit_identical(ctx, "PowerOfTwoValueScaling", scaled, c.knobs, expected, scaled_out,
+                        "scaling every referenced V by 2^" + std::to_string(k) + " (expected: the output times 2^" +
+                            std::to_string(k) + ")");
+}
+
+// Identical keys get identical rounded logits, and a uniform logit error cancels in the softmax: the output is
+// the mean of V with only the accumulation's rounding, a bound with no logit or weight term.
+void identical_keys_give_the_mean(const PropertyContext& ctx) {
+  const DrawnCase c = draw_case(ctx, [](ProblemSpec& spec) { spec.values = ValueKind::identical_keys; });
+  run_and_check(ctx, "IdenticalKeysGiveTheMean", c.problem, c.knobs, oracle_for(c.problem, c.knobs),
+                [](ErrorModel m) {
+                  m.logit_coefficient = 0;
+                  m.weight_error = 0;
+                  return m;
+                });
+}
+
+}  // namespace pacheck::bodies

@@ -1,0 +1,150 @@
+// The GPU suite (ctest label `gpu`): every property of the catalogue against every variant that needs a GPU, one
+// gtest per (property, variant), e.g. GpuCatalogue/GpuPropertyTest.Holds/UlpBoundedAgreement__cuda_fused. Case
+// counts come from RC_PARAMS (RC_PARAMS="max_success=1000" for the acceptance run). Without a CUDA device every
+// test skips with the reason. At the end it prints, per variant and dtype, the worst error seen against its
+// bound (and writes it as JSON to $PACHECK_GPU_SUMMARY when set): the figures reports/gpu/ quotes.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "cuda/cuda_check.h"
+#include "cuda/device_buffer.h"
+#include "cuda/device_probe.h"
+#include "cuda/paged_attention.h"
+#include "cuda/plan_on_device.h"
+#include "properties/catalogue.h"
+
+namespace pacheck {
+namespace {
+
+// The worst element of every case each (variant, dtype) pair saw, over all properties.
+struct WorstError {
+  long cases = 0;
+  double normalized = 0;  // error / bound of the worst element
+  double error = 0;
+  double bound = 0;
+  double ulps = 0;        // the largest ulp distance seen (not necessarily the same element)
+};
+std::map<std::pair<std::string, DType>, WorstError> g_worst;
+std::mutex g_worst_mutex;
+
+void record(const std::string& variant, const CaseObservation& c) {
+  if (!c.agreement) return;
+  const std::lock_guard<std::mutex> lock(g_worst_mutex);
+  WorstError& w = g_worst[{variant, c.problem.dtype}];
+  ++w.cases;
+  const ElementError& e = c.agreement->worst;
+  if (e.normalized() >= w.normalized) {
+    w.normalized = e.normalized();
+    w.error = e.error;
+    w.bound = e.bound;
+  }
+  w.ulps = std::max(w.ulps, c.agreement->worst_ulps);
+}
+
+class WorstErrorReport : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    if (g_worst.empty()) return;
+    std::printf("\nworst element per variant and dtype (error / bound over every checked case):\n");
+    std::printf("%-14s %-5s %8s %12s %12s %10s %8s\n", "variant", "dtype", "cases", "error", "bound", "err/bound",
+                "ulps");
+    nlohmann::json json = nlohmann::json::array();
+    for (const auto& [key, w] : g_worst) {
+      const std::string dtype(dtype_name(key.second));
+      std::printf("%-14s %-5s %8ld %12.4g %12.4g %10.4f %8.3g\n", key.first.c_str(), dtype.c_str(), w.cases, w.error,
+                  w.bound, w.normalized, w.ulps);
+      json.push_back({{"variant", key.first}, {"dtype", dtype}, {"cases", w.cases}, {"worst_error", w.error},
+                      {"bound_at_worst", w.bound}, {"worst_error_over_bound", w.normalized}, {"worst_ulps", w.ulps}});
+    }
+    if (const char* path = std::getenv("PACHECK_GPU_SUMMARY")) std::ofstream(path) << json.dump(2) << "\n";
+  }
+};
+const auto* const g_report = ::testing::AddGlobalTestEnvironment(new WorstErrorReport);
+
+struct PropertyOnVariant {
+  const Property* property;
+  const Variant* variant;
+};
+
+std::vector<PropertyOnVariant> gpu_pairs() {
+  std::vector<PropertyOnVariant> pairs;
+  for (const Property& p : catalogue())
+    for (const Variant* v : Registry::instance().variants())
+      if (v->capabilities().needs_gpu && p.applies(v->capabilities())) pairs.push_back({&p, v});
+  return pairs;
+}
+
+void PrintTo(const PropertyOnVariant& p, std::ostream* os) { *os << p.property->name << " on " << p.variant->name(); }
+
+class GpuPropertyTest : public ::testing::TestWithParam<PropertyOnVariant> {};
+
+TEST_P(GpuPropertyTest, Holds) {
+  std::string reason;
+  if (!cuda_device_available(&reason)) GTEST_SKIP() << reason;
+  PropertyContext ctx;
+  ctx.variant = GetParam().variant;
+  ctx.limits = limits_for(ctx.variant->capabilities());
+  ctx.replay_program = PACHECK_BINARY;
+  const std::string variant = ctx.variant->name();
+  ctx.observer = [variant](const CaseObservation& c) { record(variant, c); };
+  const Property& property = *GetParam().property;
+  rc::detail::checkGTest([&] { property.body(ctx); });
+}
+
+INSTANTIATE_TEST_SUITE_P(GpuCatalogue, GpuPropertyTest, ::testing::ValuesIn(gpu_pairs()),
+                         [](const ::testing::TestParamInfo<PropertyOnVariant>& info) {
+                           return info.param.property->name + "__" + info.param.variant->name();
+                         });
+
+// A kernel that touches memory it does not own must surface as an exception carrying CUDA's own text, not as a
+// hang or zeros. The access poisons the CUDA context, so it runs in a fresh process (death-test style).
+void launch_with_a_block_id_far_outside_the_pool() {
+  using namespace cuda;
+  try {
+    DeviceBuffer<float> pool(16), queries(4), output(4);
+    const DeviceBuffer<std::int32_t> table(std::vector<std::int32_t>{1 << 30});
+    const DeviceBuffer<SequenceMeta> sequences(std::vector<SequenceMeta>{{1, 1, 0, 0}});
+    const DeviceBuffer<int> sequence_of_row(std::vector<int>{0});
+    DeviceBatch batch;
+    batch.storage = Storage::f32;
+    batch.num_query_heads = batch.num_kv_heads = 1;
+    batch.head_dim = 4;
+    batch.block_size = 4;
+    batch.num_blocks = 1;
+    batch.num_sequences = batch.total_queries = 1;
+    batch.k_pool = batch.v_pool = pool.get();
+    batch.queries = queries.get();
+    batch.output = output.get();
+    batch.block_tables = table.get();
+    batch.sequences = sequences.get();
+    batch.sequence_of_query_row = sequence_of_row.get();
+    const PlanOnDevice plan(plan_attention({{1, 1}}, 1, 1, 16, {}), 1, 4);
+    launch_attention(batch, plan.view(), nullptr);
+    check_completion(nullptr, "cuda_fused");
+    std::fprintf(stderr, "no error surfaced\n");
+    std::exit(0);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    std::exit(3);
+  }
+}
+
+TEST(GpuKernelErrors, IllegalAddressSurfacesWithTheCudaErrorText) {
+  std::string reason;
+  if (!cuda_device_available(&reason)) GTEST_SKIP() << reason;
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(launch_with_a_block_id_far_outside_the_pool(), ::testing::ExitedWithCode(3),
+              "cuda_fused \\(kernel execution\\): cudaError(IllegalAddress|LaunchFailure)");
+}
+
+}  // namespace
+}  // namespace pacheck

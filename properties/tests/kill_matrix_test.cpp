@@ -1,0 +1,186 @@
+// The mutant kill matrix: every mutant (variants/mutants/) dies to some property of the catalogue within the
+// default case count, every property kills some mutant, and the precision mutants die to the error bound itself.
+// Fixed seeds make the matrix the same on every run; the test prints it.
+//
+// Also checked here: each mutant's kernel without its bug is bit-identical to the correct variant it claims to be
+// (so a mutant differs from a correct kernel by exactly its bug), mutants declare their counterpart's promises,
+// and the matrix records the shrunk case RapidCheck reports.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <iostream>
+
+#include "properties/catalogue.h"
+#include "properties/generators.h"
+#include "properties/kill_matrix.h"
+#include "variants/mutants/mutant.h"
+
+namespace pacheck {
+namespace {
+
+KillOptions options_for(const std::string& test_name) {
+  KillOptions o;  // the defaults: 100 cases, seed 1
+  o.failure_dir = std::filesystem::path(::testing::TempDir()) / ("pacheck-" + test_name);
+  o.replay_program = PACHECK_BINARY;
+  return o;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+const KillCell* cell_of(const KillMatrix& m, const std::string& mutant, const std::string& property) {
+  for (const KillCell& c : m.cells)
+    if (c.mutant == mutant && c.property == property) return &c;
+  return nullptr;
+}
+
+bool bit_identical(const Output& a, const Output& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+TEST(KillMatrix, EveryMutantDiesAndEveryPropertyKills) {
+  const auto start = std::chrono::steady_clock::now();
+  const KillMatrix matrix = run_kill_matrix(options_for("full-matrix"));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::cout << format_matrix(matrix) << "\n" << format_summary(matrix) << "(" << seconds << " s)\n";
+
+  ASSERT_GE(matrix.mutants.size(), 15u) << "the issue's catalogue alone has 15 bugs";
+  const KillSummary summary = summarize(matrix);
+  EXPECT_TRUE(summary.survivors.empty()) << "mutants no property killed in " << matrix.cases_per_property
+                                         << " cases: " << joined(summary.survivors);
+  EXPECT_TRUE(summary.idle_properties.empty()) << "properties that killed no mutant: "
+                                               << joined(summary.idle_properties);
+  for (const KillCell& c : matrix.cells) {
+    if (!c.killed) continue;
+    EXPECT_LE(c.cases_to_kill, matrix.cases_per_property) << c.mutant << " / " << c.property;
+    EXPECT_GT(c.shrunk_size, 0u) << c.mutant << " / " << c.property << ": no shrunk case recorded";
+  }
+  // The precision mutants compute nothing "wrong" but with too much error: only the error bound can see them. If
+  // UlpBoundedAgreement does not kill them, the error model is too loose.
+  for (const char* precision_mutant : {"pv_in_bf16", "exp_poly2"}) {
+    const KillCell* c = cell_of(matrix, precision_mutant, "UlpBoundedAgreement");
+    ASSERT_NE(c, nullptr) << precision_mutant << " is not in the matrix";
+    EXPECT_TRUE(c->killed) << "the error bound does not see " << precision_mutant;
+    EXPECT_EQ(c->failure.find("illegal address"), std::string::npos) << c->failure;
+    EXPECT_NE(c->failure.find("disagrees with the oracle"), std::string::npos) << c->failure;
+  }
+}
+
+// The matrix's three ways of seeing a failing case: through an observed agreement (acc_not_rescaled under the
+// oracle properties), through an observation without one (masked_v_not_zeroed under MaskedLanesZeroWeight), and
+// through the mutant throwing before anything is observed (table_prefetch_past_row's illegal address).
+TEST(KillMatrix, RecordsTheShrunkCaseItsReproduceStringReplays) {
+  KillOptions options = options_for("replay");
+  options.mutants = {"acc_not_rescaled", "masked_v_not_zeroed", "table_prefetch_past_row"};
+  const KillMatrix matrix = run_kill_matrix(options);
+  int replayed = 0;
+  bool saw_illegal_address = false;
+  for (const KillCell& c : matrix.cells) {
+    if (!c.killed) continue;
+    saw_illegal_address |= c.failure.find("illegal address") != std::string::npos;
+    const KillCell again = replay_kill(c, options);
+    EXPECT_TRUE(again.killed) << c.replay;
+    EXPECT_EQ(again.shrunk_case, c.shrunk_case) << c.mutant << " / " << c.property << ": " << c.replay;
+    EXPECT_EQ(again.shrunk_size, c.shrunk_size) << c.mutant << " / " << c.property;
+    ++replayed;
+  }
+  EXPECT_GE(replayed, 6);
+  EXPECT_TRUE(saw_illegal_address) << "no kill went through a throwing mutant";
+  const KillCell* masked = cell_of(matrix, "masked_v_not_zeroed", "MaskedLanesZeroWeight");
+  ASSERT_NE(masked, nullptr);
+  EXPECT_TRUE(masked->killed);
+}
+
+TEST(KillMatrix, SameSeedGivesTheSameMatrix) {
+  KillOptions options = options_for("same-seed");
+  options.mutants = {"causal_off_by_one", "splitk_drops_last_split"};
+  options.cases = 30;  // both die well before; the survivors' cells cost a full run each
+  const KillMatrix a = run_kill_matrix(options);
+  const KillMatrix b = run_kill_matrix(options);
+  ASSERT_EQ(a.cells.size(), b.cells.size());
+  for (std::size_t i = 0; i < a.cells.size(); ++i) {
+    EXPECT_EQ(a.cells[i].killed, b.cells[i].killed) << a.cells[i].mutant << " / " << a.cells[i].property;
+    EXPECT_EQ(a.cells[i].cases_to_kill, b.cells[i].cases_to_kill) << a.cells[i].mutant << " / " << a.cells[i].property;
+    EXPECT_EQ(a.cells[i].shrunk_case, b.cells[i].shrunk_case) << a.cells[i].mutant << " / " << a.cells[i].property;
+    EXPECT_EQ(a.cells[i].replay, b.cells[i].replay);
+  }
+  const nlohmann::json json = to_json(a);
+  EXPECT_EQ(json["cells"].size(), a.mutants.size() * a.properties.size());
+  EXPECT_EQ(json["properties"].size(), catalogue().size());
+  EXPECT_EQ(json["summary"]["killed_mutants"], 2);
+}
+
+TEST(KillMatrix, UnknownMutantIsAClearError) {
+  KillOptions options = options_for("unknown");
+  options.mutants = {"no_such_mutant"};
+  try {
+    run_kill_matrix(options);
+    FAIL() << "an unknown mutant was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("'no_such_mutant'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("acc_not_rescaled"), std::string::npos) << "should list the mutants";
+  }
+  options.mutants = {"cpu_streaming"};
+  try {
+    run_kill_matrix(options);
+    FAIL() << "a correct variant was accepted as a mutant";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("not a mutant"), std::string::npos) << e.what();
+  }
+}
+
+// A mutant claims to be its correct counterpart: the same capabilities (but is_mutant) and error model, and only
+// kill runs see it.
+TEST(Mutants, DeclareTheirCounterpartsPromisesAndStayOutOfOrdinaryRuns) {
+  const std::vector<const Variant*> all = Registry::instance().mutants();
+  ASSERT_GE(all.size(), 15u);
+  for (const Variant* v : Registry::instance().variants()) EXPECT_FALSE(v->capabilities().is_mutant) << v->name();
+  for (const Variant* v : all) {
+    const auto* mutant = dynamic_cast<const mutants::Mutant*>(v);
+    ASSERT_NE(mutant, nullptr) << v->name() << " is registered as a mutant but is no mutants::Mutant";
+    const Capabilities mine = mutant->capabilities();
+    const Capabilities claimed = mutant->counterpart().capabilities();
+    EXPECT_TRUE(mine.is_mutant);
+    EXPECT_EQ(mine.dtypes, claimed.dtypes) << v->name();
+    EXPECT_EQ(mine.modes, claimed.modes) << v->name();
+    EXPECT_EQ(mine.max_head_dim, claimed.max_head_dim) << v->name();
+    EXPECT_EQ(mine.deterministic, claimed.deterministic) << v->name();
+    EXPECT_EQ(mine.batch_invariant, claimed.batch_invariant) << v->name();
+    EXPECT_EQ(mine.uses_splits, claimed.uses_splits) << v->name();
+    EXPECT_EQ(mine.needs_gpu, claimed.needs_gpu) << v->name();
+    EXPECT_NE(mutant->bug(), mutants::Bug::none) << v->name();
+  }
+}
+
+// With Bug::none the mutants' kernels are the correct ones, bit for bit, on every kind of problem the generators
+// draw (poisoned slots and invalid padding included): each mutant is a correct kernel plus exactly its bug.
+RC_GTEST_PROP(MutantKernels, WithoutTheirBugAreBitIdenticalToTheCorrectKernels, ()) {
+  const ProblemSpec spec = *gen::problem_spec();
+  const Problem problem = materialize(spec);
+  int longest = 1;
+  for (const Sequence& s : problem.sequences) longest = std::max(longest, s.context_len);
+  const Knobs knobs = *gen::knobs(longest);
+  const Output streaming = Registry::instance().get("cpu_streaming").run(problem, knobs);
+  RC_ASSERT(bit_identical(mutants::run_streaming(problem, knobs, mutants::Bug::none), streaming));
+  const Output splitk = Registry::instance().get("cpu_splitk").run(problem, knobs);
+  RC_ASSERT(bit_identical(mutants::run_splitk(problem, knobs, mutants::Bug::none), splitk));
+}
+
+TEST(MutantKernels, ApproximateExpHasAboutAThousandthRelativeError) {
+  double worst = 0;
+  for (float x = -80.0f; x <= 80.0f; x += 0.0137f)
+    worst = std::max(worst, std::fabs(mutants::approximate_expf(x) / std::exp(static_cast<double>(x)) - 1));
+  EXPECT_GT(worst, 1e-3);
+  EXPECT_LT(worst, 2e-3);
+  EXPECT_EQ(mutants::approximate_expf(-INFINITY), 0.0f);
+}
+
+}  // namespace
+}  // namespace pacheck

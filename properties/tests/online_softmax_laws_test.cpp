@@ -1,0 +1,258 @@
+// The laws of the online-softmax state (variants/online_softmax.h), tested on their own: the empty state is the
+// identity of merge; merge is commutative (bit for bit: IEEE addition commutes) and associative within bound;
+// folding a history tile by tile equals merging per-tile states within bound. The bounds come from the error
+// model (oracle/error_model.h) with exact logits: only exp, rescale and accumulation errors remain.
+//
+// Each law is also run against a deliberately broken merge (one that forgets to rescale to the common max) to
+// show that the law can fail.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <vector>
+
+#include "oracle/error_model.h"
+#include "variants/online_softmax.h"
+
+namespace pacheck {
+namespace {
+
+constexpr int kLanes = 4;
+using State = OnlineSoftmaxState<kLanes>;
+using Merge = std::function<void(State&, const State&)>;
+
+struct History {
+  std::vector<float> scores;
+  std::vector<float> values;  // [key][kLanes]
+  int size() const { return static_cast<int>(scores.size()); }
+};
+
+rc::Gen<History> history(int min_keys = 1) {
+  return rc::gen::exec([min_keys] {
+    History h;
+    const int n = *rc::gen::inRange(min_keys, 40);
+    const float spread = *rc::gen::element(0.01f, 1.0f, 10.0f, 100.0f);
+    for (int t = 0; t < n; ++t) {
+      // Scores on a 2^-10 grid and values on 2^-8: exact floats, varied magnitudes.
+      h.scores.push_back(spread * static_cast<float>(*rc::gen::inRange(-4096, 4097)) / 4096.0f);
+      for (int j = 0; j < kLanes; ++j) h.values.push_back(static_cast<float>(*rc::gen::inRange(-512, 513)) / 256.0f);
+    }
+    return h;
+  });
+}
+
+State fold_range(const History& h, int begin, int end, int tile) {
+  State s;
+  s.init(kLanes);
+  for (int t = begin; t < end; t += tile) {
+    const int count = std::min(tile, end - t);
+    s.fold(&h.scores[t], count, [&](int lane) { return &h.values[(t + lane) * kLanes]; }, kLanes);
+  }
+  return s;
+}
+
+void correct_merge(State& into, const State& other) { into.merge(other, kLanes); }
+
+// The bug the law tests must catch: partial states summed as if they shared one max.
+void merge_ignoring_max(State& into, const State& other) {
+  if (other.m == -INFINITY) return;
+  into.d += other.d;
+  for (int j = 0; j < kLanes; ++j) into.o[j] += other.o[j];
+  into.m = std::fmax(into.m, other.m);
+}
+
+// Exact attention of the history and the bound for a result that went through `folds` rescales, `merges`
+// merges and the fp32 accumulation.
+struct ExactRow {
+  OracleResult oracle;
+  ErrorModel model;
+};
+
+ExactRow exact_row(const History& h, int folds, int merges) {
+  ExactRow r;
+  OracleResult& o = r.oracle;
+  double m = -INFINITY;
+  for (float s : h.scores) m = std::max(m, static_cast<double>(s));
+  std::vector<double> p(h.size());
+  double z = 0;
+  for (int t = 0; t < h.size(); ++t) z += (p[t] = std::exp(h.scores[t] - m));
+  for (double& w : p) w /= z;
+  RowCondition row;
+  row.num_keys = h.size();
+  for (int t = 0; t < h.size(); ++t) row.max_spread = std::max(row.max_spread, m - h.scores[t]);
+  o.rows = {row};
+  for (int j = 0; j < kLanes; ++j) {
+    double out = 0, s = 0, c = 0, cm = 0;
+    for (int t = 0; t < h.size(); ++t) out += p[t] * h.values[t * kLanes + j];
+    for (int t = 0; t < h.size(); ++t) {
+      const double v = h.values[t * kLanes + j];
+      s += p[t] * std::fabs(v);
+      c += p[t] * std::fabs(v - out);
+      cm += p[t] * std::fabs(v - out) * (m - h.scores[t]);
+    }
+    o.out.push_back(out);
+    o.abs_weighted_v.push_back(s);
+    o.centered_v.push_back(c);
+    o.logit_centered_v.push_back(0);  // the scores are given exactly
+    o.spread_centered_v.push_back(cm);
+  }
+  r.model.logit_coefficient = 0;
+  r.model.weight_error = 2.0 * (1 + folds + merges);  // expf per key, per rescale, per merge factor
+  r.model.accumulation_chain = h.size() + folds + 2.0 * merges + 2;
+  return r;
+}
+
+void require_within_bound(const State& s, const ExactRow& exact, const char* what) {
+  float out[kLanes];
+  s.normalize(out, kLanes);
+  for (int j = 0; j < kLanes; ++j) {
+    const double bound = element_bound(exact.model, exact.oracle, j, DType::f32).bound;
+    const double error = std::fabs(out[j] - exact.oracle.out[j]);
+    RC_ASSERT_FALSE(error > bound || std::isnan(error));
+    (void)what;
+  }
+}
+
+bool bit_identical(const State& a, const State& b) {
+  return std::memcmp(&a.m, &b.m, sizeof(float)) == 0 && std::memcmp(&a.d, &b.d, sizeof(float)) == 0 &&
+         std::memcmp(a.o, b.o, sizeof(a.o)) == 0;
+}
+
+// --- the laws, over a merge function ----------------------------------------------------------------------------
+
+void empty_state_is_the_identity(const Merge& merge) {
+  const History h = *history();
+  const State x = fold_range(h, 0, h.size(), *rc::gen::inRange(1, 9));
+  State empty;
+  empty.init(kLanes);
+  State left = empty, right = x;
+  merge(left, x);
+  merge(right, empty);
+  RC_ASSERT(bit_identical(left, x));
+  RC_ASSERT(bit_identical(right, x));
+}
+
+void merge_commutes(const Merge& merge) {
+  const History h = *history(2);
+  const int cut = *rc::gen::inRange(1, h.size());
+  const State a = fold_range(h, 0, cut, 3), b = fold_range(h, cut, h.size(), 3);
+  State ab = a, ba = b;
+  merge(ab, b);
+  merge(ba, a);
+  RC_ASSERT(bit_identical(ab, ba));
+}
+
+void merge_associates_within_bound(const Merge& merge) {
+  const History h = *history(3);
+  const int cut1 = *rc::gen::inRange(1, h.size() - 1);
+  const int cut2 = *rc::gen::inRange(cut1 + 1, h.size());
+  const State a = fold_range(h, 0, cut1, 1), b = fold_range(h, cut1, cut2, 1), c = fold_range(h, cut2, h.size(), 1);
+  State left = a;  // (a . b) . c
+  merge(left, b);
+  merge(left, c);
+  State bc = b, right = a;  // a . (b . c)
+  merge(bc, c);
+  merge(right, bc);
+  const ExactRow exact = exact_row(h, h.size(), 2);
+  require_within_bound(left, exact, "(a.b).c");
+  require_within_bound(right, exact, "a.(b.c)");
+}
+
+void tiled_fold_equals_merged_tiles(const Merge& merge) {
+  const History h = *history();
+  const int tile = *rc::gen::inRange(1, h.size() + 3);
+  const State folded = fold_range(h, 0, h.size(), tile);
+  State merged;
+  merged.init(kLanes);
+  int tiles = 0;
+  for (int t = 0; t < h.size(); t += tile, ++tiles) merge(merged, fold_range(h, t, std::min(t + tile, h.size()), tile));
+  const ExactRow exact = exact_row(h, tiles, tiles);
+  require_within_bound(folded, exact, "folded tile by tile");
+  require_within_bound(merged, exact, "per-tile states merged");
+}
+
+RC_GTEST_PROP(OnlineSoftmaxLaws, EmptyStateIsTheIdentityOfMerge, ()) { empty_state_is_the_identity(correct_merge); }
+RC_GTEST_PROP(OnlineSoftmaxLaws, MergeCommutesBitForBit, ()) { merge_commutes(correct_merge); }
+RC_GTEST_PROP(OnlineSoftmaxLaws, MergeAssociatesWithinBound, ()) { merge_associates_within_bound(correct_merge); }
+RC_GTEST_PROP(OnlineSoftmaxLaws, TiledFoldEqualsMergedTilesWithinBound, ()) { tiled_fold_equals_merged_tiles(correct_merge); }
+
+TEST(OnlineSoftmaxLaws, FoldingOnlyMaskedKeysLeavesTheStateEmpty) {
+  State s;
+  s.init(kLanes);
+  const float scores[3] = {-INFINITY, -INFINITY, -INFINITY};
+  const float poison[kLanes] = {NAN, NAN, NAN, NAN};
+  s.fold(scores, 3, [&](int) { return poison; }, kLanes);
+  EXPECT_EQ(s.m, -INFINITY);
+  EXPECT_EQ(s.d, 0.0f);
+  for (float o : s.o) EXPECT_EQ(o, 0.0f);
+}
+
+TEST(OnlineSoftmaxLaws, MaskedKeysNeverTouchTheirValues) {
+  State s;
+  s.init(kLanes);
+  const float scores[2] = {0.5f, -INFINITY};
+  const float v0[kLanes] = {1, 2, 3, 4}, poison[kLanes] = {NAN, INFINITY, -INFINITY, NAN};
+  s.fold(scores, 2, [&](int t) { return t == 0 ? v0 : poison; }, kLanes);
+  float out[kLanes];
+  s.normalize(out, kLanes);
+  for (int j = 0; j < kLanes; ++j) EXPECT_EQ(out[j], v0[j]);
+}
+
+// The laws bite: a merge that ignores the per-state max breaks the bounded laws on some history.
+bool law_fails(void (*law)(const Merge&)) {
+  rc::detail::TestParams params;
+  params.seed = 7;
+  params.maxSuccess = 200;
+  const auto result = rc::detail::checkTestable([law] { law(merge_ignoring_max); }, rc::detail::TestMetadata{}, params);
+  rc::detail::FailureResult failure;
+  return result.match(failure);
+}
+
+TEST(OnlineSoftmaxLaws, ABrokenMergeBreaksAssociativityWithinBound) { EXPECT_TRUE(law_fails(merge_associates_within_bound)); }
+TEST(OnlineSoftmaxLaws, ABrokenMergeBreaksTiledFoldEquivalence) { EXPECT_TRUE(law_fails(tiled_fold_equals_merged_tiles)); }
+
+// Identity and commutativity survive that bug (it is symmetric and leaves empty states alone), so they are shown
+// to bite on the bugs they exist for: a merge that always keeps its own max, and an empty state that is not empty.
+void merge_keeping_own_max(State& into, const State& other) {
+  if (other.m == -INFINITY) return;
+  const float factor = rescale_factor(other.m, into.m == -INFINITY ? other.m : into.m);
+  into.d += other.d * factor;
+  for (int j = 0; j < kLanes; ++j) into.o[j] += other.o[j] * factor;
+  if (into.m == -INFINITY) into.m = other.m;
+}
+
+TEST(OnlineSoftmaxLaws, AnAsymmetricMergeBreaksCommutativity) {
+  rc::detail::TestParams params;
+  params.seed = 7;
+  params.maxSuccess = 200;
+  const auto result = rc::detail::checkTestable([] { merge_commutes(merge_keeping_own_max); }, rc::detail::TestMetadata{}, params);
+  rc::detail::FailureResult failure;
+  EXPECT_TRUE(result.match(failure));
+}
+
+TEST(OnlineSoftmaxLaws, AMergeTreatingTheEmptyMaxAsZeroBreaksTheIdentity) {
+  // The empty state has m = -inf; a merge that treats it as 0 (a common init bug) rescales real states by exp(-m).
+  const Merge zero_max_empty = [](State& into, const State& other) {
+    State o = other;
+    if (o.m == -INFINITY) o.m = 0;
+    State self = into;
+    if (self.m == -INFINITY) self.m = 0;
+    const float m = std::fmax(self.m, o.m);
+    const float fs = std::exp(self.m - m), fo = std::exp(o.m - m);
+    into.d = self.d * fs + o.d * fo;
+    for (int j = 0; j < kLanes; ++j) into.o[j] = self.o[j] * fs + o.o[j] * fo;
+    into.m = m;
+  };
+  rc::detail::TestParams params;
+  params.seed = 7;
+  params.maxSuccess = 200;
+  const auto result = rc::detail::checkTestable([&] { empty_state_is_the_identity(zero_max_empty); },
+                                                rc::detail::TestMetadata{}, params);
+  rc::detail::FailureResult failure;
+  EXPECT_TRUE(result.match(failure));
+}
+
+}  // namespace
+}  // namespace pacheck

@@ -1,0 +1,626 @@
+// The ulp-error report: its statistics, the lcov reader, the JSON and HTML it writes, and a real run over a CPU
+// variant (every cell present, the worst case saved and replayable, a precision loss visible in the figures).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <unistd.h>
+
+#include "cuda/device_probe.h"
+#include "problem/case_file.h"
+#include "properties/runner.h"
+#include "reports/environment.h"
+#include "reports/html_page.h"
+#include "reports/lcov_summary.h"
+#include "reports/report_files.h"
+#include "reports/run_report.h"
+#include "reports/ulp_json.h"
+#include "reports/ulp_statistics.h"
+
+namespace pacheck::reports {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+std::filesystem::path fresh_dir(const std::string& name) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("pacheck_report_test_" + name + "_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Whether the generator could have drawn this sequence in `mode`. Its continuations reach both boundaries (one new
+// query, or every position new), so a continuation cell also holds decode- and prefill-shaped sequences.
+bool drawn_in_mode(const Sequence& seq, Mode mode) {
+  switch (mode) {
+    case Mode::decode: return seq.num_queries == 1;
+    case Mode::prefill: return seq.num_queries == seq.context_len;
+    case Mode::continuation: return seq.num_queries >= 1 && seq.num_queries <= seq.context_len;
+  }
+  return false;
+}
+
+// --- statistics -------------------------------------------------------------------------------------------------
+
+TEST(UlpHistogram, BinsArePowersOfTwoOfUlps) {
+  EXPECT_EQ(UlpHistogram::bin_of(0), 0);
+  EXPECT_EQ(UlpHistogram::bin_of(0.25), 1);
+  EXPECT_EQ(UlpHistogram::bin_of(1), 1);
+  EXPECT_EQ(UlpHistogram::bin_of(1.5), 2);
+  EXPECT_EQ(UlpHistogram::bin_of(2), 2);
+  EXPECT_EQ(UlpHistogram::bin_of(3), 3);
+  EXPECT_EQ(UlpHistogram::bin_of(4), 3);
+  EXPECT_EQ(UlpHistogram::bin_of(5), 4);
+  EXPECT_EQ(UlpHistogram::bin_of(-5), 4);
+  EXPECT_EQ(UlpHistogram::bin_of(std::ldexp(1.0, 20)), UlpHistogram::kBeyondBin - 1);
+  EXPECT_EQ(UlpHistogram::bin_of(std::ldexp(1.0, 20) + 1), UlpHistogram::kBeyondBin);
+  EXPECT_EQ(UlpHistogram::bin_of(1e300), UlpHistogram::kBeyondBin);
+  EXPECT_EQ(UlpHistogram::bin_of(kInf), UlpHistogram::kNonFiniteBin);
+  EXPECT_EQ(UlpHistogram::bin_of(std::nan("")), UlpHistogram::kNonFiniteBin);
+}
+
+TEST(UlpHistogram, LabelsNameEachBinsUpperEdge) {
+  EXPECT_EQ(UlpHistogram::label(0), "0");
+  EXPECT_EQ(UlpHistogram::label(1), "<=1");
+  EXPECT_EQ(UlpHistogram::label(3), "<=4");
+  EXPECT_EQ(UlpHistogram::label(UlpHistogram::kBeyondBin), ">1048576");
+  EXPECT_EQ(UlpHistogram::label(UlpHistogram::kNonFiniteBin), "non-finite");
+  EXPECT_EQ(UlpHistogram::short_label(11), "1K");
+  EXPECT_EQ(UlpHistogram::short_label(UlpHistogram::kBeyondBin - 1), "1M");
+  EXPECT_EQ(UlpHistogram::short_label(UlpHistogram::kNonFiniteBin), "NaN");
+}
+
+TEST(UlpHistogram, AddsAndMerges) {
+  UlpHistogram a, b;
+  a.add(0, 5);
+  a.add(3);
+  b.add(3, 2);
+  b.add(kInf);
+  a.merge(b);
+  EXPECT_EQ(a.count(0), 5u);
+  EXPECT_EQ(a.count(3), 3u);
+  EXPECT_EQ(a.count(UlpHistogram::kNonFiniteBin), 1u);
+  EXPECT_EQ(a.total(), 9u);
+}
+
+TEST(Distribution, QuantilesAreNearestRank) {
+  Distribution d;
+  EXPECT_EQ(d.quantile(0.5), 0);
+  for (int i = 1; i <= 100; ++i) d.add(i);
+  EXPECT_EQ(d.size(), 100u);
+  EXPECT_EQ(d.quantile(0.5), 50);
+  EXPECT_EQ(d.quantile(0.99), 99);
+  EXPECT_EQ(d.quantile(1.0), 100);
+  EXPECT_EQ(d.quantile(0.0), 1);
+  EXPECT_EQ(d.max(), 100);
+}
+
+TEST(Distribution, CountsRepeatsAndTreatsNanAsInfinity) {
+  Distribution d;
+  d.add(0, 98);
+  d.add(7);
+  d.add(std::nan(""));
+  EXPECT_EQ(d.quantile(0.5), 0);
+  EXPECT_EQ(d.quantile(0.99), 7);
+  EXPECT_EQ(d.max(), kInf);
+  d.add(3, 0);  // adding nothing changes nothing
+  EXPECT_EQ(d.size(), 100u);
+}
+
+Problem tiny_problem(DType dtype) {
+  Problem p;
+  p.num_query_heads = 1;
+  p.num_kv_heads = 1;
+  p.head_dim = 2;
+  p.block_size = 2;
+  p.num_blocks = 1;
+  p.dtype = dtype;
+  p.sequences.push_back(Sequence{{0}, 2, 1});
+  p.k_pool = {1, 0, 0, 1};
+  p.v_pool = {1, 2, 3, 4};
+  p.queries = {1, 1};
+  return p;
+}
+
+Agreement agreement_with(std::vector<double> ulps, double error, double bound, std::size_t worst_element) {
+  Agreement a;
+  a.elements = ulps.size();
+  a.ulps = std::move(ulps);
+  for (double u : a.ulps) a.worst_ulps = std::max(a.worst_ulps, u);
+  a.worst.element = worst_element;
+  a.worst.error = error;
+  a.worst.bound = bound;
+  a.ok = error <= bound;
+  return a;
+}
+
+TEST(CellStatistics, KeepsTheWorstOutputAndEveryElement) {
+  const Problem p = tiny_problem(DType::f32);
+  const Knobs k;
+  const std::string property = "UlpBoundedAgreement";
+  CellStatistics stats;
+  const Agreement first = agreement_with({0, 1}, 1e-7, 1e-6, 0);   // 0.1 of bound
+  const Agreement second = agreement_with({4, 0}, 5e-7, 1e-6, 1);  // 0.5 of bound: the worst
+  const Agreement third = agreement_with({2, 2}, 2e-7, 1e-6, 0);
+  for (const Agreement* a : {&first, &second, &third}) stats.observe(CaseObservation{property, p, k, a});
+  stats.observe(CaseObservation{property, p, k, nullptr});  // a run-vs-run property: no figures
+  EXPECT_EQ(stats.compared_outputs(), 3u);
+  EXPECT_EQ(stats.elements(), 6u);
+  EXPECT_EQ(stats.histogram().total(), 6u);
+  EXPECT_EQ(stats.ulps().max(), 4);
+  EXPECT_DOUBLE_EQ(stats.tightness().max(), 0.5);
+  EXPECT_DOUBLE_EQ(stats.tightness().quantile(0.5), 0.2);
+  ASSERT_TRUE(stats.worst().has_value());
+  EXPECT_DOUBLE_EQ(stats.worst()->element.normalized(), 0.5);
+  EXPECT_EQ(stats.worst()->position, element_position(p, 1));
+}
+
+TEST(CellStatistics, AnOutputOfTheWrongSizeCountsEveryElementAsNonFinite) {
+  const Problem p = tiny_problem(DType::f16);
+  const Knobs k;
+  const std::string property = "UlpBoundedAgreement";
+  Agreement a;
+  a.ok = false;
+  a.elements = 2;
+  a.violations = 1;
+  a.worst.error = kInf;
+  CellStatistics stats;
+  stats.observe(CaseObservation{property, p, k, &a});
+  EXPECT_EQ(stats.histogram().count(UlpHistogram::kNonFiniteBin), 2u);
+  EXPECT_EQ(stats.tightness().max(), kInf);
+}
+
+// --- lcov -------------------------------------------------------------------------------------------------------
+
+const char* kTracefile = R"(TN:
+SF:/src/oracle/oracle.cpp
+FN:3,run_oracle
+FNDA:4,run_oracle
+FNF:1
+FNH:1
+DA:3,4
+DA:4,0
+BRDA:4,0,0,1
+BRDA:4,0,1,-
+BRF:2
+BRH:1
+LF:2
+LH:1
+end_of_record
+SF:/src/variants/cpu_gather.cpp
+DA:10,1
+DA:11,1
+DA:12,0
+BRDA:11,0,0,0
+BRDA:11,0,1,3
+end_of_record
+SF:/src/variants/registry.cpp
+LF:10
+LH:10
+end_of_record
+)";
+
+TEST(LcovSummary, AddsUpEachFolderFromSummaryOrDataLines) {
+  const CoverageSummary s = parse_lcov_tracefile(kTracefile, "/src");
+  ASSERT_EQ(s.folders.size(), 2u);
+  EXPECT_EQ(s.folders[0].folder, "oracle/");
+  EXPECT_EQ(s.folders[0].lines.found, 2u);
+  EXPECT_EQ(s.folders[0].lines.hit, 1u);
+  EXPECT_EQ(s.folders[0].branches.hit, 1u);
+  EXPECT_EQ(s.folders[0].functions.hit, 1u);
+  EXPECT_EQ(s.folders[1].folder, "variants/");
+  EXPECT_EQ(s.folders[1].files, 2);
+  EXPECT_EQ(s.folders[1].lines.found, 13u);  // 3 counted from DA lines, 10 from LF
+  EXPECT_EQ(s.folders[1].lines.hit, 12u);
+  EXPECT_EQ(s.folders[1].branches.found, 2u);
+  EXPECT_EQ(s.folders[1].branches.hit, 1u);
+  EXPECT_EQ(s.total.lines.found, 15u);
+  EXPECT_NEAR(s.total.lines.percent(), 100.0 * 13 / 15, 1e-9);
+  const std::string table = format_coverage_table(s);
+  EXPECT_NE(table.find("variants/"), std::string::npos);
+  EXPECT_NE(table.find("total"), std::string::npos);
+  EXPECT_EQ(to_json(s)["folders"]["oracle/"]["lines"]["hit"], 1);
+}
+
+TEST(LcovSummary, FilesOutsideTheSourceRootGoByTheirDirectory) {
+  const CoverageSummary s = parse_lcov_tracefile("SF:/elsewhere/cuda/host.cpp\nDA:1,1\nend_of_record\n", "/src");
+  ASSERT_EQ(s.folders.size(), 1u);
+  EXPECT_EQ(s.folders[0].folder, "cuda/");
+}
+
+TEST(LcovSummary, NothingFoundCountsAsFullyCovered) {
+  EXPECT_EQ(CoverageCount{}.percent(), 100.0);
+}
+
+TEST(LcovSummary, RejectsWhatIsNotATracefile) {
+  const auto rejects = [](const std::string& text, const std::string& mentions) {
+    try {
+      parse_lcov_tracefile(text, "/src");
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const LcovFormatError& e) {
+      EXPECT_NE(std::string(e.what()).find(mentions), std::string::npos) << e.what();
+    }
+  };
+  rejects("", "no SF: records");
+  rejects("SF:/src/a.cpp\nDA:1,1\n", "no end_of_record");
+  rejects("DA:1,1\n", "outside an SF: record");
+  rejects("SF:/src/a.cpp\nDA:1,x\nend_of_record\n", "expected a count");
+  rejects("SF:/src/a.cpp\nDA:1\nend_of_record\n", "comma-separated fields");
+  rejects("SF:/src/a.cpp\nSF:/src/b.cpp\n", "SF: inside the record");
+  rejects("end_of_record\n", "end_of_record without SF:");
+  rejects("<html>\n", "not an lcov record line");
+}
+
+TEST(LcovSummary, ReadingAMissingFileNamesIt) {
+  EXPECT_THROW(read_lcov_tracefile("/nonexistent/coverage.info", "/src"), LcovFormatError);
+}
+
+TEST(AttachCoverage, LinksGenhtmlRelativeToTheReportFolder) {
+  const std::filesystem::path dir = fresh_dir("coverage");
+  std::filesystem::create_directories(dir / "cov" / "html");
+  std::ofstream(dir / "cov" / "coverage.info") << kTracefile;
+  std::ofstream(dir / "cov" / "html" / "index.html") << "<html></html>";
+  Report report;
+  report.out_dir = dir / "out";
+  std::filesystem::create_directories(report.out_dir);
+  attach_coverage(report, dir / "cov" / "coverage.info", "/src");
+  ASSERT_TRUE(report.coverage.has_value()) << report.coverage_note;
+  EXPECT_EQ(report.coverage_html, "../cov/html/index.html");
+
+  Report missing;
+  missing.out_dir = report.out_dir;
+  attach_coverage(missing, dir / "nowhere.info", "/src");
+  EXPECT_FALSE(missing.coverage.has_value());
+  EXPECT_NE(missing.coverage_note.find("coverage-report"), std::string::npos);
+
+  std::ofstream(dir / "bad.info") << "garbage\n";
+  Report bad;
+  bad.out_dir = report.out_dir;
+  attach_coverage(bad, dir / "bad.info", "/src");
+  EXPECT_FALSE(bad.coverage.has_value());
+  EXPECT_NE(bad.coverage_note.find("could not be read"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+// --- a real run ---------------------------------------------------------------------------------------------------
+
+// cpu_streaming under another name, with narrower capabilities, and optionally with a precision loss: every fp32
+// output rounded to bf16's 8 significant bits before the output conversion. It keeps cpu_streaming's error model,
+// so the lossy one breaks its bound.
+class StreamingForTest final : public Variant {
+ public:
+  struct Options {
+    std::string name;
+    bool lossy = false;
+    bool needs_gpu = false;
+    std::vector<DType> dtypes = {DType::f32};
+    std::vector<Mode> modes = {Mode::decode};
+  };
+  explicit StreamingForTest(Options options) : options_(std::move(options)) {}
+  std::string name() const override { return options_.name; }
+  std::string description() const override { return "cpu_streaming, for report_test"; }
+  Capabilities capabilities() const override {
+    Capabilities c = inner().capabilities();
+    c.needs_gpu = options_.needs_gpu;
+    c.dtypes = options_.dtypes;
+    c.modes = options_.modes;
+    return c;
+  }
+  Output run(const Problem& p, const Knobs& k) const override {
+    Output out = inner().run(p, k);
+    if (options_.lossy)
+      for (float& x : out) x = round_to_dtype_f(round_to_dtype(x, DType::bf16), p.dtype);
+    return out;
+  }
+  ErrorModel error_model(const Problem& p, const OracleResult& o, std::size_t row, const Knobs& k) const override {
+    return inner().error_model(p, o, row, k);
+  }
+
+ private:
+  static const Variant& inner() { return Registry::instance().get("cpu_streaming"); }
+  Options options_;
+};
+
+ReportSettings small_settings(const std::filesystem::path& out, std::vector<const Variant*> variants) {
+  ReportSettings s;
+  s.out_dir = out;
+  s.cases = 3;
+  s.seed = 7;
+  s.kill_cases = 0;
+  s.variants = std::move(variants);
+  s.source_root = PACHECK_SOURCE_DIR;
+  s.command_line = "report_test";
+  return s;
+}
+
+TEST(RunReport, CoversEveryDtypeAndModeOfACpuVariant) {
+  const std::filesystem::path dir = fresh_dir("cells");
+  const Variant& streaming = Registry::instance().get("cpu_streaming");
+  int last_done = 0, total = 0;
+  const Report r = run_report(small_settings(dir, {&streaming}), [&](const Progress& p) {
+    EXPECT_EQ(p.done, last_done + 1);
+    last_done = p.done;
+    total = p.total;
+  });
+  EXPECT_EQ(last_done, total);
+  ASSERT_EQ(r.variants.size(), 1u);
+  const VariantReport& v = r.variants[0];
+  EXPECT_FALSE(v.skipped);
+  EXPECT_TRUE(v.passed());
+  ASSERT_EQ(v.cells.size(), 9u);  // 3 dtypes x 3 modes
+  for (const CellReport& c : v.cells) {
+    SCOPED_TRACE(std::string(dtype_name(c.dtype)) + " " + mode_name(c.mode));
+    EXPECT_GT(c.cases, 0);
+    EXPECT_GT(c.compared_outputs, 0u);
+    EXPECT_EQ(c.histogram.total(), c.elements);
+    EXPECT_LE(c.median_ulps, c.p99_ulps);
+    EXPECT_LE(c.p99_ulps, c.worst_ulps);
+    EXPECT_LE(c.tightness_median, c.worst_normalized);
+    EXPECT_LE(c.worst_normalized, 1.0);
+    ASSERT_TRUE(c.worst.has_value());
+    // The worst case replays: it is a valid case file of this dtype, drawn in this mode.
+    const Case saved = read_case_file(dir / c.worst->file);
+    EXPECT_EQ(saved.problem.dtype, c.dtype);
+    for (const Sequence& seq : saved.problem.sequences) EXPECT_TRUE(drawn_in_mode(seq, c.mode)) << describe(saved.problem);
+    EXPECT_NE(c.worst->replay.find(" replay "), std::string::npos);
+    EXPECT_NE(c.worst->replay.find("--variant cpu_streaming"), std::string::npos);
+  }
+  EXPECT_NE(v.determinism.status, GuaranteeCheck::Status::failed);
+  EXPECT_NE(v.batch_isolation.status, GuaranteeCheck::Status::failed);
+  EXPECT_FALSE(r.kill_matrix.has_value());
+  EXPECT_NE(r.kill_matrix_note.find("--kill-cases 0"), std::string::npos);
+
+  const ReportFiles files = write_report_files(r);
+  const nlohmann::json j = nlohmann::json::parse(read_text(files.json));
+  EXPECT_EQ(j["schema_version"], kUlpJsonSchemaVersion);
+  EXPECT_EQ(j["variants"][0]["cells"].size(), 9u);
+  EXPECT_EQ(j["variants"][0]["cells"][0]["histogram"].size(), static_cast<std::size_t>(UlpHistogram::kBins));
+  EXPECT_EQ(j["histogram_bins"].size(), static_cast<std::size_t>(UlpHistogram::kBins));
+  const std::string html = read_text(files.html);
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+  EXPECT_NE(html.find(v.cells[0].worst->replay), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(RunReport, APrecisionLossMovesTheHistogramAndTheTightness) {
+  const std::filesystem::path dir = fresh_dir("lossy");
+  const StreamingForTest exact({"exact_streaming_for_report_test"});
+  const StreamingForTest lossy({"lossy_streaming_for_report_test", true});
+  ReportSettings settings = small_settings(dir, {&exact, &lossy});
+  settings.cases = 8;
+  const Report r = run_report(settings);
+  ASSERT_EQ(r.variants.size(), 2u);
+  const VariantReport& good = r.variants[0];
+  const VariantReport& bad = r.variants[1];
+  EXPECT_TRUE(good.passed());
+  EXPECT_FALSE(bad.passed());
+  EXPECT_FALSE(r.non_mutants_passed());
+  // One fp32 decode cell each: cpu_streaming keeps nearly every element within 64 ulps and inside its bound;
+  // rounded to bf16, nearly every element is hundreds to tens of thousands of fp32 ulps off, beyond its bound.
+  ASSERT_EQ(good.cells.size(), 1u);
+  ASSERT_EQ(bad.cells.size(), 1u);
+  const CellReport& good_f32 = good.cells[0];
+  const CellReport& bad_f32 = bad.cells[0];
+  EXPECT_LE(good_f32.worst_normalized, 1.0);
+  EXPECT_GT(bad_f32.worst_normalized, 1.0);
+  EXPECT_GT(bad_f32.tightness_median, good_f32.tightness_median);
+  const UlpHistogram good_hist = good.histogram(DType::f32);
+  const UlpHistogram bad_hist = bad.histogram(DType::f32);
+  std::uint64_t good_beyond_64 = 0, bad_beyond_64 = 0;
+  for (int bin = UlpHistogram::bin_of(65); bin < UlpHistogram::kBins; ++bin) {
+    good_beyond_64 += good_hist.count(bin);
+    bad_beyond_64 += bad_hist.count(bin);
+  }
+  EXPECT_GT(static_cast<double>(bad_beyond_64) / bad_hist.total(), 0.5);
+  EXPECT_LT(static_cast<double>(good_beyond_64) / good_hist.total(), 0.01);
+  // The report ran on past the failures: every case of the failing property counted, and its last failing case
+  // was saved and named for replay.
+  const PropertyOutcome& agreement = bad_f32.properties.front();
+  ASSERT_EQ(agreement.property, "UlpBoundedAgreement");
+  EXPECT_EQ(agreement.verdict, Verdict::failed);
+  EXPECT_EQ(agreement.cases, settings.cases);
+  EXPECT_GT(agreement.failed_cases, settings.cases / 2);
+  EXPECT_GE(bad_f32.compared_outputs, static_cast<std::size_t>(settings.cases));
+  bool found_replay = false;
+  for (const CellReport& c : bad.cells)
+    for (const PropertyOutcome& o : c.properties)
+      if (o.verdict == Verdict::failed && !o.replay.empty()) {
+        found_replay = true;
+        const std::size_t from = o.replay.find(" replay ") + 8;
+        const std::string file = o.replay.substr(from, o.replay.find(" --variant") - from);
+        EXPECT_TRUE(std::filesystem::exists(file)) << o.replay;
+      }
+  EXPECT_TRUE(found_replay);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(RunReport, GpuVariantsRunOnlyWithADevice) {
+  const std::filesystem::path dir = fresh_dir("gpu");
+  const StreamingForTest gpu_variant({"pretend_gpu_for_report_test", false, true});
+  const Report r = run_report(small_settings(dir, {&gpu_variant}));
+  ASSERT_EQ(r.variants.size(), 1u);
+  std::string reason;
+  if (cuda_device_available(&reason)) {
+    EXPECT_FALSE(r.variants[0].skipped);
+    EXPECT_EQ(r.variants[0].cells.size(), 1u);
+  } else {
+    EXPECT_TRUE(r.variants[0].skipped);
+    EXPECT_EQ(r.variants[0].skip_reason, reason);
+    EXPECT_TRUE(r.variants[0].cells.empty());
+    EXPECT_FALSE(r.variants[0].passed());
+    EXPECT_TRUE(r.non_mutants_passed());  // skipped is not failed
+    const nlohmann::json j = to_json(r);
+    EXPECT_EQ(j["variants"][0]["status"], "skipped");
+    EXPECT_EQ(j["variants"][0]["skip_reason"], reason);
+    EXPECT_NE(render_html(r).find(html_escape(reason)), std::string::npos);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(RunReport, ClearsWhatAnEarlierReportSavedInItsFolders) {
+  const std::filesystem::path dir = fresh_dir("stale");
+  std::filesystem::create_directories(dir / "failures" / "old");
+  std::ofstream(dir / "failures" / "old" / "stale.json") << "{}";
+  std::ofstream(dir / "notes.txt") << "mine";
+  const StreamingForTest narrow({"narrow_streaming_for_report_test"});
+  ReportSettings settings = small_settings(dir, {&narrow});
+  settings.cases = 1;
+  run_report(settings);
+  EXPECT_FALSE(std::filesystem::exists(dir / "failures" / "old" / "stale.json"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "notes.txt"));  // not the report's: left alone
+  std::filesystem::remove_all(dir);
+}
+
+// --- run_property narrowing ---------------------------------------------------------------------------------------
+
+TEST(RunPropertyNarrowing, GeneratesOnlyTheRequestedDtypeAndMode) {
+  const Variant& streaming = Registry::instance().get("cpu_streaming");
+  for (const Mode mode : {Mode::decode, Mode::prefill, Mode::continuation}) {
+    SCOPED_TRACE(mode_name(mode));
+    RunOptions options;
+    options.cases = 15;
+    options.only_dtypes = {DType::bf16};
+    options.only_modes = {mode};
+    int observed = 0;
+    bool strictly_inside = false;  // some continuation has a past and more than one new query
+    const PropertyRun run =
+        run_property(property_named("UlpBoundedAgreement"), streaming, options, [&](const CaseObservation& o) {
+          ++observed;
+          EXPECT_EQ(o.problem.dtype, DType::bf16);
+          for (const Sequence& seq : o.problem.sequences) {
+            EXPECT_TRUE(drawn_in_mode(seq, mode)) << describe(o.problem);
+            strictly_inside = strictly_inside || (seq.num_queries > 1 && seq.num_queries < seq.context_len);
+          }
+        });
+    EXPECT_TRUE(run.passed) << run.failure;
+    EXPECT_GT(observed, 0);
+    EXPECT_EQ(strictly_inside, mode == Mode::continuation);
+  }
+}
+
+TEST(RunPropertyNarrowing, NamingOnlyUnsupportedDtypesIsAnError) {
+  const StreamingForTest f32_only({"f32_decode_streaming_for_report_test"});
+  RunOptions options;
+  options.only_dtypes = {DType::f16};
+  try {
+    run_property(property_named("UlpBoundedAgreement"), f32_only, options);
+    FAIL() << "narrowing to an unsupported dtype was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(std::string(dtype_name(DType::f16))), std::string::npos) << e.what();
+  }
+  options.only_dtypes = {};
+  options.only_modes = {Mode::prefill};
+  EXPECT_THROW(run_property(property_named("UlpBoundedAgreement"), f32_only, options), std::invalid_argument);
+}
+
+// --- presentation ---------------------------------------------------------------------------------------------------
+
+TEST(HtmlPage, EscapesEverythingItQuotes) {
+  EXPECT_EQ(html_escape("<a href=\"x\">'&'</a>"), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+}
+
+Report synthetic_report() {
+  Report r;
+  r.out_dir = "out";
+  r.cases_per_property = 3;
+  r.seed = 5;
+  r.environment.git_revision = "abc123";
+  r.environment.compiler = "GCC <test>";
+  r.environment.cuda_device = "no CUDA device: none";
+  VariantReport v;
+  v.name = "cpu_fake";
+  v.description = "a <fake> variant";
+  v.capabilities.dtypes = {DType::f16};
+  v.capabilities.modes = {Mode::decode};
+  CellReport c;
+  c.dtype = DType::f16;
+  c.mode = Mode::decode;
+  c.cases = 3;
+  c.histogram.add(0, 10);
+  c.histogram.add(1, 3);
+  c.worst_normalized = kInf;
+  c.tightness_median = 0.75;
+  c.properties.push_back(
+      PropertyOutcome{"UlpBoundedAgreement", Verdict::failed, 3, 2, "boom <here>", "pacheck replay x.json --variant cpu_fake"});
+  v.cells.push_back(c);
+  r.variants.push_back(v);
+  VariantReport skipped;
+  skipped.name = "cuda_fake";
+  skipped.skipped = true;
+  skipped.skip_reason = "no CUDA device: none";
+  skipped.capabilities.needs_gpu = true;
+  r.variants.push_back(skipped);
+  r.kill_matrix_note = "no mutants are registered";
+  r.coverage_note = "no coverage run found";
+  return r;
+}
+
+TEST(HtmlPage, ShowsEveryVariantWithoutScriptsOrNetwork) {
+  const std::string html = render_html(synthetic_report());
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg"));  // only the SVG namespace
+  EXPECT_EQ(html.find("https://"), std::string::npos);
+  EXPECT_NE(html.find("id=\"v-cpu_fake\""), std::string::npos);
+  EXPECT_NE(html.find("a &lt;fake&gt; variant"), std::string::npos);
+  EXPECT_NE(html.find("boom &lt;here&gt;"), std::string::npos);
+  EXPECT_NE(html.find("Skipped: no CUDA device: none"), std::string::npos);
+  EXPECT_NE(html.find("No kill matrix: no mutants are registered"), std::string::npos);
+  EXPECT_NE(html.find("no coverage run found"), std::string::npos);
+  EXPECT_NE(html.find(">inf<"), std::string::npos);  // the infinite ratio, spelled out
+}
+
+TEST(HtmlPage, HistogramHasABarPerNonEmptyBin) {
+  UlpHistogram h;
+  h.add(0, 100);
+  h.add(3, 10);
+  h.add(kInf);
+  const std::string svg = histogram_svg(h, "t");
+  std::size_t bars = 0;
+  for (std::size_t at = svg.find("<rect"); at != std::string::npos; at = svg.find("<rect", at + 1)) ++bars;
+  EXPECT_EQ(bars, 3u);
+  EXPECT_NE(svg.find("100 elements at 0 ulps"), std::string::npos);
+  EXPECT_NE(svg.find("1 elements at non-finite ulps"), std::string::npos);
+}
+
+TEST(UlpJson, NonFiniteFiguresAreStrings) {
+  EXPECT_EQ(json_number(kInf), "inf");
+  EXPECT_EQ(json_number(-kInf), "-inf");
+  EXPECT_EQ(json_number(std::nan("")), "nan");
+  EXPECT_EQ(json_number(2.5), 2.5);
+  const nlohmann::json j = to_json(synthetic_report());
+  EXPECT_EQ(j["schema"], "pacheck.ulp-report");
+  const nlohmann::json& cell = j["variants"][0]["cells"][0];
+  EXPECT_EQ(cell["worst_normalized_error"], "inf");
+  EXPECT_EQ(cell["tightness"]["median"], 0.75);
+  EXPECT_EQ(cell["verdict"], "fail");
+  EXPECT_EQ(cell["properties"][0]["replay"], "pacheck replay x.json --variant cpu_fake");
+  EXPECT_EQ(cell["properties"][0]["failed_cases"], 2);
+  EXPECT_EQ(cell["histogram"][0], 10);
+  EXPECT_EQ(j["variants"][1]["status"], "skipped");
+  EXPECT_EQ(j["kill_matrix"]["absent"], "no mutants are registered");
+  EXPECT_EQ(j["coverage"]["absent"], "no coverage run found");
+}
+
+TEST(Environment, NamesTheRevisionCompilerAndDevice) {
+  const Environment e = collect_environment(PACHECK_SOURCE_DIR, "cmd");
+  EXPECT_FALSE(e.git_revision.empty());
+  EXPECT_TRUE(e.compiler.rfind("GCC", 0) == 0 || e.compiler.rfind("Clang", 0) == 0) << e.compiler;
+  EXPECT_FALSE(e.cuda_device.empty());
+  EXPECT_EQ(e.command_line, "cmd");
+  EXPECT_EQ(e.generated_at.size(), 20u);  // 2025-01-31T12:00:00Z
+  const Environment elsewhere = collect_environment("/nonexistent/checkout", "cmd");
+  EXPECT_EQ(elsewhere.git_revision.rfind("unknown", 0), 0u) << elsewhere.git_revision;
+}
+
+}  // namespace
+}  // namespace pacheck::reports

@@ -1,0 +1,82 @@
+// pacheck_coverage_summary TRACEFILE [--source-root DIR] [--json FILE] [--min-lines FOLDER=PERCENT ...]
+// Prints line, branch and function coverage per top-level folder of an lcov tracefile, optionally writes them as
+// JSON, and exits 1 when a folder's line coverage is below its --min-lines floor (the coverage-report target
+// holds oracle/ and variants/ to 95%).
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+
+#include "reports/lcov_summary.h"
+
+namespace {
+
+struct Floor {
+  std::string folder;
+  double percent = 0;
+};
+
+Floor parse_floor(const std::string& text) {
+  const std::size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) throw CLI::ValidationError("--min-lines", "expected FOLDER=PERCENT, got '" + text + "'");
+  Floor f;
+  f.folder = text.substr(0, eq);
+  if (f.folder.back() != '/') f.folder += '/';
+  try {
+    std::size_t used = 0;
+    f.percent = std::stod(text.substr(eq + 1), &used);
+    if (used != text.size() - eq - 1) throw std::invalid_argument("trailing characters");
+  } catch (const std::exception&) {
+    throw CLI::ValidationError("--min-lines", "not a percentage in '" + text + "'");
+  }
+  return f;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Per-folder line, branch and function coverage of an lcov tracefile"};
+  std::string tracefile, source_root, json_path;
+  std::vector<std::string> floors;
+  app.add_option("tracefile", tracefile, "The lcov tracefile (coverage.info)")->required();
+  app.add_option("--source-root", source_root, "The checkout the tracefile's paths lie in");
+  app.add_option("--json", json_path, "Also write the figures as JSON to this file");
+  app.add_option("--min-lines", floors, "FOLDER=PERCENT: fail when the folder's line coverage is lower");
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    std::vector<Floor> parsed;
+    for (const std::string& f : floors) parsed.push_back(parse_floor(f));
+    const pacheck::reports::CoverageSummary summary = pacheck::reports::read_lcov_tracefile(tracefile, source_root);
+    std::cout << pacheck::reports::format_coverage_table(summary);
+    if (!json_path.empty()) {
+      std::ofstream out(json_path);
+      out << pacheck::reports::to_json(summary).dump(2) << "\n";
+      if (!out) {
+        std::cerr << "error: cannot write " << json_path << "\n";
+        return 2;
+      }
+    }
+    int status = 0;
+    for (const Floor& f : parsed) {
+      const auto found = std::find_if(summary.folders.begin(), summary.folders.end(),
+                                      [&](const auto& folder) { return folder.folder == f.folder; });
+      if (found == summary.folders.end()) {
+        std::cerr << "coverage: " << f.folder << " has no files in " << tracefile << "\n";
+        status = 1;
+      } else if (found->lines.percent() < f.percent) {
+        std::cerr << "coverage: " << f.folder << " line coverage " << found->lines.percent() << "% is below "
+                  << f.percent << "%\n";
+        status = 1;
+      }
+    }
+    return status;
+  } catch (const CLI::ValidationError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  } catch (const pacheck::reports::LcovFormatError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  }
+}

@@ -1,0 +1,122 @@
+// What a `pacheck report` run found: per variant, per dtype and mode, the error statistics and the property
+// verdicts; the mutant kill matrix; the environment; the coverage figures. run_report.h fills it, ulp_json.h and
+// html_page.h present it (the schema is in reports/README.md).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "properties/agreement.h"
+#include "properties/kill_matrix.h"
+#include "reports/lcov_summary.h"
+#include "reports/ulp_statistics.h"
+#include "variants/variant.h"
+
+namespace pacheck::reports {
+
+enum class Verdict { passed, failed, gave_up, error };
+const char* verdict_name(Verdict verdict);  // "pass", "fail", "gave up", "error"
+
+// One property of the catalogue run in one cell.
+struct PropertyOutcome {
+  std::string property;
+  Verdict verdict = Verdict::passed;
+  int cases = 0;          // cases run
+  int failed_cases = 0;   // of those, the ones that failed (the report runs on past a failure)
+  std::string failure;    // the last failing case's message, or why RapidCheck gave up or stopped
+  std::string replay;     // the last failing case's replay command, when the property saved one
+};
+
+// The compared output with the largest error over bound in a cell, saved as a case file.
+struct WorstCaseFile {
+  std::string property;
+  std::filesystem::path file;  // relative to the report folder
+  std::string replay;          // `pacheck replay <report folder>/<file> --variant <variant>`
+  std::string position;        // which element
+  ElementError element;
+};
+
+// One variant in one dtype and one mode: every applicable property, the generator narrowed to that dtype and mode.
+struct CellReport {
+  DType dtype = DType::f32;
+  Mode mode = Mode::decode;
+  int cases = 0;                     // over every property
+  std::size_t compared_outputs = 0;  // variant outputs compared with the oracle
+  std::size_t elements = 0;          // output elements compared with the oracle
+  UlpHistogram histogram;
+  double median_ulps = 0;
+  double p99_ulps = 0;
+  double worst_ulps = 0;
+  double worst_normalized = 0;  // the largest error / bound of any element (above 1: the bound was broken)
+  double tightness_median = 0;  // per compared output, its worst error / bound: the median and p99 over outputs
+  double tightness_p99 = 0;
+  std::optional<WorstCaseFile> worst;
+  std::vector<PropertyOutcome> properties;
+  double seconds = 0;
+
+  bool passed() const;
+};
+
+// What the catalogue's property observed about a guarantee the variant declares (determinism, batch invariance).
+struct GuaranteeCheck {
+  enum class Status { held, failed, not_applicable, not_in_catalogue, not_run };
+  std::string property;  // "Determinism", "BatchIsolation"
+  Status status = Status::not_run;
+  int cases = 0;
+  std::vector<std::string> failed_cells;  // "f16 decode"
+};
+const char* status_name(GuaranteeCheck::Status status);  // "held", "failed", "not applicable", ...
+
+struct VariantReport {
+  std::string name;
+  std::string description;
+  Capabilities capabilities;
+  bool skipped = false;
+  std::string skip_reason;
+  std::vector<CellReport> cells;
+  GuaranteeCheck determinism;
+  GuaranteeCheck batch_isolation;
+
+  bool passed() const;  // every property passed in every cell (false when skipped)
+  int cases() const;
+  UlpHistogram histogram(DType dtype) const;  // merged over modes
+  // The cell with the largest worst_normalized; nullptr when there are no cells.
+  const CellReport* worst_cell() const;
+};
+
+struct Environment {
+  std::string git_revision;  // "unknown: ..." when git cannot tell
+  bool git_dirty = false;    // tracked files differ from the revision
+  std::string compiler;      // "GCC 12.2.0"
+  std::string build_type;
+  bool cuda_available = false;
+  std::string cuda_device;   // the device, or why there is none
+  unsigned hardware_threads = 0;
+  std::string generated_at;  // UTC, ISO 8601
+  std::string command_line;
+};
+
+struct Report {
+  std::filesystem::path out_dir;
+  int cases_per_property = 0;
+  std::uint64_t seed = 0;
+  int kill_cases = 0;
+  Environment environment;
+  std::vector<VariantReport> variants;
+  std::optional<KillMatrix> kill_matrix;
+  std::string kill_matrix_note;  // why there is none
+  double kill_matrix_seconds = 0;
+  std::optional<CoverageSummary> coverage;
+  std::string coverage_html;  // the genhtml index, relative to out_dir; empty when absent
+  std::string coverage_note;  // why there are no coverage figures
+  double seconds = 0;
+
+  // Every non-mutant variant that ran passed (mutants are expected to fail).
+  bool non_mutants_passed() const;
+};
+
+}  // namespace pacheck::reports

@@ -1,0 +1,45 @@
+// Runs the report: every property of the catalogue over every selected variant, one dtype and one mode at a time,
+// collecting the error statistics; then the mutant kill matrix; then reads the coverage figures if a coverage run
+// left them. The worst case of each cell and every failing case are saved under the report folder.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "reports/report.h"
+
+namespace pacheck::reports {
+
+struct ReportSettings {
+  std::filesystem::path out_dir = "pacheck-report";
+  int cases = 30;       // per property, per (variant, dtype, mode) cell
+  std::uint64_t seed = 1;
+  int kill_cases = 30;  // per (mutant, property) cell of the kill matrix; 0 leaves the kill matrix out
+  std::vector<const Variant*> variants;
+  std::string replay_program = "pacheck";
+  std::filesystem::path source_root;         // the checkout: asked for its git revision
+  std::filesystem::path coverage_tracefile;  // the coverage-report target's coverage.info; empty: none
+  std::string command_line;
+};
+
+struct Progress {
+  std::string stage;  // "properties" or "kill matrix"
+  int done = 0;
+  int total = 0;
+  std::string what;   // "cpu_streaming f16 decode TileSizeInvariance"
+  bool failed = false;
+};
+using ProgressCallback = std::function<void(const Progress&)>;
+
+// Clears the report folder's cases/, failures/ and mutants/ (what an earlier report saved there), then runs.
+// Variants that need a GPU are listed as skipped, with the reason, when no CUDA device answers.
+Report run_report(const ReportSettings& settings, const ProgressCallback& progress = {});
+
+// The coverage figures of `tracefile` and its genhtml index (html/index.html beside it) relative to `out_dir`, or
+// a note saying why there are none. Fills report.coverage, coverage_html and coverage_note.
+void attach_coverage(Report& report, const std::filesystem::path& tracefile, const std::filesystem::path& source_root);
+
+}  // namespace pacheck::reports

@@ -1,0 +1,83 @@
+// The mutants' kernels: the CPU streaming loop (cpu_streaming) and the split-K loop (cpu_splitk) written once
+// more, with a `Bug` switch at each place a real paged-attention kernel has gone wrong. With Bug::none both are
+// bit-identical to their correct counterparts (kill_matrix_test checks this), so each mutant differs from a
+// correct kernel by exactly one bug.
+//
+// Mutant loads that leave the sequence's keys go through DeviceMemory, which reads what a GPU would: a recycled
+// (poisoned) block gives its garbage, an id outside the pool is an illegal address and throws.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "problem/knobs.h"
+#include "problem/problem.h"
+
+namespace pacheck::mutants {
+
+// One bug each; the mutant files say which real kernels shipped (or plausibly ship) it.
+enum class Bug {
+  none,
+  // The online softmax.
+  accumulator_not_rescaled,    // o is not multiplied by exp(m_old - m_new) when the running max grows
+  denominator_not_rescaled,    // d is not
+  max_initialised_to_zero,     // m starts at 0 instead of -inf
+  approximate_exp,             // exp from a degree-2 polynomial for 2^f: ~1.7e-3 relative error
+  pv_accumulated_in_bf16,      // the weighted-V accumulator is stored in bf16
+  // Masking.
+  masked_score_zero,           // masked lanes get the masked load's fill value 0 as their score, not -inf
+  masked_value_not_zeroed,     // V is loaded without the mask and multiplied by the zero weight: 0 * NaN
+  tail_one_too_many,           // the ragged-tail mask lets key context_len through
+  tail_one_too_few,            // ... drops key context_len - 1
+  causal_off_by_one,           // the causal mask lets key position + 1 through
+  causal_top_left,             // the causal mask aligned top-left: query i sees keys 0 ..= i
+  last_partial_tile_skipped,   // the tile count is floor(keys / tile) instead of ceil
+  // Addressing.
+  gqa_head_modulo,             // kv head = h % num_kv_heads instead of h / ratio
+  gqa_head_shift,              // kv head = h >> floor(log2(ratio)): right only for power-of-two ratios
+  table_prefetch_past_row,     // the pipelined loop prefetches the next tile's block id without a bound check
+  paired_block_load,           // two logical blocks loaded from one table entry, as if physically adjacent
+  // The scale.
+  scale_applied_twice,
+  scale_not_applied,
+  // Split-K.
+  reduce_ignores_split_max,    // partial states summed without exp(m_i - m)
+  reduce_drops_last_split,     // the reduce loop stops one split early
+  split_boundary_key_twice,    // split i folds keys [i * split, (i + 1) * split] inclusive
+  splits_from_batch_size,      // split-K only when the batch is small (a launch heuristic on the batch)
+  reduce_order_from_arrival,   // partials merged in the order they arrive, which varies run to run
+};
+
+// What a GPU load reads when a kernel's index math is wrong. The block table is laid out the way vLLM passes it:
+// one row per sequence, padded with 0 to the widest row; the KV pool is one flat allocation. Reads inside an
+// allocation return whatever is there (a recycled block's poison, another sequence's keys); reads outside one are
+// illegal addresses (CUDA faults, compute-sanitizer reports them) and throw std::runtime_error.
+class DeviceMemory {
+ public:
+  explicit DeviceMemory(const Problem& problem);
+  // Entry `index` of the sequence's row; past the row it is the padding or the next row.
+  std::int32_t table_entry(int sequence, int index) const;
+  // The K (or V) vector in slot `slot` of physical block `block`, for any block id the kernel computed.
+  const float* key_at(std::int64_t block, int slot, int kv_head) const;
+  const float* value_at(std::int64_t block, int slot, int kv_head) const;
+
+ private:
+  std::size_t vector_offset(std::int64_t block, int slot, int kv_head) const;
+
+  const Problem& problem_;
+  int row_width_ = 0;
+  std::vector<std::int32_t> table_;
+};
+
+// The Day-22 streaming kernel (cpu_streaming) with the bug.
+Output run_streaming(const Problem& problem, const Knobs& knobs, Bug bug);
+
+// The split-K kernel (cpu_splitk) with the bug. `launch` numbers the call; only reduce_order_from_arrival uses it,
+// as the source of its arrival order.
+Output run_splitk(const Problem& problem, const Knobs& knobs, Bug bug, unsigned launch = 0);
+
+// exp(x) by 2^(x log2 e) with 2^f, f in [0, 1), from a degree-2 polynomial: ~1.7e-3 relative error.
+float approximate_expf(float x);
+
+}  // namespace pacheck::mutants
