@@ -2,10 +2,10 @@
 // planner and the variants' error models (which need the number of key groups). C++17, host and device.
 //
 // A block has one or two row sets of kThreads threads. Thread (dim chunk c, key group g) of a set owns head lanes
-// [c L, c L + L) (L = lanes_per_thread, 8 or 16) of its set's rows and the keys t of each tile with t % key_groups == g. It copies those lanes of
-// its keys' K and V rows into shared memory (16-byte asynchronous copies, `stages` tiles in flight; with two row
-// sets one copies K and the other V). With one row set a thread reads back only what it copied, so a tile needs
-// no barrier before its use. Per tile:
+// [c L, c L + L) (L = lanes_per_thread, 8 or 16) of its set's rows and the keys t of each tile with
+// t % key_groups == g. It copies those lanes of its keys' K and V rows into shared memory (16-byte asynchronous
+// copies, `stages` tiles in flight; with two row sets one copies K and the other V). With one row set (the
+// production shape) a thread reads back only what it copied, so a tile needs no barrier before its use. Per tile:
 //   scores   the thread's partial dot products of its keys with its rows (q in registers), summed over the key's
 //            dim chunks by a butterfly of shuffles that leaves each lane whole dot products of some rows; the
 //            thread's largest score per row goes to shared memory;
@@ -51,10 +51,12 @@ struct KernelShape {
   int stages;
   int lanes_per_thread;
 };
-// The production shape: one row set holding every row of the block (4 or 8), 8 lanes per thread, 32-key tiles,
-// three in shared memory (measured against the alternatives in cuda/bench, see reports/gpu/issue8-perf.md).
+// The production shape: one row set holding every row of the block (4 or 8), 8 lanes per thread, 32-key tiles;
+// two tiles in shared memory for 4 rows (about 45 KB and 128 registers a thread: four blocks per multiprocessor),
+// three for 8 rows (whose registers allow two blocks anyway). Measured against the alternatives in cuda/bench
+// (reports/gpu/issue8-perf.md).
 PACHECK_LAYOUT_HD constexpr KernelShape production_shape(int lanes, int element_bytes, int row_capacity) {
-  return KernelShape{row_capacity, 1, lanes * element_bytes >= 1024 ? 16 : 32, 3, 8};
+  return KernelShape{row_capacity, 1, lanes * element_bytes >= 1024 ? 16 : 32, row_capacity == 4 ? 2 : 3, 8};
 }
 
 PACHECK_LAYOUT_HD constexpr int round_up(int x, int to) { return (x + to - 1) / to * to; }

@@ -17,7 +17,8 @@ int max_tile_keys(Storage storage, int head_dim) {
 int key_groups(int head_dim) {
   const int lanes = layout::lanes_for(head_dim);
   // Both row capacities use the same lanes per thread (the error models rely on it).
-  static_assert(layout::production_shape(128, 2, 4).lanes_per_thread == layout::production_shape(128, 2, 8).lanes_per_thread);
+  static_assert(layout::production_shape(128, 2, 4).lanes_per_thread ==
+                layout::production_shape(128, 2, 8).lanes_per_thread);
   return layout::key_groups(lanes, layout::production_shape(lanes, 2, 4).lanes_per_thread);
 }
 

@@ -3,7 +3,7 @@
 // instantiate others. C++17 CUDA.
 //
 // Arithmetic, which the variants' error models (cuda_fused.cpp, cuda_splitk.cpp) account for:
-//   logits   fp32: each thread's 8 lanes by fused multiply-adds in lane order, then a butterfly sum over the key's
+//   logits   fp32: each thread's lanes by fused multiply-adds in lane order, then a butterfly sum over the key's
 //            dim chunks (zero padding lanes add exact zeros), then one multiply by the scale: a head_dim-term
 //            dot product in some order, within gamma_{head_dim}, plus the scale's rounding.
 //   weights  per tile: the tile max (exact), raise_max (one expf per raise of the running max) and key_weight
@@ -250,7 +250,8 @@ __global__ void __launch_bounds__(layout::kThreads * ROW_SETS,
       for (int k = 0; k < kKeysPerThread; ++k)
 #pragma unroll
         for (int c = 0; c < kCopiesPerChunk; ++c)
-          *reinterpret_cast<uint4*>(kv_tiles + ((kv * STAGES + s) * TILE_KEYS + key_group + k * kKeyGroups) * kRowBytes +
+          *reinterpret_cast<uint4*>(kv_tiles +
+                                    ((kv * STAGES + s) * TILE_KEYS + key_group + k * kKeyGroups) * kRowBytes +
                                     dim_chunk * kChunkBytes + c * 16) = make_uint4(0, 0, 0, 0);
   }
   const int first_block = block_div.quotient(item.key_begin);
@@ -268,15 +269,15 @@ __global__ void __launch_bounds__(layout::kThreads * ROW_SETS,
   const unsigned char* const v_pool = static_cast<const unsigned char*>(batch.v_pool);
   const int num_tiles = (item.key_end - item.key_begin + tile - 1) / tile;
 
-  // Byte offset in the pools of key `position`'s (slot, kv_head) vector, through the block table.
-  const auto pool_offset = [&](int position) {
+  // Index of key `position`'s (block, slot, kv_head) vector in the pools, through the block table. It fits 32
+  // bits (launch_attention checks); the byte offset may not.
+  const auto vector_index = [&](int position) {
     int logical_block, slot;
     block_div.divmod(position, logical_block, slot);
     const unsigned physical = table_staged ? table_s[logical_block - first_block] : __ldg(table + logical_block);
-    // The (block, slot, head) vector index fits 32 bits (launch_attention checks); the byte offset may not.
-    const unsigned vector = (physical * batch.block_size + slot) * batch.num_kv_heads + kv_head;
-    return static_cast<std::size_t>(vector) * kv_head_stride;
+    return (physical * batch.block_size + slot) * batch.num_kv_heads + kv_head;
   };
+  static_assert(kKeysPerThread <= kLanesPerKey, "each of a key group's keys is looked up by one of its lanes");
 
   // Starts the copy of this thread's chunks of its keys of tile i; keys past the item's range (or past the
   // tile, when the tile_size knob is below TILE_KEYS) are zero-filled, never read from the pools.
@@ -285,12 +286,17 @@ __global__ void __launch_bounds__(layout::kThreads * ROW_SETS,
     const int count = min(tile, item.key_end - t0);
     unsigned char* const k_stage = kv_tiles + (i % STAGES) * TILE_KEYS * kRowBytes;
     unsigned char* const v_stage = k_stage + STAGES * TILE_KEYS * kRowBytes;
+    // Every lane of a key group copies the same keys: lane k of the group looks up key k and shares the index.
+    unsigned looked_up = 0;
+    if (dim_chunk < kKeysPerThread && key_group + dim_chunk * kKeyGroups < count)
+      looked_up = vector_index(t0 + key_group + dim_chunk * kKeyGroups);
 #pragma unroll
     for (int k = 0; k < kKeysPerThread; ++k) {
       const int t = key_group + k * kKeyGroups;
       const int dst = t * kRowBytes + dim_chunk * kChunkBytes;
       const bool live = t < count;
-      const std::size_t src = live ? pool_offset(t0 + t) : 0;
+      const std::size_t src =
+          static_cast<std::size_t>(__shfl_sync(0xffffffffu, looked_up, key_lane0 + k)) * kv_head_stride;
       if (vector_copy) {
 #pragma unroll
         for (int c = 0; c < kCopiesPerChunk; ++c) {
@@ -370,7 +376,8 @@ __global__ void __launch_bounds__(layout::kThreads * ROW_SETS,
       const int t = key_group + k * kKeyGroups;
       float kx[LPT];
 #pragma unroll
-      for (int c = 0; c < LPT / 8; ++c) Ops::load8(k_stage + t * kRowBytes + dim_chunk * kChunkBytes + c * 8 * kElement, kx + 8 * c);
+      for (int c = 0; c < LPT / 8; ++c)
+        Ops::load8(k_stage + t * kRowBytes + dim_chunk * kChunkBytes + c * 8 * kElement, kx + 8 * c);
       float dot[ROWS_PER_THREAD];
 #pragma unroll
       for (int r = 0; r < ROWS_PER_THREAD; ++r) {
@@ -445,7 +452,8 @@ __global__ void __launch_bounds__(layout::kThreads * ROW_SETS,
       if (t >= keys_max) continue;
       float vx[LPT];
 #pragma unroll
-      for (int c = 0; c < LPT / 8; ++c) Ops::load8(v_stage + t * kRowBytes + dim_chunk * kChunkBytes + c * 8 * kElement, vx + 8 * c);
+      for (int c = 0; c < LPT / 8; ++c)
+        Ops::load8(v_stage + t * kRowBytes + dim_chunk * kChunkBytes + c * 8 * kElement, vx + 8 * c);
       if (t < keys_min) {
 #pragma unroll
         for (int r = 0; r < ROWS_PER_THREAD; ++r) acc[r].add_weighted(p[r], vx, LPT);
@@ -534,20 +542,29 @@ __global__ void __launch_bounds__(128) merge_splits_kernel(const DeviceBatch bat
   const int used_splits = position / plan.split_sizes[s] + 1;  // splits holding a key at or before the query
   const int head_dim = batch.head_dim;
 
+  // Partials are read kBatch at a time, all loads in flight together, then merged one by one in split order.
+  // Slots past the row's last split are not read: they stay empty states, which merge skips (the identity).
+  constexpr int kBatch = 16;
   OnlineSoftmaxState<kLanesPerLane> merged;
   merged.init(kLanesPerLane);
-  for (int k = 0; k < used_splits; ++k) {
-    const std::size_t slot =
-        (static_cast<std::size_t>(first_item + k) * batch.num_kv_heads + kv_head) * plan.row_capacity + r;
-    OnlineSoftmaxState<kLanesPerLane> part;
-    part.m = plan.partial_max[slot];
-    part.d = plan.partial_denominator[slot];
+  for (int k0 = 0; k0 < used_splits; k0 += kBatch) {
+    OnlineSoftmaxState<kLanesPerLane> part[kBatch];
 #pragma unroll
-    for (int i = 0; i < kLanesPerLane; ++i) {
-      const int j = lane + 32 * i;
-      part.o[i] = j < head_dim ? plan.partial_acc[slot * head_dim + j] : 0.0f;
+    for (int b = 0; b < kBatch; ++b) {
+      part[b].init(kLanesPerLane);
+      if (k0 + b >= used_splits) continue;
+      const std::size_t slot =
+          (static_cast<std::size_t>(first_item + k0 + b) * batch.num_kv_heads + kv_head) * plan.row_capacity + r;
+      part[b].m = plan.partial_max[slot];
+      part[b].d = plan.partial_denominator[slot];
+#pragma unroll
+      for (int i = 0; i < kLanesPerLane; ++i) {
+        const int j = lane + 32 * i;
+        if (j < head_dim) part[b].o[i] = plan.partial_acc[slot * head_dim + j];
+      }
     }
-    merged.merge(part, kLanesPerLane);
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) merged.merge(part[b], kLanesPerLane);
   }
   float out[kLanesPerLane];
   merged.normalize(out, kLanesPerLane);

@@ -106,8 +106,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const Output clean_out = v->run(clean, knobs);
     const std::string diff = first_difference(poisoned, clean_out, out);
     if (!diff.empty())
-      report_and_trap(std::string("leaks the poison (") + poison_name(decoded.poison) +
-                          ") of unreferenced slots into its output\n" + describe(poisoned) + "first difference: " + diff,
+      report_and_trap(std::string("changed its output when the unreferenced slots were poisoned (") +
+                          poison_name(decoded.poison) +
+                          "): it reads them, or it is not deterministic as it claims\n" + describe(poisoned) +
+                          "first difference: " + diff,
                       poisoned, knobs, *v);
   }
   return 0;

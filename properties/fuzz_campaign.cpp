@@ -371,7 +371,7 @@ FuzzReport run_fuzz_campaign(const FuzzCampaignOptions& o, const std::function<v
         w.killed_for_hang = past_budget && !past_stop;
       }
     }
-    if (progress && now >= next_progress) {
+    if (progress && !report.skipped && now >= next_progress) {
       report.totals.elapsed_seconds = elapsed();
       progress(report.totals);
       next_progress = now + std::chrono::seconds(1);
@@ -406,7 +406,7 @@ FuzzReport run_fuzz_campaign(const FuzzCampaignOptions& o, const std::function<v
     if (on_failure) on_failure(f);
   }
   report.totals.elapsed_seconds = elapsed();
-  if (progress) progress(report.totals);
+  if (progress && !report.skipped) progress(report.totals);
   return report;
 }
 

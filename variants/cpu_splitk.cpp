@@ -50,8 +50,10 @@ class CpuSplitK final : public Variant {
     const int splits = (c.num_keys + split - 1) / split;
     ErrorModel m;
     m.logit_coefficient = p.head_dim + 2;
-    // Own expf, one per rescale inside the split, and the merge factor.
-    m.weight_error = 2.0 * (2 + records);
+    // Own expf, one per rescale inside the split, the split's merge factor, and one per later merge that raises
+    // the merged max (a split whose max tops every earlier split holds a record of the whole row, so those merges
+    // number at most the row's records).
+    m.weight_error = 2.0 * (2 + records + c.records);
     // Within a split as cpu_streaming; each merge adds a multiply and an add.
     m.accumulation_chain = c.num_keys + records + 2 + 2.0 * splits;
     return m;

@@ -111,7 +111,8 @@ void launch_with_a_block_id_far_outside_the_pool() {
   using namespace cuda;
   try {
     DeviceBuffer<float> pool(16), queries(4), output(4);
-    const DeviceBuffer<std::int32_t> table(std::vector<std::int32_t>{1 << 30});
+    // Block 2^28 starts 16 GiB past the 64-byte pool (vector 2^30 of 16 bytes; the index does not wrap 32 bits).
+    const DeviceBuffer<std::int32_t> table(std::vector<std::int32_t>{1 << 28});
     const DeviceBuffer<SequenceMeta> sequences(std::vector<SequenceMeta>{{1, 1, 0, 0}});
     const DeviceBuffer<int> sequence_of_row(std::vector<int>{0});
     DeviceBatch batch;

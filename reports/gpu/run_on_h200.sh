@@ -1,0 +1,46 @@
+#!/bin/bash
+# How the runs of reports/gpu/ were made. Built on the dev machine (cmake -S . -B build/cuda -G Ninja
+# -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90), pacheck, gpu_catalogue_test and paged_attention_bench
+# were copied into .gpu-bin/ (listed in .git/info/exclude) beside this script and the folder carried to the H200:
+#   bash .gpu-bin/run_on_h200.sh                      # issue 5's acceptance and issue 8's benchmark
+#   BENCH_ARGS=--layouts bash .gpu-bin/run_on_h200.sh  # plus the alternative kernel layouts
+# Results land in $OUT (set by the device tool).
+#
+# One device call: the GPU catalogue at $CASES cases per property on both kernels and compute-sanitizer on both
+# (in parallel: correctness only), then, alone on the GPU, the benchmark, torch's SDPA on the same shapes, and
+# (with PROFILE=1) Nsight Compute on the fused kernel at batch 64, 8k.
+set -u
+cd "$(dirname "$0")"
+CASES=${CASES:-1000}
+SAN_CASES=${SAN_CASES:-100}
+{ date -u; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv;
+  uname -r; compute-sanitizer --version | tail -1; python3 -c 'import torch;print("torch",torch.__version__)'; } > $OUT/perf.log 2>&1
+export RC_PARAMS="max_success=$CASES"
+if [ "${SKIP_CHECKS:-0}" != 1 ]; then
+(PACHECK_GPU_SUMMARY=/tmp/summary_fused.json timeout 330 ./gpu_catalogue_test --gtest_filter='*cuda_fused*:GpuKernelErrors*' > $OUT/catalogue_fused.log 2>&1; echo "exit $?" >> $OUT/catalogue_fused.log) &
+(PACHECK_GPU_SUMMARY=/tmp/summary_splitk.json timeout 330 ./gpu_catalogue_test --gtest_filter='*cuda_splitk*' > $OUT/catalogue_splitk.log 2>&1; echo "exit $?" >> $OUT/catalogue_splitk.log) &
+mkdir -p /tmp/san
+for v in cuda_fused cuda_splitk; do for t in memcheck racecheck initcheck; do
+  (timeout 330 compute-sanitizer --tool $t --error-exitcode 9 ./pacheck check --variant $v --property UlpBoundedAgreement \
+     --property MaskedLanesZeroWeight --cases $SAN_CASES --failures /tmp/san/f-$v-$t > /tmp/san/$v-$t.log 2>&1; echo "exit $?" >> /tmp/san/$v-$t.log) &
+done; done
+wait
+fi
+cat /tmp/summary_fused.json /tmp/summary_splitk.json >> $OUT/catalogue_splitk.log 2>/dev/null
+for f in /tmp/san/*.log; do echo "=== $f"; tail -c 4000 $f; done > $OUT/sanitizer.log
+{ timeout 200 ./paged_attention_bench ${BENCH_ARGS:-} --json $OUT/bench.json; echo "bench exit $?";
+  [ "${SKIP_TORCH:-0}" = 1 ] || PYTHONUNBUFFERED=1 timeout 150 python3 ../cuda/bench/torch_sdpa_bench.py --json $OUT/torch.json --compare $OUT/bench.json; echo "torch exit $?"; } >> $OUT/perf.log 2>&1
+if [ -n "${SASS:-}" ]; then cuobjdump -sass -fun "$SASS" ./paged_attention_bench > $OUT/sass.txt 2>&1; fi
+if [ "${PROFILE:-0}" = 1 ]; then
+  for shape in ${PROFILE_SHAPES:-8,64,8192 4,64,8192}; do
+    timeout 120 ncu --clock-control none -k regex:attention_kernel --launch-skip 3 --launch-count 1 \
+      --section SpeedOfLight --section Occupancy --section WarpStateStats --section SchedulerStats \
+      --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
+      ./paged_attention_bench --only $shape --repeats 1 --json /tmp/ncu.json 2>&1 | grep -v "^==PROF==" | tail -n 150
+  done > $OUT/ncu.log 2>&1
+fi
+tar czf $OUT/failures.tar.gz pacheck-failures /tmp/san/f-* 2>/dev/null
+echo "== summary"; grep -h "exit\|PASSED\|FAILED\|Failure\|SKIPPED \]" $OUT/catalogue_*.log | sort | uniq -c | head -40
+grep -h "ERROR SUMMARY\|RACECHECK SUMMARY\|^exit" $OUT/sanitizer.log
+grep -A8 "^worst element" $OUT/catalogue_*.log
+tail -n 45 $OUT/perf.log
