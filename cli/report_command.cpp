@@ -115,9 +115,13 @@ void run_report_command(const ReportOptions& o, const std::string& program) {
   settings.command_line = command_line(o, program);
 
   reports::Report report;
-  {
+  try {
     ProgressLine progress;
     report = reports::run_report(settings, [&](const reports::Progress& p) { progress.update(p); });
+  } catch (const std::exception& e) {  // the report folder cannot be created or written, say
+    std::cerr << "error: " << e.what() << "\n";
+    set_exit_code(2);
+    return;
   }
   print_summary(report);
   try {

@@ -30,7 +30,7 @@ struct Progress {
   int done = 0;
   int total = 0;
   std::string what;   // "cpu_streaming f16 decode TileSizeInvariance"
-  bool failed = false;
+  bool failed = false;  // the property just run failed on some case
 };
 using ProgressCallback = std::function<void(const Progress&)>;
 
