@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
-#include <optional>
 #include <sstream>
 
 namespace pacheck::reports {
@@ -27,18 +26,30 @@ std::vector<std::string> fields(const std::string& value, std::size_t at_least, 
   return out;
 }
 
-// One SF: ... end_of_record section: the counts its summary lines state, and the counts its data lines add up to.
-struct FileRecord {
-  std::string path;
-  std::optional<std::uint64_t> lines_found, lines_hit, branches_found, branches_hit, functions_found, functions_hit;
-  CoverageCount counted_lines, counted_branches, counted_functions;
+// Everything the tracefile says about one source file. A tracefile that was not merged (straight from a capture)
+// holds one record per translation unit that included the file, so records of the same file are merged: a line,
+// branch or function counts once, as hit when any record hit it.
+struct FileCoverage {
+  std::map<std::uint64_t, bool> lines;
+  std::map<std::string, bool> branches;   // "line,block,branch"
+  std::map<std::string, bool> functions;  // by name
+  // LF/LH, BRF/BRH, FNF/FNH summed over the records: used only for a count no data line gave.
+  CoverageCount stated_lines, stated_branches, stated_functions;
 
+  static CoverageCount counted(const auto& hits) {
+    CoverageCount c;
+    for (const auto& [key, hit] : hits) {
+      ++c.found;
+      if (hit) ++c.hit;
+    }
+    return c;
+  }
   FolderCoverage figures() const {
     FolderCoverage f;
     f.files = 1;
-    f.lines = lines_found ? CoverageCount{*lines_found, lines_hit.value_or(0)} : counted_lines;
-    f.branches = branches_found ? CoverageCount{*branches_found, branches_hit.value_or(0)} : counted_branches;
-    f.functions = functions_found ? CoverageCount{*functions_found, functions_hit.value_or(0)} : counted_functions;
+    f.lines = lines.empty() ? stated_lines : counted(lines);
+    f.branches = branches.empty() ? stated_branches : counted(branches);
+    f.functions = functions.empty() ? stated_functions : counted(functions);
     return f;
   }
 };
@@ -63,68 +74,69 @@ void add_to(FolderCoverage& into, const FolderCoverage& f) {
 }  // namespace
 
 CoverageSummary parse_lcov_tracefile(const std::string& text, const std::filesystem::path& source_root) {
-  std::map<std::string, FolderCoverage> folders;
-  std::optional<FileRecord> record;
+  std::map<std::string, FileCoverage> files;
+  FileCoverage* record = nullptr;  // the file of the open SF: record
+  std::string record_path;
   std::istringstream in(text);
   std::string line;
   int line_number = 0;
-  int records = 0;
+  const auto where = [&] { return "line " + std::to_string(line_number) + ": "; };
   while (std::getline(in, line)) {
     ++line_number;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty()) continue;
     if (line == "end_of_record") {
-      if (!record) throw LcovFormatError("line " + std::to_string(line_number) + ": end_of_record without SF:");
-      FolderCoverage& folder = folders[folder_of(record->path, source_root)];
-      add_to(folder, record->figures());
-      record.reset();
-      ++records;
+      if (!record) throw LcovFormatError(where() + "end_of_record without SF:");
+      record = nullptr;
       continue;
     }
     const std::size_t colon = line.find(':');
-    if (colon == std::string::npos)
-      throw LcovFormatError("line " + std::to_string(line_number) + ": not an lcov record line: '" + line + "'");
+    if (colon == std::string::npos) throw LcovFormatError(where() + "not an lcov record line: '" + line + "'");
     const std::string key = line.substr(0, colon);
     const std::string value = line.substr(colon + 1);
     if (key == "TN") continue;
     if (key == "SF") {
-      if (record) throw LcovFormatError("line " + std::to_string(line_number) + ": SF: inside the record of " + record->path);
-      record = FileRecord{value, {}, {}, {}, {}, {}, {}, {}, {}, {}};
+      if (record) throw LcovFormatError(where() + "SF: inside the record of " + record_path);
+      record_path = value;
+      record = &files[value];
       continue;
     }
-    if (!record)
-      throw LcovFormatError("line " + std::to_string(line_number) + ": '" + key + ":' outside an SF: record");
+    if (!record) throw LcovFormatError(where() + "'" + key + ":' outside an SF: record");
     if (key == "DA") {
       const auto f = fields(value, 2, line_number, line);
-      ++record->counted_lines.found;
-      if (parse_count(f[1], line_number, line) > 0) ++record->counted_lines.hit;
+      bool& hit = record->lines[parse_count(f[0], line_number, line)];
+      hit = hit || parse_count(f[1], line_number, line) > 0;
     } else if (key == "BRDA") {
       const auto f = fields(value, 4, line_number, line);
-      ++record->counted_branches.found;
-      if (f[3] != "-" && parse_count(f[3], line_number, line) > 0) ++record->counted_branches.hit;
+      bool& hit = record->branches[f[0] + "," + f[1] + "," + f[2]];
+      hit = hit || (f[3] != "-" && parse_count(f[3], line_number, line) > 0);
     } else if (key == "FN") {
-      ++record->counted_functions.found;
+      const auto f = fields(value, 2, line_number, line);
+      record->functions.try_emplace(f.back(), false);
     } else if (key == "FNDA") {
       const auto f = fields(value, 2, line_number, line);
-      if (parse_count(f[0], line_number, line) > 0) ++record->counted_functions.hit;
+      bool& hit = record->functions[f[1]];
+      hit = hit || parse_count(f[0], line_number, line) > 0;
     } else if (key == "LF") {
-      record->lines_found = parse_count(value, line_number, line);
+      record->stated_lines.found += parse_count(value, line_number, line);
     } else if (key == "LH") {
-      record->lines_hit = parse_count(value, line_number, line);
+      record->stated_lines.hit += parse_count(value, line_number, line);
     } else if (key == "BRF") {
-      record->branches_found = parse_count(value, line_number, line);
+      record->stated_branches.found += parse_count(value, line_number, line);
     } else if (key == "BRH") {
-      record->branches_hit = parse_count(value, line_number, line);
+      record->stated_branches.hit += parse_count(value, line_number, line);
     } else if (key == "FNF") {
-      record->functions_found = parse_count(value, line_number, line);
+      record->stated_functions.found += parse_count(value, line_number, line);
     } else if (key == "FNH") {
-      record->functions_hit = parse_count(value, line_number, line);
+      record->stated_functions.hit += parse_count(value, line_number, line);
     }
     // Other keys (newer lcov versions add some) carry nothing the summary needs.
   }
-  if (record) throw LcovFormatError("the record of " + record->path + " has no end_of_record (truncated tracefile?)");
-  if (records == 0) throw LcovFormatError("no SF: records: not an lcov tracefile, or one with no files");
+  if (record) throw LcovFormatError("the record of " + record_path + " has no end_of_record (truncated tracefile?)");
+  if (files.empty()) throw LcovFormatError("no SF: records: not an lcov tracefile, or one with no files");
 
+  std::map<std::string, FolderCoverage> folders;
+  for (const auto& [path, file] : files) add_to(folders[folder_of(path, source_root)], file.figures());
   CoverageSummary summary;
   summary.total.folder = "total";
   for (auto& [name, figures] : folders) {

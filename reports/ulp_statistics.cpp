@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "properties/catalogue.h"
+
 namespace pacheck::reports {
 
 int UlpHistogram::bin_of(double ulps) {

@@ -13,7 +13,10 @@
 #include "problem/knobs.h"
 #include "problem/problem.h"
 #include "properties/agreement.h"
-#include "properties/catalogue.h"
+
+namespace pacheck {
+struct CaseObservation;  // properties/catalogue.h (declared here so the reports' headers stay free of RapidCheck)
+}  // namespace pacheck
 
 namespace pacheck::reports {
 

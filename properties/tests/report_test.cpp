@@ -232,6 +232,22 @@ TEST(LcovSummary, AddsUpEachFolderFromSummaryOrDataLines) {
   EXPECT_EQ(to_json(s)["folders"]["oracle/"]["lines"]["hit"], 1);
 }
 
+TEST(LcovSummary, MergesTheRecordsOfOneFileFromSeveralTranslationUnits) {
+  // Straight from a capture, a header has one record per translation unit that included it.
+  const CoverageSummary s = parse_lcov_tracefile(
+      "SF:/src/variants/state.h\nFN:1,fold\nFNDA:0,fold\nDA:1,0\nDA:2,1\nBRDA:2,0,0,-\nend_of_record\n"
+      "SF:/src/variants/state.h\nFN:1,fold\nFNDA:5,fold\nDA:1,3\nDA:2,0\nBRDA:2,0,0,1\nend_of_record\n",
+      "/src");
+  ASSERT_EQ(s.folders.size(), 1u);
+  EXPECT_EQ(s.folders[0].files, 1);
+  EXPECT_EQ(s.folders[0].lines.found, 2u);
+  EXPECT_EQ(s.folders[0].lines.hit, 2u);
+  EXPECT_EQ(s.folders[0].branches.found, 1u);
+  EXPECT_EQ(s.folders[0].branches.hit, 1u);
+  EXPECT_EQ(s.folders[0].functions.found, 1u);
+  EXPECT_EQ(s.folders[0].functions.hit, 1u);
+}
+
 TEST(LcovSummary, FilesOutsideTheSourceRootGoByTheirDirectory) {
   const CoverageSummary s = parse_lcov_tracefile("SF:/elsewhere/cuda/host.cpp\nDA:1,1\nend_of_record\n", "/src");
   ASSERT_EQ(s.folders.size(), 1u);
