@@ -8,8 +8,6 @@
 #include "cuda/plan_on_device.h"
 
 namespace pacheck::cuda {
-namespace {
-
 Storage storage_of(DType dtype) {
   switch (dtype) {
     case DType::f32: return Storage::f32;
@@ -18,6 +16,8 @@ Storage storage_of(DType dtype) {
   }
   throw std::invalid_argument("unknown dtype");
 }
+
+namespace {
 
 // The values as the device stores them: raw fp32, or the 16-bit patterns.
 std::vector<unsigned char> encode(const std::vector<float>& values, DType dtype) {

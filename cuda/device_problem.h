@@ -12,6 +12,9 @@
 
 namespace pacheck::cuda {
 
+// How the kernels store a problem's dtype.
+Storage storage_of(DType dtype);
+
 class DeviceProblem {
  public:
   // The problem must be valid (validate()); values are converted exactly to the storage dtype.

@@ -2,25 +2,35 @@
 // storage type, head capacity (32, 64, 128, 256 lanes) and row capacity (4, 8).
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "cuda/paged_attention.h"
 #include "cuda/paged_attention_kernel.cuh"
+#include "cuda/tensor_core_attention_kernel.cuh"
 
 namespace pacheck::cuda {
 
 int storage_bytes(Storage storage) { return storage == Storage::f32 ? 4 : 2; }
 
-int max_tile_keys(Storage storage, int head_dim) {
-  return layout::production_shape(layout::lanes_for(head_dim), storage_bytes(storage), layout::kMaxRows).tile_keys;
-}
-
-int key_groups(int head_dim) {
+KernelArithmetic kernel_arithmetic(Storage storage, int head_dim) {
+  KernelArithmetic k;
+  if (storage == Storage::bf16 && head_dim % 8 == 0) {
+    k.tensor_cores = true;
+    k.max_tile_keys = kernels::tensor_core::kTileKeys;
+    k.key_groups = kernels::tensor_core::kWarps;
+    return k;
+  }
   const int lanes = layout::lanes_for(head_dim);
-  // Both row capacities use the same lanes per thread (the error models rely on it).
+  // Both row capacities use the same tile and lanes per thread (the error models rely on it).
   static_assert(layout::production_shape(128, 2, 4).lanes_per_thread ==
                 layout::production_shape(128, 2, 8).lanes_per_thread);
-  return layout::key_groups(lanes, layout::production_shape(lanes, 2, 4).lanes_per_thread);
+  const layout::KernelShape shape = layout::production_shape(lanes, storage_bytes(storage), layout::kMaxRows);
+  k.max_tile_keys = shape.tile_keys;
+  k.key_groups = layout::key_groups(lanes, shape.lanes_per_thread);
+  return k;
 }
+
+int max_tile_keys(Storage storage, int head_dim) { return kernel_arithmetic(storage, head_dim).max_tile_keys; }
 
 int row_capacity(int gqa_ratio) { return gqa_ratio <= 4 ? 4 : layout::kMaxRows; }
 
@@ -33,6 +43,12 @@ void launch_default(const DeviceBatch& batch, const DevicePlan& plan, cudaStream
 
 template <typename T, int LANES>
 void launch_rows(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    if (batch.head_dim % 8 == 0) {  // kernel_arithmetic's choice
+      if (plan.row_capacity == 4) return kernels::ProductionTensorCoreLayout<LANES, 4>::launch(batch, plan, stream);
+      return kernels::ProductionTensorCoreLayout<LANES, layout::kMaxRows>::launch(batch, plan, stream);
+    }
+  }
   if (plan.row_capacity == 4)
     launch_default<T, LANES, 4>(batch, plan, stream);
   else
@@ -52,11 +68,11 @@ void launch_typed(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t
 }  // namespace
 
 int resident_blocks_per_multiprocessor(Storage storage, int head_dim, int gqa_ratio) {
-  if (storage != Storage::bf16 || layout::lanes_for(head_dim) != 128)
-    throw std::invalid_argument("resident_blocks_per_multiprocessor: only bf16 with head dims 65..128 is asked for");
+  if (storage != Storage::bf16 || head_dim != 128)
+    throw std::invalid_argument("resident_blocks_per_multiprocessor: only bf16 with head dim 128 is asked for");
   return row_capacity(gqa_ratio) == 4
-             ? kernels::ProductionLayout<__nv_bfloat16, 128, 4>::resident_blocks_per_multiprocessor()
-             : kernels::ProductionLayout<__nv_bfloat16, 128, layout::kMaxRows>::resident_blocks_per_multiprocessor();
+             ? kernels::ProductionTensorCoreLayout<128, 4>::resident_blocks_per_multiprocessor()
+             : kernels::ProductionTensorCoreLayout<128, layout::kMaxRows>::resident_blocks_per_multiprocessor();
 }
 
 void launch_attention(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream) {

@@ -1,6 +1,8 @@
 // The CUDA paged-attention kernels behind cuda_fused and cuda_splitk, and the plan a launch follows.
 //
-// One attention kernel serves both variants. A thread block owns one work item: a run of consecutive rows of
+// Both variants run the same work items on one of two kernels (kernel_arithmetic says which): the tensor-core
+// kernel for bf16 with head dims that are a multiple of 8 (tensor_core_attention_kernel.cuh), the fp32 CUDA-core
+// kernel for everything else (paged_attention_kernel.cuh). A thread block owns one work item: a run of consecutive rows of
 // one (sequence, KV head), where the rows of a (sequence, KV head) are its (query token, query head of the GQA
 // group) pairs in token-major order, and a range of key positions. It walks that range through the block table
 // one tile of keys at a time (16-byte asynchronous copies into shared memory, several tiles in flight, the
@@ -29,12 +31,22 @@ int storage_bytes(Storage storage);
 // The widest head the kernels take. Head dims are served by four layouts (up to 32, 64, 128 and 256 lanes);
 // every head dim from 1 to 256 works, the ones that are not a multiple of 16 bytes through a slower scalar copy.
 inline constexpr int kMaxHeadDim = 256;
-// Keys folded per online-softmax step never exceed this (the shared-memory tile); larger tile_size knobs are
-// walked in tiles of this size, like the CPU variants walk theirs in chunks.
+// Which of the two kernels a launch runs, and what its arithmetic looks like (the variants' error models, in
+// cuda/kernel_error_model.cpp, are derived from it).
+struct KernelArithmetic {
+  // bf16 storage with head_dim % 8 == 0: both inner products on the tensor cores (tensor_core_attention_kernel.cuh:
+  // mma.sync with bf16 operands and fp32 accumulators, the weights split into bf16 hi + lo). Otherwise fp32
+  // fused multiply-adds on the CUDA cores (paged_attention_kernel.cuh).
+  bool tensor_cores = false;
+  // Keys folded per online-softmax step never exceed this (the shared-memory tile); larger tile_size knobs are
+  // walked in tiles of this size, like the CPU variants walk theirs in chunks.
+  int max_tile_keys = 32;
+  // Thread groups that accumulate disjoint keys of each tile; their partial sums are added once at the end, so a
+  // term of the accumulator passes through at most this many extra additions.
+  int key_groups = 1;
+};
+KernelArithmetic kernel_arithmetic(Storage storage, int head_dim);
 int max_tile_keys(Storage storage, int head_dim);
-// How many thread groups of the attention kernel accumulate disjoint keys of each tile (their partial sums are
-// added once at the end): a term of the accumulator passes through at most this many extra additions.
-int key_groups(int head_dim);
 // The query heads one thread block serves at most (a GQA group larger than this is split over blocks).
 int row_capacity(int gqa_ratio);
 
@@ -115,8 +127,8 @@ struct DevicePlan {
   float* partial_acc = nullptr;          // [num_items][num_kv_heads][row_capacity][head_dim]
 };
 
-// How many blocks of the production kernel fit on one multiprocessor at once, for bf16 storage and head dims 65 to
-// 128 (the benchmark's shape): a split-K launch fills the GPU with that many blocks per multiprocessor.
+// How many blocks of the production kernel fit on one multiprocessor at once, for bf16 storage and head dim 128
+// (the benchmark's shape): a split-K launch fills the GPU with that many blocks per multiprocessor.
 int resident_blocks_per_multiprocessor(Storage storage, int head_dim, int gqa_ratio);
 
 // Enqueues the attention kernel (and for split-K the reduce) on `stream`. Throws CudaError when a launch is

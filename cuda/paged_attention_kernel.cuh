@@ -151,6 +151,50 @@ struct KeyButterfly {
   }
 };
 
+// --- the end of a work item -------------------------------------------------------------------------------------
+
+// The last step of every attention kernel, once the key groups' sums are in shared memory (group_acc
+// [kKeyGroups][kRows][LANES], den_s [kKeyGroups][kRows], max_s [kRows]): each output element of the item's rows is
+// the sum of its key groups' accumulators in group order, likewise its denominator; fused, it is normalised and
+// stored in the output dtype; split-K, stored as the item's partial state (max, denominator, fp32 accumulator).
+template <typename T, int kRows, int LANES, int kKeyGroups, int kBlockThreads>
+__device__ void write_item_result(const DeviceBatch& batch, const DevicePlan& plan, const WorkItem& item,
+                                  const SequenceMeta& seq, int kv_head, const float* group_acc, const float* den_s,
+                                  const float* max_s) {
+  const int head_dim = batch.head_dim;
+  const int gqa = batch.num_query_heads / batch.num_kv_heads;
+  T* const output = static_cast<T*>(batch.output);
+  for (int e = threadIdx.x; e < kRows * LANES; e += kBlockThreads) {
+    const int r = e / LANES, j = e % LANES;
+    if (r >= item.num_rows || j >= head_dim) continue;
+    float o = group_acc[r * LANES + j];
+    float d = den_s[r];
+    for (int g = 1; g < kKeyGroups; ++g) {
+      o += group_acc[(g * kRows + r) * LANES + j];
+      d += den_s[g * kRows + r];
+    }
+    if (!plan.split_k) {
+      OnlineSoftmaxState<1> state;
+      state.m = max_s[r];
+      state.d = d;
+      state.o[0] = o;
+      float normalized;
+      state.normalize(&normalized, 1);
+      const int row = item.first_row + r;
+      const int query_head = kv_head * gqa + row % gqa;
+      const std::size_t query_row = static_cast<std::size_t>(seq.query_row_offset + row / gqa);
+      output[(query_row * batch.num_query_heads + query_head) * head_dim + j] = StorageOps<T>::from_float(normalized);
+    } else {
+      const std::size_t slot = (static_cast<std::size_t>(blockIdx.x) * batch.num_kv_heads + kv_head) * kRows + r;
+      plan.partial_acc[slot * head_dim + j] = o;
+      if (j == 0) {
+        plan.partial_max[slot] = max_s[r];
+        plan.partial_denominator[slot] = d;
+      }
+    }
+  }
+}
+
 // --- the attention kernel ---------------------------------------------------------------------------------------
 
 // Blocks per multiprocessor the register allocation must leave room for: as many as shared memory allows (up to
@@ -485,36 +529,8 @@ __global__ void __launch_bounds__(layout::kThreads * ROW_SETS,
     }
   }
   __syncthreads();
-  T* const output = static_cast<T*>(batch.output);
-  for (int e = tid; e < kRows * LANES; e += kBlockThreads) {
-    const int r = e / LANES, j = e % LANES;
-    if (r >= item.num_rows || j >= head_dim) continue;
-    float o = group_acc[r * LANES + j];
-    float d = den_s[r];
-    for (int g = 1; g < kKeyGroups; ++g) {
-      o += group_acc[(g * kRows + r) * LANES + j];
-      d += den_s[g * kRows + r];
-    }
-    if (!plan.split_k) {
-      OnlineSoftmaxState<1> state;
-      state.m = max_s[r];
-      state.d = d;
-      state.o[0] = o;
-      float normalized;
-      state.normalize(&normalized, 1);
-      const int row = item.first_row + r;
-      const int query_head = kv_head * gqa + row % gqa;
-      const std::size_t query_row = static_cast<std::size_t>(seq.query_row_offset + row / gqa);
-      output[(query_row * batch.num_query_heads + query_head) * head_dim + j] = Ops::from_float(normalized);
-    } else {
-      const std::size_t slot = (static_cast<std::size_t>(blockIdx.x) * batch.num_kv_heads + kv_head) * kRows + r;
-      plan.partial_acc[slot * head_dim + j] = o;
-      if (j == 0) {
-        plan.partial_max[slot] = max_s[r];
-        plan.partial_denominator[slot] = d;
-      }
-    }
-  }
+  write_item_result<T, kRows, LANES, kKeyGroups, kBlockThreads>(batch, plan, item, seq, kv_head, group_acc, den_s,
+                                                                 max_s);
 }
 
 // --- the split-K reduce -----------------------------------------------------------------------------------------
@@ -579,33 +595,33 @@ __global__ void __launch_bounds__(128) merge_splits_kernel(const DeviceBatch bat
 
 // --- launching one layout ---------------------------------------------------------------------------------------
 
-template <typename T, int LANES, int ROWS_PER_THREAD, int ROW_SETS, int TILE_KEYS, int STAGES, int LPT>
-struct KernelLayout {
-  static constexpr int kRows = ROWS_PER_THREAD * ROW_SETS;
-  static constexpr int kThreads = layout::kThreads * ROW_SETS;
-  static constexpr int kShared = layout::shared_layout(LANES, sizeof(T), kRows, TILE_KEYS, STAGES, LPT).total;
+// Launching one instantiation of an attention kernel: blocks over 48 KB of shared memory must be allowed it first
+// (once per process); the grid is (work items, KV heads); a split-K plan is followed by the merge kernel.
+template <auto KERNEL, typename T, int LANES, int ROWS, int THREADS, int SHARED>
+struct AttentionLauncher {
+  static constexpr int kRows = ROWS;
+  static constexpr int kThreads = THREADS;
+  static constexpr int kShared = SHARED;
 
-  static auto kernel() { return attention_kernel<T, LANES, ROWS_PER_THREAD, ROW_SETS, TILE_KEYS, STAGES, LPT>; }
-  // Blocks > 48 KB of shared memory must be allowed it first (once per process).
   static void configure() {
     static const cudaError_t configured =
-        cudaFuncSetAttribute(kernel(), cudaFuncAttributeMaxDynamicSharedMemorySize, kShared);
-    cuda_check(configured, "setting the attention kernel's shared-memory size (" + std::to_string(kShared) + " bytes)");
+        cudaFuncSetAttribute(KERNEL, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED);
+    cuda_check(configured, "setting the attention kernel's shared-memory size (" + std::to_string(SHARED) + " bytes)");
   }
   static int resident_blocks_per_multiprocessor() {
     configure();
     int blocks = 0;
-    cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel(), kThreads, kShared),
+    cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, KERNEL, THREADS, SHARED),
                "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
     return blocks;
   }
   static void launch(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream) {
-    if (plan.row_capacity != kRows)
+    if (plan.row_capacity != ROWS)
       throw std::invalid_argument("plan for " + std::to_string(plan.row_capacity) + " rows per block, kernel for " +
-                                  std::to_string(kRows));
+                                  std::to_string(ROWS));
     configure();
     const dim3 grid(static_cast<unsigned>(plan.num_items), static_cast<unsigned>(batch.num_kv_heads));
-    kernel()<<<grid, kThreads, kShared, stream>>>(batch, plan, FastDivmod(batch.block_size));
+    KERNEL<<<grid, THREADS, SHARED, stream>>>(batch, plan, FastDivmod(batch.block_size));
     check_launch("the paged attention kernel");
     if (plan.split_k) {
       const long long warps = static_cast<long long>(batch.total_queries) * batch.num_query_heads;
@@ -615,6 +631,13 @@ struct KernelLayout {
     }
   }
 };
+
+// The CUDA-core kernel in one layout (kernel_layout.h's KernelShape as template arguments).
+template <typename T, int LANES, int ROWS_PER_THREAD, int ROW_SETS, int TILE_KEYS, int STAGES, int LPT>
+using KernelLayout =
+    AttentionLauncher<attention_kernel<T, LANES, ROWS_PER_THREAD, ROW_SETS, TILE_KEYS, STAGES, LPT>, T, LANES,
+                      ROWS_PER_THREAD * ROW_SETS, layout::kThreads * ROW_SETS,
+                      layout::shared_layout(LANES, sizeof(T), ROWS_PER_THREAD * ROW_SETS, TILE_KEYS, STAGES, LPT).total>;
 
 // The production layout for a storage type, head capacity and row capacity (4 or 8).
 template <typename T, int LANES, int ROW_CAPACITY>

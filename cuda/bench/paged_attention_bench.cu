@@ -7,8 +7,8 @@
 // over repeats of CUDA-event time with the L2 flushed before each repeat. It prints a table and writes JSON.
 // cuda/bench/torch_sdpa_bench.py times torch's scaled_dot_product_attention on the same shapes.
 //
-// With --layouts it also times cuda_fused in other shared-memory layouts (keys per tile x tiles in flight) than
-// the production one, for tuning; --only GQA,BATCH,CONTEXT runs one shape (for a profiler).
+// With --layouts it also times cuda_fused in other layouts than the production one (tensor-core tiles in flight;
+// the CUDA-core kernel), for tuning; --only GQA,BATCH,CONTEXT runs one shape (for a profiler).
 //
 //   paged_attention_bench [--json FILE] [--repeats N] [--tile-size N] [--layouts] [--only G,B,C]
 #include <cuda_bf16.h>
@@ -29,6 +29,7 @@
 #include "cuda/device_buffer.h"
 #include "cuda/paged_attention.h"
 #include "cuda/paged_attention_kernel.cuh"
+#include "cuda/tensor_core_attention_kernel.cuh"
 #include "cuda/plan_on_device.h"
 
 namespace pacheck::cuda {
@@ -50,20 +51,28 @@ struct Options {
 };
 
 // Layouts of the bf16, head-dim 128 kernel other than the production one, for --layouts: name, GQA groups it
-// serves (4: up to 4 query heads per KV head, 8: 5 to 8), and its launcher. Names read
-// r<rows per thread>x<row sets>_t<keys per tile>_s<stages>_l<head lanes per thread>.
+// serves (4: up to 4 query heads per KV head, 8: 5 to 8), and its launcher. Tensor-core layouts read
+// tc_s<stages>_t<table entries staged> (tiles in shared memory); each is timed fused and split-K (name+sk); the CUDA-core kernel (the production layout for fp32, fp16 and odd head dims) reads
+// cc_r<rows per thread>x<row sets>_t<keys per tile>_s<stages>_l<head lanes per thread>.
 struct Layout {
   const char* name;
   int row_capacity;
   void (*launch)(const DeviceBatch&, const DevicePlan&, cudaStream_t);
 };
 template <int RPT, int SETS, int TILE, int STAGES, int LPT>
-constexpr Layout layout_of(const char* name) {
+constexpr Layout cuda_core_layout(const char* name) {
   return {name, RPT * SETS, kernels::KernelLayout<__nv_bfloat16, kHeadDim, RPT, SETS, TILE, STAGES, LPT>::launch};
 }
+template <int ROWS, int STAGES, int TABLE>
+constexpr Layout tensor_core_layout(const char* name) {
+  return {name, ROWS, kernels::TensorCoreLayout<kHeadDim, ROWS, STAGES, TABLE>::launch};
+}
 const Layout kAlternativeLayouts[] = {
-    layout_of<4, 1, 32, 3, 8>("r4x1_t32_s3_l8"),  layout_of<4, 1, 64, 2, 16>("r4x1_t64_s2_l16"),
-    layout_of<8, 1, 64, 2, 8>("r8x1_t64_s2_l8"),  layout_of<4, 2, 32, 3, 8>("r4x2_t32_s3_l8"),
+    tensor_core_layout<4, 2, 2048>("tc_s2_t2048"), tensor_core_layout<8, 2, 2048>("tc_s2_t2048"),
+    tensor_core_layout<4, 2, 512>("tc_s2_t512"),   tensor_core_layout<8, 2, 512>("tc_s2_t512"),
+    tensor_core_layout<4, 3, 512>("tc_s3_t512"),   tensor_core_layout<8, 3, 512>("tc_s3_t512"),
+    cuda_core_layout<4, 1, 32, 2, 8>("cc_r4x1_t32_s2_l8"),
+    cuda_core_layout<8, 1, 32, 3, 8>("cc_r8x1_t32_s3_l8"),
 };
 __device__ inline std::uint64_t splitmix(std::uint64_t x) {
   x += 0x9e3779b97f4a7c15ull;
@@ -178,7 +187,7 @@ int run(const Options& o) {
   std::shuffle(order.begin(), order.end(), std::mt19937_64(7));
 
   std::vector<Row> rows;
-  std::printf("%4s %6s %8s  %-12s %8s %10s %10s %8s\n", "gqa", "batch", "context", "variant", "split", "ms",
+  std::printf("%4s %6s %8s  %-18s %8s %10s %10s %8s\n", "gqa", "batch", "context", "variant", "split", "ms",
               "GB moved", "TB/s");
   for (int gqa : kGqaRatios) {
     for (int batch : kBatches) {
@@ -264,10 +273,16 @@ int run(const Options& o) {
               layout_diff = std::max(
                   layout_diff, static_cast<double>(std::fabs(__bfloat162float(c[e]) - __bfloat162float(a[e]))));
             rows.push_back({gqa, batch, context, layout.name, context, ms, bytes, tbps(ms), layout_diff});
+            if (std::string(layout.name).rfind("tc_", 0) != 0) continue;
+            const double split_ms = median_ms(o.repeats, l2_flush,
+                                              [&] { layout.launch(splitk_batch, splitk_plan.view(), nullptr); });
+            check_completion(nullptr, layout.name);
+            rows.push_back({gqa, batch, context, std::string(layout.name) + "+sk", split, split_ms, bytes,
+                            tbps(split_ms), 0.0});
           }
         }
         for (std::size_t i = printed; i < rows.size(); ++i)
-          std::printf("%4d %6d %8d  %-12s %8d %10.4f %10.3f %8.3f\n", rows[i].gqa, rows[i].batch, rows[i].context,
+          std::printf("%4d %6d %8d  %-18s %8d %10.4f %10.3f %8.3f\n", rows[i].gqa, rows[i].batch, rows[i].context,
                       rows[i].variant.c_str(), rows[i].split_size, rows[i].ms, rows[i].bytes / 1e9, rows[i].tbps);
         std::fflush(stdout);
       }

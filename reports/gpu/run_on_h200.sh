@@ -4,6 +4,7 @@
 # were copied into .gpu-bin/ (listed in .git/info/exclude) beside this script and the folder carried to the H200:
 #   bash .gpu-bin/run_on_h200.sh                      # issue 5's acceptance and issue 8's benchmark
 #   BENCH_ARGS=--layouts bash .gpu-bin/run_on_h200.sh  # plus the alternative kernel layouts
+# CASES, SAN_CASES, LIMIT (seconds per correctness run), BENCH_LIMIT, SKIP_CHECKS=1 and SKIP_TORCH=1 trim a call.
 # Results land in $OUT (set by the device tool).
 #
 # One device call: the GPU catalogue at $CASES cases per property on both kernels and compute-sanitizer on both
@@ -13,22 +14,23 @@ set -u
 cd "$(dirname "$0")"
 CASES=${CASES:-1000}
 SAN_CASES=${SAN_CASES:-100}
+LIMIT=${LIMIT:-330}  # seconds for each correctness run
 { date -u; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv;
   uname -r; compute-sanitizer --version | tail -1; python3 -c 'import torch;print("torch",torch.__version__)'; } > $OUT/perf.log 2>&1
 export RC_PARAMS="max_success=$CASES"
 if [ "${SKIP_CHECKS:-0}" != 1 ]; then
-(PACHECK_GPU_SUMMARY=/tmp/summary_fused.json timeout 330 ./gpu_catalogue_test --gtest_filter='*cuda_fused*:GpuKernelErrors*' > $OUT/catalogue_fused.log 2>&1; echo "exit $?" >> $OUT/catalogue_fused.log) &
-(PACHECK_GPU_SUMMARY=/tmp/summary_splitk.json timeout 330 ./gpu_catalogue_test --gtest_filter='*cuda_splitk*' > $OUT/catalogue_splitk.log 2>&1; echo "exit $?" >> $OUT/catalogue_splitk.log) &
+(PACHECK_GPU_SUMMARY=/tmp/summary_fused.json timeout $LIMIT ./gpu_catalogue_test --gtest_filter='*cuda_fused*:GpuKernelErrors*' > $OUT/catalogue_fused.log 2>&1; echo "exit $?" >> $OUT/catalogue_fused.log) &
+(PACHECK_GPU_SUMMARY=/tmp/summary_splitk.json timeout $LIMIT ./gpu_catalogue_test --gtest_filter='*cuda_splitk*' > $OUT/catalogue_splitk.log 2>&1; echo "exit $?" >> $OUT/catalogue_splitk.log) &
 mkdir -p /tmp/san
 for v in cuda_fused cuda_splitk; do for t in memcheck racecheck initcheck; do
-  (timeout 330 compute-sanitizer --tool $t --error-exitcode 9 ./pacheck check --variant $v --property UlpBoundedAgreement \
+  (timeout $LIMIT compute-sanitizer --tool $t --error-exitcode 9 ./pacheck check --variant $v --property UlpBoundedAgreement \
      --property MaskedLanesZeroWeight --cases $SAN_CASES --failures /tmp/san/f-$v-$t > /tmp/san/$v-$t.log 2>&1; echo "exit $?" >> /tmp/san/$v-$t.log) &
 done; done
 wait
 fi
 cat /tmp/summary_fused.json /tmp/summary_splitk.json >> $OUT/catalogue_splitk.log 2>/dev/null
 for f in /tmp/san/*.log; do echo "=== $f"; tail -c 4000 $f; done > $OUT/sanitizer.log
-{ timeout 200 ./paged_attention_bench ${BENCH_ARGS:-} --json $OUT/bench.json; echo "bench exit $?";
+{ timeout ${BENCH_LIMIT:-200} ./paged_attention_bench ${BENCH_ARGS:-} --json $OUT/bench.json; echo "bench exit $?";
   [ "${SKIP_TORCH:-0}" = 1 ] || PYTHONUNBUFFERED=1 timeout 150 python3 ../cuda/bench/torch_sdpa_bench.py --json $OUT/torch.json --compare $OUT/bench.json; echo "torch exit $?"; } >> $OUT/perf.log 2>&1
 if [ -n "${SASS:-}" ]; then cuobjdump -sass -fun "$SASS" ./paged_attention_bench > $OUT/sass.txt 2>&1; fi
 if [ "${PROFILE:-0}" = 1 ]; then

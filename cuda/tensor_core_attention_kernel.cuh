@@ -1,0 +1,367 @@
+// The tensor-core form of the paged-attention kernel, for bf16 storage with head dims that are a multiple of 8
+// (whole 16-byte rows). Same work items, plan, partial states and online-softmax steps as attention_kernel in
+// paged_attention_kernel.cuh; only the two inner products move from fp32 fused multiply-adds on the CUDA cores
+// to mma.sync (bf16 inputs, fp32 accumulators), which is what lets decode at GQA 8 reach the memory bandwidth:
+// 2 x head_dim x 8 multiply-adds per key are 4 per byte of K/V, more than half the H200's fp32 peak at 4.4 TB/s.
+// C++17 CUDA.
+//
+// A block is 4 warps. A tile is up to 64 keys; warp w owns keys [16 w, 16 w + 16) of every tile: it copies their
+// K and V rows into shared memory (16-byte asynchronous copies, STAGES tiles in flight) and reads back only
+// those, so a warp never waits for another's copies. Per tile:
+//   scores   S[row, key] = Q K^T by mma.m16n8k16: the block's rows (at most 8) are the 16 M rows (8..15 are
+//            zero), the warp's 16 keys two N blocks, the head the K dimension; each thread ends up with the scores
+//            of one row (g = lane / 4) for four keys;
+//   max      the row's tile max over the quad (shuffles) and over the warps (shared memory: the one barrier per
+//            tile), so every thread of a row keeps the same running max;
+//   weights  raise_running_max and key_weight (online_softmax.h) on each thread's own keys; its share of the
+//            denominator sums them in fp32;
+//   values   O[row, lane] += P V by mma, with the fp32 weights split exactly into bf16 hi + lo (two mma: the
+//            weights enter with 16 significant bits, not bf16's 8) and the accumulator fragments held as an
+//            OnlineSoftmaxState's lanes, which scale_lanes rescales.
+// Arithmetic, for the error model (cuda/kernel_error_model.cpp, oracle/ERROR_MODEL.md "Tensor cores"): an mma
+// forms C + sum of 16 exact products per output element; the model takes its error to be at most 72 u times
+// |C| + sum |products| (the alignment-and-truncation behaviour measured on NVIDIA tensor cores, with a factor 2
+// to spare), a logit passes through ceil(head_dim / 16) of them, an accumulator term through two per tile, and
+// the hi + lo split leaves a relative weight error of at most 2^-18 = 64 u in the numerator.
+#pragma once
+
+#include <cuda_bf16.h>
+
+#include "cuda/paged_attention_kernel.cuh"
+
+namespace pacheck::cuda::kernels {
+
+// --- tensor-core primitives -------------------------------------------------------------------------------------
+
+// D = A B + D for one m16n8k16 tile: A 16x16 bf16 (row-major, 4 registers of 2), B 16x8 bf16 (2 registers), D
+// 16x8 fp32 (4 registers). Fragment ownership (g = lane / 4, t = lane % 4): a0 = A[g][2t..2t+1],
+// a1 = A[g+8][2t..], a2 = A[g][2t+8..], a3 = A[g+8][2t+8..]; b0 = B[2t..2t+1][g], b1 = B[2t+8..2t+9][g];
+// d0, d1 = D[g][2t..2t+1], d2, d3 = D[g+8][2t..2t+1].
+__device__ inline void mma_bf16_16x8x16(float& d0, float& d1, float& d2, float& d3, unsigned a0, unsigned a1,
+                                        unsigned a2, unsigned a3, unsigned b0, unsigned b1) {
+  asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+      "{%0, %1, %2, %3};\n"
+      : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)
+      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+// Four 8x8 bf16 matrices from shared memory: lane l gives the address of row l % 8 of matrix l / 8 (16 bytes),
+// and receives r[m] = elements (l / 4, 2 (l % 4) .. + 1) of matrix m; with .trans, elements (2 (l % 4) .. + 1,
+// l / 4).
+__device__ inline void load_matrices_x4(unsigned (&r)[4], const void* row_address) {
+  const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(row_address));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(address));
+}
+__device__ inline void load_matrices_x4_transposed(unsigned (&r)[4], const void* row_address) {
+  const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(row_address));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(address));
+}
+
+__device__ inline unsigned bf16_bits(__nv_bfloat16 x) { return __bfloat16_as_ushort(x); }
+// Two bf16 as an mma operand register: `first` (the lower column or row index) in the low half.
+__device__ inline unsigned pack_bf16(__nv_bfloat16 first, __nv_bfloat16 second) {
+  return bf16_bits(first) | (bf16_bits(second) << 16);
+}
+
+// An fp32 weight as hi + lo with hi = bf16(p) and lo = bf16(p - hi): p - hi is exact in fp32, so hi + lo differs
+// from p by at most lo's rounding, 2^-9 |p - hi| <= 2^-18 |p|.
+struct SplitWeight {
+  __nv_bfloat16 hi, lo;
+};
+__device__ inline SplitWeight split_weight(float p) {
+  const __nv_bfloat16 hi = __float2bfloat16_rn(p);
+  return {hi, __float2bfloat16_rn(p - __bfloat162float(hi))};
+}
+
+// --- layout -----------------------------------------------------------------------------------------------------
+
+namespace tensor_core {
+
+inline constexpr int kWarps = 4;
+inline constexpr int kThreads = 32 * kWarps;
+inline constexpr int kTileKeys = 64;
+inline constexpr int kWarpKeys = kTileKeys / kWarps;  // one mma K step of the values product
+static_assert(kWarpKeys == 16, "a warp's keys are one m16n8k16 K dimension");
+
+struct SharedLayout {
+  int kv;        // [stage][K, V][key][row bytes]; after the last tile the warps' accumulators
+  int table;     // staged block-table entries
+  int tile_max;  // [2 parities][warps][8 rows]
+  int row_sums;  // [warps][rows] denominators, then [rows] maxima
+  int total;
+};
+__host__ __device__ constexpr int row_bytes(int lanes) { return lanes * 2 + 16; }  // +16: ldmatrix without conflicts
+__host__ __device__ constexpr SharedLayout shared_layout(int lanes, int rows, int stages, int table_entries) {
+  SharedLayout s{};
+  const int kv = stages * 2 * kTileKeys * row_bytes(lanes);
+  const int sums = kWarps * rows * lanes * 4;
+  s.kv = 0;
+  s.table = layout::round_up(kv > sums ? kv : sums, 16);
+  s.tile_max = s.table + table_entries * 4;
+  s.row_sums = s.tile_max + 2 * kWarps * 8 * 4;
+  s.total = s.row_sums + layout::round_up((kWarps + 1) * rows * 4, 16);
+  return s;
+}
+
+}  // namespace tensor_core
+
+// --- the kernel -------------------------------------------------------------------------------------------------
+
+// Blocks per multiprocessor the registers must allow: as many as the shared memory fits, at most 3.
+template <int LANES, int ROWS, int STAGES, int TABLE>
+constexpr int tensor_core_min_blocks() {
+  const int fit = 227 * 1024 / (tensor_core::shared_layout(LANES, ROWS, STAGES, TABLE).total + 1024);
+  return fit < 1 ? 1 : fit > 3 ? 3 : fit;
+}
+
+// STAGES tiles sit in shared memory: one is folded while the others land. The first TABLE entries of the item's
+// block table are staged in shared memory; an item with more reads its table from global memory (through L1).
+template <int LANES, int ROWS, int STAGES, int TABLE>
+__global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks<LANES, ROWS, STAGES, TABLE>()))
+    tensor_core_attention_kernel(const DeviceBatch batch, const DevicePlan plan, const FastDivmod block_div) {
+  using namespace tensor_core;
+  constexpr int kRowBytes = row_bytes(LANES);
+  constexpr int kChunksPerRow = LANES * 2 / 16;   // 16-byte pieces of a K or V row
+  constexpr int kHeadSteps = LANES / 16;          // mma K steps of a dot product
+  constexpr int kValueBlocks = LANES / 8;         // mma N blocks of the output lanes
+  constexpr int kCopiesPerLane = kWarpKeys * kChunksPerRow / 32;
+  constexpr SharedLayout kShared = shared_layout(LANES, ROWS, STAGES, TABLE);
+  static_assert(ROWS <= 8, "the block's rows are M rows 0..7 of the mma");
+  static_assert(LANES % 16 == 0 && kCopiesPerLane * 32 == kWarpKeys * kChunksPerRow, "whole mma steps and copies");
+  static_assert(STAGES >= 2, "one tile is folded while the next ones land");
+
+  extern __shared__ __align__(16) unsigned char shared[];
+  unsigned char* const kv_tiles = shared + kShared.kv;
+  int* const table_s = reinterpret_cast<int*>(shared + kShared.table);
+  float* const tile_max_s = reinterpret_cast<float*>(shared + kShared.tile_max);  // [2][kWarps][8]
+  float* const den_s = reinterpret_cast<float*>(shared + kShared.row_sums);       // [kWarps][ROWS]
+  float* const max_s = den_s + kWarps * ROWS;                                     // [ROWS]
+
+  const WorkItem item = plan.items[blockIdx.x];
+  const int kv_head = blockIdx.y;
+  const SequenceMeta seq = batch.sequences[item.sequence];
+  const int head_dim = batch.head_dim;
+  const int gqa = batch.num_query_heads / batch.num_kv_heads;
+  const int warp = threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
+  const int g = lane / 4;  // the row of this thread's score and accumulator fragments
+  const int t = lane % 4;
+  const int tile = max(1, min(plan.tile_size, kTileKeys));
+  const int first_position = seq.context_len - seq.num_queries;
+  const bool row_present = g < ROWS && g < item.num_rows;
+  const int row = item.first_row + g;
+  // Row g attends to keys [item.key_begin, row_end): its own position + 1, cut at the item's end.
+  const int row_end = row_present ? min(first_position + row / gqa + 1, item.key_end) : item.key_begin;
+
+  // Row g's q as mma A fragments (M rows 8..15 are zero): qa[s] = dims 16 s + 2t, + 1 and 16 s + 8 + 2t, + 1.
+  unsigned qa[kHeadSteps][2];
+  {
+    const unsigned short* const queries = static_cast<const unsigned short*>(batch.queries);
+    const std::size_t query_row = static_cast<std::size_t>(seq.query_row_offset + row / gqa);
+    const std::size_t base = (query_row * batch.num_query_heads + kv_head * gqa + row % gqa) * head_dim;
+#pragma unroll
+    for (int s = 0; s < kHeadSteps; ++s)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int dim = 16 * s + 8 * h + 2 * t;  // head_dim % 8 == 0: dim and dim + 1 are both in or both out
+        qa[s][h] = row_present && dim < head_dim ? queries[base + dim] | (unsigned{queries[base + dim + 1]} << 16) : 0u;
+      }
+  }
+
+  // Zero this warp's rows of every stage (the lanes past the head stay zero: copies write only live pieces),
+  // with the same lane-to-piece map as the copies, so each address is written by one thread in program order.
+#pragma unroll 1
+  for (int s = 0; s < STAGES; ++s)
+#pragma unroll
+    for (int c = 0; c < kCopiesPerLane; ++c) {
+      const int piece = lane + 32 * c;
+      unsigned char* const k_row = kv_tiles + (s * 2 * kTileKeys + warp * kWarpKeys + piece / kChunksPerRow) * kRowBytes;
+      *reinterpret_cast<uint4*>(k_row + (piece % kChunksPerRow) * 16) = make_uint4(0, 0, 0, 0);
+      *reinterpret_cast<uint4*>(k_row + kTileKeys * kRowBytes + (piece % kChunksPerRow) * 16) = make_uint4(0, 0, 0, 0);
+    }
+  const int first_block = block_div.quotient(item.key_begin);
+  const int table_count = block_div.quotient(item.key_end - 1) - first_block + 1;
+  const bool table_staged = table_count <= TABLE;
+  const std::int32_t* const table = batch.block_tables + seq.table_offset;
+  if (table_staged)
+    for (int i = threadIdx.x; i < table_count; i += kThreads) table_s[i] = table[first_block + i];
+  __syncthreads();
+
+  const int live_chunks = head_dim * 2 / 16;
+  const std::size_t kv_head_stride = static_cast<std::size_t>(head_dim) * 2;  // bytes per (slot, head)
+  const unsigned char* const k_pool = static_cast<const unsigned char*>(batch.k_pool);
+  const unsigned char* const v_pool = static_cast<const unsigned char*>(batch.v_pool);
+  const int num_tiles = (item.key_end - item.key_begin + tile - 1) / tile;
+
+  // Lane k < 16 looks up this warp's key k of tile i through the block table (0 for keys past the tile or the
+  // item); the lanes share the indices by shuffle.
+  const auto look_up = [&](int i) {
+    const int t0 = item.key_begin + i * tile;
+    unsigned index = 0;
+    if (lane < kWarpKeys && warp * kWarpKeys + lane < min(tile, item.key_end - t0)) {
+      int logical_block, slot;
+      block_div.divmod(t0 + warp * kWarpKeys + lane, logical_block, slot);
+      const unsigned physical = table_staged ? table_s[logical_block - first_block] : __ldg(table + logical_block);
+      index = (physical * batch.block_size + slot) * batch.num_kv_heads + kv_head;
+    }
+    return index;
+  };
+  // Starts the copies of this warp's keys of tile i; keys past the tile or the item are zero-filled, never read
+  // from the pools.
+  const auto load_tile = [&](int i) {
+    const int t0 = item.key_begin + i * tile;
+    const int count = min(tile, item.key_end - t0);
+    unsigned char* const k_stage = kv_tiles + (i % STAGES) * 2 * kTileKeys * kRowBytes;
+    const unsigned looked_up = look_up(i);
+#pragma unroll
+    for (int c = 0; c < kCopiesPerLane; ++c) {
+      const int piece = lane + 32 * c;
+      const int key = piece / kChunksPerRow, chunk = piece % kChunksPerRow;
+      const std::size_t src = static_cast<std::size_t>(__shfl_sync(0xffffffffu, looked_up, key)) * kv_head_stride;
+      const bool live = warp * kWarpKeys + key < count;
+      if (chunk >= live_chunks) continue;
+      unsigned char* const dst = k_stage + (warp * kWarpKeys + key) * kRowBytes + chunk * 16;
+      copy_async_16(dst, k_pool + (live ? src + chunk * 16 : 0), live ? 16 : 0);
+      copy_async_16(dst + kTileKeys * kRowBytes, v_pool + (live ? src + chunk * 16 : 0), live ? 16 : 0);
+    }
+    copy_async_commit();
+  };
+
+  // The state of row g: the running max (the same in every thread of the row), this thread's share of the
+  // denominator (the weights of its own keys), and its accumulator lanes 8 j + 2 t, + 1 as o[2 j], o[2 j + 1].
+  float run_max = -INFINITY, run_den = 0.0f;
+  OnlineSoftmaxState<2 * kValueBlocks> acc;
+  acc.init(2 * kValueBlocks);
+
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; ++s) {
+    if (s < num_tiles) load_tile(s);
+    else copy_async_commit();  // empty groups keep the wait count uniform
+  }
+
+  // ldmatrix row addresses: K as B of the scores (matrices: keys 0-7 | 8-15 x dims lo | hi of a step), V as B of
+  // the values, transposed (matrices: keys 0-7 | 8-15 x lane blocks j | j + 1).
+  const int k_matrix_key = warp * kWarpKeys + 8 * (lane / 16) + lane % 8;
+  const int k_matrix_dim = 8 * ((lane / 8) % 2);
+  const int v_matrix_key = warp * kWarpKeys + 8 * ((lane / 8) % 2) + lane % 8;
+  const int v_matrix_lane = 8 * (lane / 16);
+
+  for (int i = 0; i < num_tiles; ++i) {
+    const int t0 = item.key_begin + i * tile;
+    copy_async_wait<STAGES - 2>();  // this thread's copies of tile i have landed
+    __syncwarp();                   // ... and every lane's, and every lane is done with tile i - 1's stage
+    if (i + STAGES - 1 < num_tiles) load_tile(i + STAGES - 1);
+    else copy_async_commit();
+    const unsigned char* const k_stage = kv_tiles + (i % STAGES) * 2 * kTileKeys * kRowBytes;
+    const unsigned char* const v_stage = k_stage + kTileKeys * kRowBytes;
+
+    // Scores: s[n][e] is key warp * 16 + 8 n + 2 t + e of row g.
+    float s[2][2] = {{0.0f, 0.0f}, {0.0f, 0.0f}};
+#pragma unroll
+    for (int step = 0; step < kHeadSteps; ++step) {
+      if (16 * step >= head_dim) break;  // zero lanes past the head: no mma at all, not exact zeros added
+      unsigned b[4];
+      load_matrices_x4(b, k_stage + k_matrix_key * kRowBytes + (16 * step + k_matrix_dim) * 2);
+      float pad0 = 0.0f, pad1 = 0.0f, pad2 = 0.0f, pad3 = 0.0f;  // M rows 8..15
+      mma_bf16_16x8x16(s[0][0], s[0][1], pad0, pad1, qa[step][0], 0u, qa[step][1], 0u, b[0], b[1]);
+      mma_bf16_16x8x16(s[1][0], s[1][1], pad2, pad3, qa[step][0], 0u, qa[step][1], 0u, b[2], b[3]);
+    }
+    const int row_keys = max(0, min(row_end - t0, tile));  // keys of this tile row g attends to: a prefix
+    float score[4];
+    float thread_max = -INFINITY;
+#pragma unroll
+    for (int n = 0; n < 2; ++n)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const int key = warp * kWarpKeys + 8 * n + 2 * t + e;
+        // Select, not multiply: a masked key's score is -inf whatever its K holds.
+        score[2 * n + e] = key < row_keys ? s[n][e] * batch.scale : -INFINITY;
+        thread_max = fmaxf(thread_max, score[2 * n + e]);
+      }
+    thread_max = fmaxf(thread_max, __shfl_xor_sync(0xffffffffu, thread_max, 1));
+    thread_max = fmaxf(thread_max, __shfl_xor_sync(0xffffffffu, thread_max, 2));
+    float* const tile_max_par = tile_max_s + (i & 1) * kWarps * 8;
+    if (t == 0) tile_max_par[warp * 8 + g] = thread_max;
+    // Every warp's maxima are in (the other parity's slots are rewritten only after the next barrier, once
+    // everyone has read them).
+    __syncthreads();
+    float tile_max = -INFINITY;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) tile_max = fmaxf(tile_max, tile_max_par[w * 8 + g]);
+    // A tile fully masked for row g changes nothing of its state (its weights below are all 0). No early exit:
+    // mma.sync needs every lane of the warp, and the warp's other rows may have keys here.
+    if (tile_max != -INFINITY) {
+      const float alpha = raise_running_max(run_max, run_den, tile_max);
+      if (alpha != 1.0f) acc.scale_lanes(alpha, 2 * kValueBlocks);  // multiplying by exactly 1 changes nothing
+    }
+
+    // Weights, their share of the denominator in key order, and the hi + lo operands of P V (keys 2t, 2t + 1 |
+    // 2t + 8, 2t + 9 of the warp: exactly score[0..1] | score[2..3]).
+    SplitWeight w[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      const float p = score[k] == -INFINITY ? 0.0f : key_weight(score[k], run_max);
+      run_den += p;
+      w[k] = split_weight(p);
+    }
+    const unsigned p_hi0 = pack_bf16(w[0].hi, w[1].hi), p_hi2 = pack_bf16(w[2].hi, w[3].hi);
+    const unsigned p_lo0 = pack_bf16(w[0].lo, w[1].lo), p_lo2 = pack_bf16(w[2].lo, w[3].lo);
+
+    // Values: O[g, 8 j + 2t + e] += P V over the warp's 16 keys, hi then lo.
+#pragma unroll
+    for (int j = 0; j < kValueBlocks; j += 2) {
+      if (8 * j >= head_dim) break;
+      unsigned b[4];
+      load_matrices_x4_transposed(b, v_stage + v_matrix_key * kRowBytes + (8 * j + v_matrix_lane) * 2);
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        float pad0 = 0.0f, pad1 = 0.0f;
+        float& o0 = acc.o[2 * (j + half)];
+        float& o1 = acc.o[2 * (j + half) + 1];
+        mma_bf16_16x8x16(o0, o1, pad0, pad1, p_hi0, 0u, p_hi2, 0u, b[2 * half], b[2 * half + 1]);
+        mma_bf16_16x8x16(o0, o1, pad0, pad1, p_lo0, 0u, p_lo2, 0u, b[2 * half], b[2 * half + 1]);
+      }
+    }
+  }
+
+  // The warps' sums meet in shared memory (the K/V space is free once every warp is past its last tile).
+  copy_async_wait<0>();
+  __syncthreads();
+  float* const group_acc = reinterpret_cast<float*>(kv_tiles);  // [kWarps][ROWS][LANES]
+  run_den += __shfl_xor_sync(0xffffffffu, run_den, 1);
+  run_den += __shfl_xor_sync(0xffffffffu, run_den, 2);  // the same bits in every thread of the row
+  if (g < ROWS) {
+#pragma unroll
+    for (int j = 0; j < kValueBlocks; ++j)
+      *reinterpret_cast<float2*>(group_acc + (warp * ROWS + g) * LANES + 8 * j + 2 * t) =
+          make_float2(acc.o[2 * j], acc.o[2 * j + 1]);
+    if (t == 0) {
+      den_s[warp * ROWS + g] = run_den;
+      if (warp == 0) max_s[g] = run_max;
+    }
+  }
+  __syncthreads();
+  write_item_result<__nv_bfloat16, ROWS, LANES, kWarps, kThreads>(batch, plan, item, seq, kv_head, group_acc, den_s,
+                                                                  max_s);
+}
+
+// --- launching --------------------------------------------------------------------------------------------------
+
+template <int LANES, int ROWS, int STAGES, int TABLE>
+using TensorCoreLayout =
+    AttentionLauncher<tensor_core_attention_kernel<LANES, ROWS, STAGES, TABLE>, __nv_bfloat16, LANES, ROWS,
+                      tensor_core::kThreads, tensor_core::shared_layout(LANES, ROWS, STAGES, TABLE).total>;
+
+// Three 64-key tiles in shared memory (35 KB each at 128 lanes) leave room for two blocks per multiprocessor.
+// Measured against the alternatives in cuda/bench (--layouts; reports/gpu/issue8-perf.md).
+template <int LANES>
+inline constexpr int kTensorCoreStages = LANES >= 256 ? 2 : 3;
+
+template <int LANES, int ROWS>
+using ProductionTensorCoreLayout = TensorCoreLayout<LANES, ROWS, kTensorCoreStages<LANES>, layout::kTableEntries>;
+
+}  // namespace pacheck::cuda::kernels
