@@ -35,7 +35,7 @@ void run_replay(const ReplayOptions& o) {
             << "knobs: tile_size=" << c.knobs.tile_size << " split_size=" << c.knobs.split_size
             << " num_splits=" << c.knobs.num_splits << "\n";
   const OracleResult oracle = run_oracle(c.problem, oracle_split_sizes(c.problem, c.knobs));
-  if (!oracle.fits_fp32) std::cout << "note: the problem overflows fp32 ranges; no variant's error model covers it\n";
+  if (!oracle.fits_fp32) std::cout << "note: the problem overflows fp32 ranges or reads an inf or NaN; no variant's error model covers it\n";
   std::string gpu_reason;
   const bool gpu = gpu_available(&gpu_reason);
   bool all_ok = true;

@@ -86,10 +86,15 @@ OracleResult run_oracle(const Problem& p, const std::vector<int>& split_sizes) {
   double max_abs_v = 0;
   int max_keys = 0;
   double max_logit = 0;
+  // Every value a row reads (q and the referenced K and V) is finite: an inf or NaN there makes the exact answer
+  // undefined (0 * inf is NaN), and std::max below would silently drop a NaN magnitude.
+  bool finite_inputs = std::all_of(p.queries.begin(), p.queries.end(), [](float x) { return std::isfinite(x); });
   for (int s = 0; s < static_cast<int>(p.sequences.size()); ++s) {
     const Sequence& seq = p.sequences[s];
     const GatheredSequence g = gather_sequence(p, s);
     for (float v : g.values) max_abs_v = std::max(max_abs_v, static_cast<double>(std::fabs(v)));
+    for (const std::vector<float>* pool : {&g.keys, &g.values})
+      finite_inputs = finite_inputs && std::all_of(pool->begin(), pool->end(), [](float x) { return std::isfinite(x); });
     max_keys = std::max(max_keys, seq.context_len);
     for (int i = 0; i < seq.num_queries; ++i) {
       const int num_keys = seq.first_query_position() + i + 1;  // causal: keys 0 ..= own position
@@ -148,7 +153,7 @@ OracleResult run_oracle(const Problem& p, const std::vector<int>& split_sizes) {
   }
   // Margins of 2^10 leave room for the kernels' partial sums and rescaled accumulators.
   const double limit = static_cast<double>(FLT_MAX) / 1024;
-  r.fits_fp32 = max_logit < limit && max_abs_v * std::max(max_keys, 1) < limit;
+  r.fits_fp32 = finite_inputs && max_logit < limit && max_abs_v * std::max(max_keys, 1) < limit;
   return r;
 }
 

@@ -49,8 +49,9 @@ struct OracleResult {
   std::vector<double> logit_centered_v;   // CL_j
   std::vector<double> spread_centered_v;  // CM_j
   std::vector<RowCondition> rows;         // [total_queries][num_query_heads]
-  // False when some logit or accumulator could overflow fp32 (|logit| or num_keys * |v| near FLT_MAX): fp32
-  // kernels are not expected to be exact there, so such problems lie outside every variant's error model.
+  // False when some logit or accumulator could overflow fp32 (|logit| or num_keys * |v| near FLT_MAX), or when a
+  // value some row reads (q, or K and V of a referenced slot) is inf or NaN: fp32 kernels are not expected to be
+  // exact there (the exact answer may not even exist), so such problems lie outside every variant's error model.
   bool fits_fp32 = true;
 
   // For each requested split size, per row: the largest record count of any one split when the row's keys are

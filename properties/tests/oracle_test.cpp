@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "oracle/oracle.h"
 #include "problem_builders.h"
@@ -166,6 +167,24 @@ TEST(Oracle, FlagsProblemsOutsideFp32) {
   EXPECT_TRUE(run_oracle(p).fits_fp32);
   p.v_pool[0] = 3e38f;
   EXPECT_FALSE(run_oracle(p).fits_fp32);
+}
+
+// Found by structured_problem_fuzzer in CI: an fp16 K that rounded to +inf in a referenced slot, met by q = 0,
+// gives the logit 0 * inf = NaN. std::max dropped the NaN magnitude, so the oracle called the problem inside
+// fp32 and every variant "failed" against its NaN answer.
+TEST(Oracle, FlagsNonFiniteValuesInReferencedSlots) {
+  for (const float bad : {std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()}) {
+    Problem k_bad = testing::single_sequence(3, 1, 1, 2, 4, testing::wobble);
+    k_bad.queries.assign(k_bad.queries.size(), 0.0f);
+    k_bad.k_pool[0] = bad;  // block 0 is referenced
+    EXPECT_FALSE(run_oracle(k_bad).fits_fp32) << "K = " << bad;
+    Problem v_bad = testing::single_sequence(3, 1, 1, 2, 4, testing::wobble);
+    v_bad.v_pool[0] = bad;
+    EXPECT_FALSE(run_oracle(v_bad).fits_fp32) << "V = " << bad;
+    Problem q_bad = testing::single_sequence(3, 1, 1, 2, 4, testing::wobble);
+    q_bad.queries[0] = bad;
+    EXPECT_FALSE(run_oracle(q_bad).fits_fp32) << "q = " << bad;
+  }
 }
 
 }  // namespace
