@@ -44,7 +44,10 @@ ErrorModel kernel_error_model(const Problem& p, const OracleResult& oracle, std:
     m.accumulation_chain = c.num_keys + records_in_item + kernel.key_groups + 2 + merge_chain;
     return m;
   }
-  // Tensor cores: a logit is ceil(head_dim / 16) chained mma steps, then the scale multiply.
+  // Tensor cores: a weight's bf16 hi and lo lose up to half bf16's subnormal spacing each, or all of a value below
+  // 2^-126 if the hardware flushes subnormal inputs (not documented): 2^-126 per rounding covers both.
+  m.weight_underflow = 0x1p-126;
+  // A logit is ceil(head_dim / 16) chained mma steps, then the scale multiply.
   m.logit_coefficient = kMmaError * ceil_div(p.head_dim, 16) + 2;
   // A term of P V enters one mma and passes through the two (hi, lo) of every later tile of its item; the
   // weights' split, the rescales, the quad and warp sums at the end, and the merges add theirs. (The

@@ -19,8 +19,9 @@
 //                  `chain` roundings, so they carry relative errors gamma_chain; the output moves by at most
 //                  gamma_chain * (S_j + |o_j|).
 //   division       u * |o_j| for the final acc / denominator.
-//   underflow      chain * 2^-149: weights and products that fall below fp32's normal range lose absolute, not
-//                  relative, accuracy (the denominator is at least 1, since the max key contributes exp(0)).
+//   underflow      chain * 2^-149 + 2 w weight_underflow A_j: weights and products that fall below fp32's normal
+//                  range lose absolute, not relative, accuracy, at most 2^-150 per rounding; a weight's loss is
+//                  multiplied by its |v_tj| (A_j = sum_t |v_tj|); the denominator is at least 1 (exp(0) of the max).
 //   output dtype   half an ulp of fp16 / bf16 at |o_j| + error for the final conversion (fp32 outputs need none:
 //                  the division already rounded to fp32).
 #pragma once
@@ -40,6 +41,9 @@ struct ErrorModel {
   double weight_error = 0;        // w: per-key relative weight error, in units of u
   double accumulation_chain = 0;  // roundings along any one term's path into the accumulator or denominator
   double accumulator_unit_roundoff = kFp32UnitRoundoff;
+  // The absolute error of one rounding of a weight below its format's normal range: 2^-150 in fp32; a kernel that
+  // hands weights to hardware in a narrower format declares that format's (see ERROR_MODEL.md, "Underflow").
+  double weight_underflow = 0x1p-150;
 };
 
 struct ElementBound {

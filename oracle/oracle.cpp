@@ -75,6 +75,7 @@ OracleResult run_oracle(const Problem& p, const std::vector<int>& split_sizes) {
   const std::size_t n_out = p.output_size();
   r.out.assign(n_out, 0);
   r.abs_weighted_v.assign(n_out, 0);
+  r.abs_sum_v.assign(n_out, 0);
   r.centered_v.assign(n_out, 0);
   r.logit_centered_v.assign(n_out, 0);
   r.spread_centered_v.assign(n_out, 0);
@@ -130,10 +131,11 @@ OracleResult run_oracle(const Problem& p, const std::vector<int>& split_sizes) {
           const auto v = [&](int t) {
             return static_cast<double>(g.values[(static_cast<std::size_t>(t) * p.num_kv_heads + kvh) * d + j]);
           };
-          double o = 0, abs_sum = 0;
+          double o = 0, abs_sum = 0, unweighted_abs_sum = 0;
           for (int t = 0; t < num_keys; ++t) {
             o += weights[t] * v(t);
             abs_sum += weights[t] * std::fabs(v(t));
+            unweighted_abs_sum += std::fabs(v(t));
           }
           double c = 0, cl = 0, cm = 0;
           for (int t = 0; t < num_keys; ++t) {
@@ -144,6 +146,7 @@ OracleResult run_oracle(const Problem& p, const std::vector<int>& split_sizes) {
           }
           r.out[out_base + j] = o;
           r.abs_weighted_v[out_base + j] = abs_sum;
+          r.abs_sum_v[out_base + j] = unweighted_abs_sum;
           r.centered_v[out_base + j] = c;
           r.logit_centered_v[out_base + j] = cl;
           r.spread_centered_v[out_base + j] = cm;

@@ -45,6 +45,7 @@ struct RowCondition {
 struct OracleResult {
   std::vector<double> out;                // [total_queries][num_query_heads][head_dim]
   std::vector<double> abs_weighted_v;     // S_j
+  std::vector<double> abs_sum_v;          // A_j = sum_t |v_tj| over the row's keys, unweighted (the underflow term)
   std::vector<double> centered_v;         // C_j
   std::vector<double> logit_centered_v;   // CL_j
   std::vector<double> spread_centered_v;  // CM_j

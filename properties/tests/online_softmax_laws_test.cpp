@@ -84,16 +84,18 @@ ExactRow exact_row(const History& h, int folds, int merges) {
   for (int t = 0; t < h.size(); ++t) row.max_spread = std::max(row.max_spread, m - h.scores[t]);
   o.rows = {row};
   for (int j = 0; j < kLanes; ++j) {
-    double out = 0, s = 0, c = 0, cm = 0;
+    double out = 0, s = 0, a = 0, c = 0, cm = 0;
     for (int t = 0; t < h.size(); ++t) out += p[t] * h.values[t * kLanes + j];
     for (int t = 0; t < h.size(); ++t) {
       const double v = h.values[t * kLanes + j];
       s += p[t] * std::fabs(v);
+      a += std::fabs(v);
       c += p[t] * std::fabs(v - out);
       cm += p[t] * std::fabs(v - out) * (m - h.scores[t]);
     }
     o.out.push_back(out);
     o.abs_weighted_v.push_back(s);
+    o.abs_sum_v.push_back(a);
     o.centered_v.push_back(c);
     o.logit_centered_v.push_back(0);  // the scores are given exactly
     o.spread_centered_v.push_back(cm);

@@ -112,6 +112,7 @@ TEST(Oracle, TwoKeysMatchTheClosedForm) {
   const double o = p0 * 1 + p1 * 3;
   EXPECT_NEAR(r.out[0], o, 1e-15);
   EXPECT_NEAR(r.abs_weighted_v[0], o, 1e-15);  // all V positive: S = o
+  EXPECT_DOUBLE_EQ(r.abs_sum_v[0], 1.0 + 3.0);  // A = |v_0| + |v_1|, unweighted
   EXPECT_NEAR(r.centered_v[0], p0 * (o - 1) + p1 * (3 - o), 1e-15);
   EXPECT_NEAR(r.logit_centered_v[0], p1 * 1 * (3 - o), 1e-15);  // L_0 = 0, L_1 = 1
   EXPECT_NEAR(r.spread_centered_v[0], p0 * 1 * (o - 1), 1e-15);  // key 0 sits 1 below the max
