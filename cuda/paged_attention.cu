@@ -44,7 +44,8 @@ void launch_default(const DeviceBatch& batch, const DevicePlan& plan, cudaStream
 template <typename T, int LANES>
 void launch_rows(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream) {
   if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    if (batch.head_dim % 8 == 0) {  // kernel_arithmetic's choice
+    // The error models read the same choice (kernel_arithmetic), so dispatch and bound cannot disagree.
+    if (kernel_arithmetic(batch.storage, batch.head_dim).tensor_cores) {
       if (plan.row_capacity == 4) return kernels::ProductionTensorCoreLayout<LANES, 4>::launch(batch, plan, stream);
       return kernels::ProductionTensorCoreLayout<LANES, layout::kMaxRows>::launch(batch, plan, stream);
     }

@@ -151,6 +151,26 @@ struct KeyButterfly {
   }
 };
 
+// --- a block's work item ---------------------------------------------------------------------------------------
+
+// What one thread block works on: work item blockIdx.x for KV head blockIdx.y, loaded once by both kernels.
+struct BlockWork {
+  WorkItem item;
+  int kv_head = 0;
+  SequenceMeta seq;
+  int gqa = 1;
+  int first_position = 0;  // position of the sequence's first query token
+};
+__device__ inline BlockWork load_block_work(const DeviceBatch& batch, const DevicePlan& plan) {
+  BlockWork work;
+  work.item = plan.items[blockIdx.x];
+  work.kv_head = blockIdx.y;
+  work.seq = batch.sequences[work.item.sequence];
+  work.gqa = batch.num_query_heads / batch.num_kv_heads;
+  work.first_position = work.seq.context_len - work.seq.num_queries;
+  return work;
+}
+
 // --- the end of a work item -------------------------------------------------------------------------------------
 
 // The last step of every attention kernel, once the key groups' sums are in shared memory (group_acc
@@ -158,11 +178,10 @@ struct KeyButterfly {
 // the sum of its key groups' accumulators in group order, likewise its denominator; fused, it is normalised and
 // stored in the output dtype; split-K, stored as the item's partial state (max, denominator, fp32 accumulator).
 template <typename T, int kRows, int LANES, int kKeyGroups, int kBlockThreads>
-__device__ void write_item_result(const DeviceBatch& batch, const DevicePlan& plan, const WorkItem& item,
-                                  const SequenceMeta& seq, int kv_head, const float* group_acc, const float* den_s,
-                                  const float* max_s) {
+__device__ void write_item_result(const DeviceBatch& batch, const DevicePlan& plan, const BlockWork& work,
+                                  const float* group_acc, const float* den_s, const float* max_s) {
+  const WorkItem& item = work.item;
   const int head_dim = batch.head_dim;
-  const int gqa = batch.num_query_heads / batch.num_kv_heads;
   T* const output = static_cast<T*>(batch.output);
   for (int e = threadIdx.x; e < kRows * LANES; e += kBlockThreads) {
     const int r = e / LANES, j = e % LANES;
@@ -181,11 +200,11 @@ __device__ void write_item_result(const DeviceBatch& batch, const DevicePlan& pl
       float normalized;
       state.normalize(&normalized, 1);
       const int row = item.first_row + r;
-      const int query_head = kv_head * gqa + row % gqa;
-      const std::size_t query_row = static_cast<std::size_t>(seq.query_row_offset + row / gqa);
+      const int query_head = work.kv_head * work.gqa + row % work.gqa;
+      const std::size_t query_row = static_cast<std::size_t>(work.seq.query_row_offset + row / work.gqa);
       output[(query_row * batch.num_query_heads + query_head) * head_dim + j] = StorageOps<T>::from_float(normalized);
     } else {
-      const std::size_t slot = (static_cast<std::size_t>(blockIdx.x) * batch.num_kv_heads + kv_head) * kRows + r;
+      const std::size_t slot = (static_cast<std::size_t>(blockIdx.x) * batch.num_kv_heads + work.kv_head) * kRows + r;
       plan.partial_acc[slot * head_dim + j] = o;
       if (j == 0) {
         plan.partial_max[slot] = max_s[r];
@@ -238,11 +257,12 @@ __global__ void __launch_bounds__(layout::kThreads * ROW_SETS,
   float* const den_s = reinterpret_cast<float*>(shared + kShared.row_sums);       // [kKeyGroups][kRows]
   float* const max_s = den_s + kKeyGroups * kRows;                                // [kRows]
 
-  const WorkItem item = plan.items[blockIdx.x];
-  const int kv_head = blockIdx.y;
-  const SequenceMeta seq = batch.sequences[item.sequence];
+  const BlockWork work = load_block_work(batch, plan);
+  const WorkItem& item = work.item;
+  const int kv_head = work.kv_head;
+  const SequenceMeta& seq = work.seq;
   const int head_dim = batch.head_dim;
-  const int gqa = batch.num_query_heads / batch.num_kv_heads;
+  const int gqa = work.gqa;
   const int tid = threadIdx.x;
   const int lane = tid & 31;
   const int row_set = tid / layout::kThreads;
@@ -254,7 +274,7 @@ __global__ void __launch_bounds__(layout::kThreads * ROW_SETS,
   const bool holds_rows = (dim_chunk & Butterfly::kDuplicateBits) == 0;
   const int first_held_row = Butterfly::first_held_row(dim_chunk);  // counted within this thread's rows
   const int tile = max(1, min(plan.tile_size, TILE_KEYS));
-  const int first_position = seq.context_len - seq.num_queries;
+  const int first_position = work.first_position;
   // With one row set a thread copies the K and V lanes it reads itself; with two, set 0 copies K, set 1 V.
   constexpr bool kSharedCopies = ROW_SETS > 1;
   const bool copies_k = !kSharedCopies || row_set == 0;
@@ -529,7 +549,7 @@ __global__ void __launch_bounds__(layout::kThreads * ROW_SETS,
     }
   }
   __syncthreads();
-  write_item_result<T, kRows, LANES, kKeyGroups, kBlockThreads>(batch, plan, item, seq, kv_head, group_acc, den_s,
+  write_item_result<T, kRows, LANES, kKeyGroups, kBlockThreads>(batch, plan, work, group_acc, den_s,
                                                                  max_s);
 }
 

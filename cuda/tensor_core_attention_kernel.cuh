@@ -141,17 +141,18 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
   float* const den_s = reinterpret_cast<float*>(shared + kShared.row_sums);       // [kWarps][ROWS]
   float* const max_s = den_s + kWarps * ROWS;                                     // [ROWS]
 
-  const WorkItem item = plan.items[blockIdx.x];
-  const int kv_head = blockIdx.y;
-  const SequenceMeta seq = batch.sequences[item.sequence];
+  const BlockWork work = load_block_work(batch, plan);
+  const WorkItem& item = work.item;
+  const int kv_head = work.kv_head;
+  const SequenceMeta& seq = work.seq;
   const int head_dim = batch.head_dim;
-  const int gqa = batch.num_query_heads / batch.num_kv_heads;
+  const int gqa = work.gqa;
   const int warp = threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
   const int g = lane / 4;  // the row of this thread's score and accumulator fragments
   const int t = lane % 4;
   const int tile = max(1, min(plan.tile_size, kTileKeys));
-  const int first_position = seq.context_len - seq.num_queries;
+  const int first_position = work.first_position;
   const bool row_present = g < ROWS && g < item.num_rows;
   const int row = item.first_row + g;
   // Row g attends to keys [item.key_begin, row_end): its own position + 1, cut at the item's end.
@@ -345,7 +346,7 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
     }
   }
   __syncthreads();
-  write_item_result<__nv_bfloat16, ROWS, LANES, kWarps, kThreads>(batch, plan, item, seq, kv_head, group_acc, den_s,
+  write_item_result<__nv_bfloat16, ROWS, LANES, kWarps, kThreads>(batch, plan, work, group_acc, den_s,
                                                                   max_s);
 }
 

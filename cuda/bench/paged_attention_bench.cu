@@ -8,9 +8,12 @@
 // cuda/bench/torch_sdpa_bench.py times torch's scaled_dot_product_attention on the same shapes.
 //
 // With --layouts it also times cuda_fused in other layouts than the production one (tensor-core tiles in flight;
-// the CUDA-core kernel), for tuning; --only GQA,BATCH,CONTEXT runs one shape (for a profiler).
+// the CUDA-core kernel), for tuning; --only GQA,BATCH,CONTEXT runs one shape (for a profiler); --split N gives
+// cuda_splitk N keys per split instead of the split that fills the GPU in one wave; --sequential-pool hands the
+// blocks out in pool order instead of scattering them (a diagnostic of address locality).
 //
-//   paged_attention_bench [--json FILE] [--repeats N] [--tile-size N] [--layouts] [--only G,B,C]
+//   paged_attention_bench [--json FILE] [--repeats N] [--tile-size N] [--layouts] [--only G,B,C] [--split N]
+//                         [--sequential-pool]
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -48,6 +51,8 @@ struct Options {
   int tile_size = 64;  // at least the kernels' largest tile for this shape (the kernel caps it)
   bool layouts = false;
   int only_gqa = 0, only_batch = 0, only_context = 0;
+  int split = 0;  // cuda_splitk's keys per split; 0: split_size_filling_gpu
+  bool sequential_pool = false;  // blocks handed out in pool order (a diagnostic: scattered is the benchmark)
 };
 
 // Layouts of the bf16, head-dim 128 kernel other than the production one, for --layouts: name, GQA groups it
@@ -184,7 +189,7 @@ int run(const Options& o) {
   fill(v_pool.get(), pool_elems, 2);
   std::vector<int> order(num_blocks);
   std::iota(order.begin(), order.end(), 0);
-  std::shuffle(order.begin(), order.end(), std::mt19937_64(7));
+  if (!o.sequential_pool) std::shuffle(order.begin(), order.end(), std::mt19937_64(7));
 
   std::vector<Row> rows;
   std::printf("%4s %6s %8s  %-18s %8s %10s %10s %8s\n", "gqa", "batch", "context", "variant", "split", "ms",
@@ -235,7 +240,7 @@ int run(const Options& o) {
         db.sequence_of_query_row = sequence_of_row_d.get();
 
         const double bytes = 2.0 * batch * context * kKvHeads * kHeadDim * 2 + 2.0 * q_elems * 2;
-        const int split = split_size_filling_gpu(batch, context, gqa, prop.multiProcessorCount);
+        const int split = o.split > 0 ? o.split : split_size_filling_gpu(batch, context, gqa, prop.multiProcessorCount);
         const PlanOnDevice fused_plan(plan_attention(shapes, query_heads, kKvHeads, o.tile_size, {}), kKvHeads,
                                       kHeadDim);
         const PlanOnDevice splitk_plan(
@@ -330,6 +335,8 @@ int main(int argc, char** argv) {
     else if (a == "--repeats") o.repeats = std::max(1, std::atoi(value().c_str()));
     else if (a == "--tile-size") o.tile_size = std::max(1, std::atoi(value().c_str()));
     else if (a == "--layouts") o.layouts = true;
+    else if (a == "--split") o.split = std::max(0, std::atoi(value().c_str()));
+    else if (a == "--sequential-pool") o.sequential_pool = true;
     else if (a == "--only") {
       if (std::sscanf(value().c_str(), "%d,%d,%d", &o.only_gqa, &o.only_batch, &o.only_context) != 3) {
         std::fprintf(stderr, "--only takes GQA,BATCH,CONTEXT\n");
@@ -339,7 +346,7 @@ int main(int argc, char** argv) {
     else {
       std::fprintf(stderr,
                    "unknown option %s\nusage: %s [--json FILE] [--repeats N] [--tile-size N] [--layouts] "
-                   "[--only G,B,C]\n",
+                   "[--only G,B,C] [--split N] [--sequential-pool]\n",
                    a.c_str(), argv[0]);
       return 2;
     }
