@@ -99,6 +99,24 @@ __device__ inline void copy_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
 }
 
+// --- programmatic dependent launch (sm_90) ----------------------------------------------------------------------
+
+// The split-K merge kernel is launched as a programmatic dependent of the attention kernel: its blocks may start
+// once every attention block has called allow_dependent_launch, work out which partial states they merge (from
+// the plan, which the attention kernel does not write), and only then wait for the attention grid to complete
+// and its stores to be visible. That hides the merge's launch and its chain of index loads behind the attention
+// kernel's tail. Without a dependent launch both are no-ops in effect (the wait returns at once).
+__device__ inline void allow_dependent_launch() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
+__device__ inline void wait_for_prerequisite_grids() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+}
+
 // --- the dot-product butterfly ----------------------------------------------------------------------------------
 
 __host__ __device__ constexpr int log2_of(int x) { return x <= 1 ? 0 : 1 + log2_of(x / 2); }
@@ -162,6 +180,7 @@ struct BlockWork {
   int first_position = 0;  // position of the sequence's first query token
 };
 __device__ inline BlockWork load_block_work(const DeviceBatch& batch, const DevicePlan& plan) {
+  allow_dependent_launch();  // a split-K merge may start preparing now (see wait_for_prerequisite_grids)
   BlockWork work;
   work.item = plan.items[blockIdx.x];
   work.kv_head = blockIdx.y;
@@ -578,6 +597,9 @@ __global__ void __launch_bounds__(128) merge_splits_kernel(const DeviceBatch bat
   const int used_splits = position / plan.split_sizes[s] + 1;  // splits holding a key at or before the query
   const int head_dim = batch.head_dim;
 
+  // Everything above came from the plan; the partial states below are the attention kernel's output.
+  wait_for_prerequisite_grids();
+
   // Partials are read kBatch at a time, all loads in flight together, then merged one by one in split order.
   // Slots past the row's last split are not read: they stay empty states, which merge skips (the identity).
   constexpr int kBatch = 16;
@@ -645,9 +667,19 @@ struct AttentionLauncher {
     check_launch("the paged attention kernel");
     if (plan.split_k) {
       const long long warps = static_cast<long long>(batch.total_queries) * batch.num_query_heads;
-      const unsigned blocks = static_cast<unsigned>((warps * 32 + 127) / 128);
-      merge_splits_kernel<T, LANES><<<blocks, 128, 0, stream>>>(batch, plan);
-      check_launch("the split-K merge kernel");
+      // A programmatic dependent launch (see allow_dependent_launch): the merge's blocks may start before the
+      // attention kernel ends, and wait for it before reading the partial states.
+      cudaLaunchConfig_t config = {};
+      config.gridDim = dim3(static_cast<unsigned>((warps * 32 + 127) / 128));
+      config.blockDim = dim3(128);
+      config.stream = stream;
+      cudaLaunchAttribute dependent_launch = {};
+      dependent_launch.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+      dependent_launch.val.programmaticStreamSerializationAllowed = 1;
+      config.attrs = &dependent_launch;
+      config.numAttrs = 1;
+      cuda_check(cudaLaunchKernelEx(&config, merge_splits_kernel<T, LANES>, batch, plan),
+                 "launching the split-K merge kernel");
     }
   }
 };
