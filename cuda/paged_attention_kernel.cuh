@@ -180,7 +180,6 @@ struct BlockWork {
   int first_position = 0;  // position of the sequence's first query token
 };
 __device__ inline BlockWork load_block_work(const DeviceBatch& batch, const DevicePlan& plan) {
-  allow_dependent_launch();  // a split-K merge may start preparing now (see wait_for_prerequisite_grids)
   BlockWork work;
   work.item = plan.items[blockIdx.x];
   work.kv_head = blockIdx.y;
@@ -276,6 +275,7 @@ __global__ void __launch_bounds__(layout::kThreads * ROW_SETS,
   float* const den_s = reinterpret_cast<float*>(shared + kShared.row_sums);       // [kKeyGroups][kRows]
   float* const max_s = den_s + kKeyGroups * kRows;                                // [kRows]
 
+  allow_dependent_launch();  // a split-K merge may start preparing now (see wait_for_prerequisite_grids)
   const BlockWork work = load_block_work(batch, plan);
   const WorkItem& item = work.item;
   const int kv_head = work.kv_head;

@@ -141,6 +141,7 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
   float* const den_s = reinterpret_cast<float*>(shared + kShared.row_sums);       // [kWarps][ROWS]
   float* const max_s = den_s + kWarps * ROWS;                                     // [ROWS]
 
+  allow_dependent_launch();  // a split-K merge may start preparing now (see wait_for_prerequisite_grids)
   const BlockWork work = load_block_work(batch, plan);
   const WorkItem& item = work.item;
   const int kv_head = work.kv_head;
