@@ -28,6 +28,12 @@ namespace pacheck {
 PACHECK_HOST_DEVICE inline float rescale_factor(float m_old, float m_new) {
   return m_old == -INFINITY ? 0.0f : expf(m_old - m_new);
 }
+// The same value bit for bit, chosen on the argument (exp(-inf) = 0 exactly) rather than around the exp: a GPU
+// evaluates it without a branch, so code that needs many factors at once (merge_in_order) overlaps their exps.
+// The attention kernels keep the branching form: they need one factor per tile, and measured 1% faster with it.
+PACHECK_HOST_DEVICE inline float rescale_factor_unbranched(float m_old, float m_new) {
+  return expf(m_old == -INFINITY ? -INFINITY : m_old - m_new);
+}
 
 // The steps of fold on the row statistics, for kernels that keep a row's (m, d) apart from its accumulator lanes
 // (a GPU block computes a row's weights in one warp and applies them to slices of V in other threads).
@@ -103,6 +109,32 @@ struct OnlineSoftmaxState {
     d = d * self_factor + other.d * other_factor;
     for (int j = 0; j < n; ++j) o[j] = o[j] * self_factor + other.o[j] * other_factor;
     m = m_new;
+  }
+
+  // Merges parts[0], ..., parts[Parts - 1] into this state, in that order: the same operations on the same
+  // values as Parts successive merge() calls, so the same state bit for bit. The running maxima and every part's
+  // two factors are computed before any sum is touched, so that a GPU thread evaluates the 2 x Parts exps side by
+  // side instead of as one chain of merges, each waiting on the last (the split-K reduce is bound by that chain).
+  template <int Parts>
+  PACHECK_HOST_DEVICE void merge_in_order(const OnlineSoftmaxState (&parts)[Parts], int n) {
+    float self_factor[Parts], other_factor[Parts];
+    float running_max = m;
+    for (int k = 0; k < Parts; ++k) {
+      const float m_new = fmaxf(running_max, parts[k].m);
+      self_factor[k] = rescale_factor_unbranched(running_max, m_new);
+      other_factor[k] = rescale_factor_unbranched(parts[k].m, m_new);
+      running_max = parts[k].m == -INFINITY ? running_max : m_new;
+    }
+    for (int k = 0; k < Parts; ++k) {
+      const bool empty = parts[k].m == -INFINITY;  // the empty state is the identity, as in merge
+      const float d_new = d * self_factor[k] + parts[k].d * other_factor[k];
+      d = empty ? d : d_new;
+      for (int j = 0; j < n; ++j) {
+        const float o_new = o[j] * self_factor[k] + parts[k].o[j] * other_factor[k];
+        o[j] = empty ? o[j] : o_new;
+      }
+    }
+    m = running_max;
   }
 
   // The attention output o / d. Only meaningful once a key has been folded (d >= 1 then).

@@ -202,6 +202,71 @@ TEST(OnlineSoftmaxLaws, MaskedKeysNeverTouchTheirValues) {
   for (int j = 0; j < kLanes; ++j) EXPECT_EQ(out[j], v0[j]);
 }
 
+TEST(OnlineSoftmaxLaws, TheUnbranchedRescaleFactorIsTheRescaleFactor) {
+  const float maxima[] = {-INFINITY, -1e30f, -88.5f, -3.25f, -0.0f, 0.0f, 1e-7f, 2.5f, 87.0f, 1e30f, INFINITY};
+  for (float m_old : maxima)
+    for (float m_new : maxima) {
+      if (m_new < m_old) continue;  // factors re-express a state against a max at least its own
+      const float branching = rescale_factor(m_old, m_new), unbranched = rescale_factor_unbranched(m_old, m_new);
+      EXPECT_EQ(std::memcmp(&branching, &unbranched, sizeof(float)), 0) << m_old << " -> " << m_new;
+    }
+}
+
+// merge_in_order, the phased merge the GPU split-K reduce runs, is a schedule of successive merges, not another
+// arithmetic: over any parts (empty ones among them, at any position) it gives the same state bit for bit.
+constexpr int kParts = 5;
+using Parts = State[kParts];
+using MergeInOrder = std::function<void(State&, const Parts&)>;
+
+void merge_in_order_is_successive_merges(const MergeInOrder& merge_in_order) {
+  const History h = *history();
+  Parts parts;
+  for (State& part : parts) part.init(kLanes);
+  // Each part folds a random range of the history (possibly none: an empty state).
+  for (State& part : parts) {
+    if (*rc::gen::inRange(0, 4) == 0) continue;
+    const int begin = *rc::gen::inRange(0, h.size());
+    part = fold_range(h, begin, *rc::gen::inRange(begin + 1, h.size() + 1), *rc::gen::inRange(1, 5));
+  }
+  State start;
+  start.init(kLanes);
+  if (*rc::gen::arbitrary<bool>()) start = fold_range(h, 0, h.size(), 2);
+  State successive = start, phased = start;
+  for (const State& part : parts) successive.merge(part, kLanes);
+  merge_in_order(phased, parts);
+  RC_ASSERT(bit_identical(successive, phased));
+}
+
+RC_GTEST_PROP(OnlineSoftmaxLaws, MergeInOrderIsSuccessiveMergesBitForBit, ()) {
+  merge_in_order_is_successive_merges([](State& into, const Parts& parts) { into.merge_in_order(parts, kLanes); });
+}
+
+TEST(OnlineSoftmaxLaws, APhasedMergeAgainstTheFinalMaxIsNotSuccessiveMerges) {
+  // The tempting shortcut: rescale every part straight to the overall max. Mathematically equal, but not the same
+  // roundings as merging in order, so the GPU reduce would no longer compute what the error model describes.
+  const MergeInOrder final_max_merge = [](State& into, const Parts& parts) {
+    float m = into.m;
+    for (const State& part : parts) m = std::fmax(m, part.m);
+    if (m == -INFINITY) return;
+    const float self = rescale_factor(into.m, m);
+    into.d *= self;
+    for (float& o : into.o) o *= self;
+    for (const State& part : parts) {
+      const float f = rescale_factor(part.m, m);
+      into.d += part.d * f;
+      for (int j = 0; j < kLanes; ++j) into.o[j] += part.o[j] * f;
+    }
+    into.m = m;
+  };
+  rc::detail::TestParams params;
+  params.seed = 7;
+  params.maxSuccess = 200;
+  const auto result = rc::detail::checkTestable([&] { merge_in_order_is_successive_merges(final_max_merge); },
+                                                rc::detail::TestMetadata{}, params);
+  rc::detail::FailureResult failure;
+  EXPECT_TRUE(result.match(failure));
+}
+
 // The laws bite: a merge that ignores the per-state max breaks the bounded laws on some history.
 bool law_fails(void (*law)(const Merge&)) {
   rc::detail::TestParams params;
