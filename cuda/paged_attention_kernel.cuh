@@ -577,7 +577,9 @@ __global__ void __launch_bounds__(layout::kThreads * ROW_SETS,
 
 // One warp per output row (query token, query head): merges the row's non-empty splits in split order with the
 // online-softmax merge, then normalises. Lane l holds head lanes [kPerLane l, kPerLane l + kPerLane) of the
-// accumulator, so that its share of a partial state is whole 16-byte loads; (m, d) redundantly.
+// accumulator, so that with 128 or 256 lanes and head_dim % 4 == 0 (bf16 at head dim 128, the common case) its
+// share of a partial state is one or two 16-byte loads and of the output one or two 4-element stores; other
+// shapes go element by element. (m, d) redundantly.
 template <typename T, int LANES>
 __global__ void __launch_bounds__(128) merge_splits_kernel(const DeviceBatch batch, const DevicePlan plan) {
   constexpr int kPerLane = LANES / 32;
@@ -599,8 +601,9 @@ __global__ void __launch_bounds__(128) merge_splits_kernel(const DeviceBatch bat
   const int used_splits = position / plan.split_sizes[s] + 1;  // splits holding a key at or before the query
   const int head_dim = batch.head_dim;
   const int first_lane = kPerLane * lane;
-  // 16-byte loads where the row length keeps them aligned and each piece is all inside the head or all past it.
-  const bool vector_loads = kPerLane % 4 == 0 && head_dim % 4 == 0;
+  // Pieces of 4 lanes (16-byte loads, 4-element stores) where the row length keeps them aligned and each piece is
+  // all inside the head or all past it.
+  const bool whole_pieces = kPerLane % 4 == 0 && head_dim % 4 == 0;
   // The partial-state slot of split k of this row: [item][KV head][row].
   const std::size_t first_slot =
       (static_cast<std::size_t>(first_item) * batch.num_kv_heads + kv_head) * plan.row_capacity + r;
@@ -611,10 +614,10 @@ __global__ void __launch_bounds__(128) merge_splits_kernel(const DeviceBatch bat
   wait_for_prerequisite_grids();
 
   // Partials are read kBatch at a time, every load in flight together (lane b reads split b's (m, d), which the
-  // lanes then share by shuffle), and merged with merge_in_order: in split order, bit for bit successive merges,
-  // but with the batch's exps side by side rather than one merge's chain after another (measured on the H200:
-  // 1,220 cycles a batch of 16 against 2,650 for successive merges). Slots past the row's last split are not read:
-  // they stay empty states, which merging skips (the identity). 16 per batch measured faster than 8 or 32.
+  // lanes then share by shuffle), and merged with merge_in_order: in split order, the operations of successive
+  // merges, but with the batch's exps side by side rather than one merge's chain after another (measured on the
+  // H200: 1,220 cycles a batch of 16 against 2,650 for successive merges). Slots past the row's last split are not
+  // read: they stay empty states, which merging skips (the identity). 16 per batch measured faster than 8 or 32.
   constexpr int kBatch = 16;
   constexpr int kShortBatch = 4;  // the last few splits (or a row's only ones): no 16 exps for 4 parts
   OnlineSoftmaxState<kPerLane> merged;
@@ -632,7 +635,7 @@ __global__ void __launch_bounds__(128) merge_splits_kernel(const DeviceBatch bat
       part[b].init(kPerLane);
       if (k0 + b >= used_splits) continue;
       const float* const acc = plan.partial_acc + slot_of(k0 + b) * head_dim;
-      if (vector_loads) {
+      if (whole_pieces) {
 #pragma unroll
         for (int i = 0; i < kPerLane; i += 4) {
           if (first_lane + i >= head_dim) break;
@@ -666,9 +669,23 @@ __global__ void __launch_bounds__(128) merge_splits_kernel(const DeviceBatch bat
   merged.normalize(out, kPerLane);
   T* const output = static_cast<T*>(batch.output);
   const std::size_t base = (static_cast<std::size_t>(query_row) * batch.num_query_heads + query_head) * head_dim;
+  if (whole_pieces) {
+    struct alignas(4 * sizeof(T)) Four {
+      T element[4];
+    };
 #pragma unroll
-  for (int i = 0; i < kPerLane; ++i)
-    if (first_lane + i < head_dim) output[base + first_lane + i] = StorageOps<T>::from_float(out[i]);
+    for (int i = 0; i < kPerLane; i += 4) {
+      if (first_lane + i >= head_dim) break;
+      Four four;
+#pragma unroll
+      for (int e = 0; e < 4; ++e) four.element[e] = StorageOps<T>::from_float(out[i + e]);
+      *reinterpret_cast<Four*>(output + base + first_lane + i) = four;
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < kPerLane; ++i)
+      if (first_lane + i < head_dim) output[base + first_lane + i] = StorageOps<T>::from_float(out[i]);
+  }
 }
 
 // --- launching one layout ---------------------------------------------------------------------------------------

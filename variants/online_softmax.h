@@ -112,9 +112,11 @@ struct OnlineSoftmaxState {
   }
 
   // Merges parts[0], ..., parts[Parts - 1] into this state, in that order: the same operations on the same
-  // values as Parts successive merge() calls, so the same state bit for bit. The running maxima and every part's
-  // two factors are computed before any sum is touched, so that a GPU thread evaluates the 2 x Parts exps side by
-  // side instead of as one chain of merges, each waiting on the last (the split-K reduce is bound by that chain).
+  // values as Parts successive merge() calls, so the same state bit for bit on the host (on a GPU, up to which
+  // product of a * b + c * d the compiler fuses into an FMA; the error model allows either). The running maxima
+  // and every part's two factors are computed before any sum is touched, so that a GPU thread evaluates the
+  // 2 x Parts exps side by side instead of as one chain of merges, each waiting on the last (the split-K reduce
+  // is bound by that chain).
   template <int Parts>
   PACHECK_HOST_DEVICE void merge_in_order(const OnlineSoftmaxState (&parts)[Parts], int n) {
     float self_factor[Parts], other_factor[Parts];
