@@ -213,6 +213,17 @@ TEST(OnlineSoftmaxLaws, MaskedKeysNeverTouchTheirValues) {
   for (int j = 0; j < kLanes; ++j) EXPECT_EQ(out[j], v0[j]);
 }
 
+// Whether a property, run as RapidCheck would run it (fixed seed, 200 cases), fails on some case: how each
+// deliberately broken merge below shows that a law bites.
+bool fails_on_some_case(const std::function<void()>& property) {
+  rc::detail::TestParams params;
+  params.seed = 7;
+  params.maxSuccess = 200;
+  const auto result = rc::detail::checkTestable(property, rc::detail::TestMetadata{}, params);
+  rc::detail::FailureResult failure;
+  return result.match(failure);
+}
+
 TEST(OnlineSoftmaxLaws, TheUnbranchedRescaleFactorIsTheRescaleFactor) {
   const float maxima[] = {-INFINITY, -1e30f, -88.5f, -3.25f, -0.0f, 0.0f, 1e-7f, 2.5f, 87.0f, 1e30f, INFINITY};
   for (float m_old : maxima)
@@ -274,23 +285,12 @@ TEST(OnlineSoftmaxLaws, APhasedMergeAgainstTheFinalMaxIsNotSuccessiveMerges) {
     }
     into.m = m;
   };
-  rc::detail::TestParams params;
-  params.seed = 7;
-  params.maxSuccess = 200;
-  const auto result = rc::detail::checkTestable([&] { merge_in_order_is_successive_merges(final_max_merge); },
-                                                rc::detail::TestMetadata{}, params);
-  rc::detail::FailureResult failure;
-  EXPECT_TRUE(result.match(failure));
+  EXPECT_TRUE(fails_on_some_case([&] { merge_in_order_is_successive_merges(final_max_merge); }));
 }
 
 // The laws bite: a merge that ignores the per-state max breaks the bounded laws on some history.
 bool law_fails(void (*law)(const Merge&)) {
-  rc::detail::TestParams params;
-  params.seed = 7;
-  params.maxSuccess = 200;
-  const auto result = rc::detail::checkTestable([law] { law(merge_ignoring_max); }, rc::detail::TestMetadata{}, params);
-  rc::detail::FailureResult failure;
-  return result.match(failure);
+  return fails_on_some_case([law] { law(merge_ignoring_max); });
 }
 
 TEST(OnlineSoftmaxLaws, ABrokenMergeBreaksAssociativityWithinBound) { EXPECT_TRUE(law_fails(merge_associates_within_bound)); }
@@ -307,12 +307,7 @@ void merge_keeping_own_max(State& into, const State& other) {
 }
 
 TEST(OnlineSoftmaxLaws, AnAsymmetricMergeBreaksCommutativity) {
-  rc::detail::TestParams params;
-  params.seed = 7;
-  params.maxSuccess = 200;
-  const auto result = rc::detail::checkTestable([] { merge_commutes(merge_keeping_own_max); }, rc::detail::TestMetadata{}, params);
-  rc::detail::FailureResult failure;
-  EXPECT_TRUE(result.match(failure));
+  EXPECT_TRUE(fails_on_some_case([] { merge_commutes(merge_keeping_own_max); }));
 }
 
 TEST(OnlineSoftmaxLaws, AMergeTreatingTheEmptyMaxAsZeroBreaksTheIdentity) {
@@ -328,13 +323,7 @@ TEST(OnlineSoftmaxLaws, AMergeTreatingTheEmptyMaxAsZeroBreaksTheIdentity) {
     for (int j = 0; j < kLanes; ++j) into.o[j] = self.o[j] * fs + o.o[j] * fo;
     into.m = m;
   };
-  rc::detail::TestParams params;
-  params.seed = 7;
-  params.maxSuccess = 200;
-  const auto result = rc::detail::checkTestable([&] { empty_state_is_the_identity(zero_max_empty); },
-                                                rc::detail::TestMetadata{}, params);
-  rc::detail::FailureResult failure;
-  EXPECT_TRUE(result.match(failure));
+  EXPECT_TRUE(fails_on_some_case([&] { empty_state_is_the_identity(zero_max_empty); }));
 }
 
 }  // namespace
