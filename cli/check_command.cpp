@@ -18,6 +18,7 @@ struct CheckOptions {
   std::uint64_t seed = 1;
   std::string failure_dir = "pacheck-failures";
   std::string reproduce;
+  bool engine_shapes = false;
 };
 
 // Per variant and dtype: how close the variant came to the oracle, in ulps and in units of its own bound.
@@ -65,6 +66,7 @@ void run_check(const CheckOptions& o, const std::string& program) {
       options.failure_dir = o.failure_dir;
       options.replay_program = program;
       if (!o.reproduce.empty()) options.reproduce = o.reproduce;
+      options.engine_shapes = o.engine_shapes;
       const PropertyRun run = run_property(*property, *v, options, [&](const CaseObservation& c) {
         if (!c.agreement) return;
         DTypeSummary& d = s.by_dtype[c.problem.dtype];
@@ -83,7 +85,8 @@ void run_check(const CheckOptions& o, const std::string& program) {
         std::cout << run.failure << "\n";
         if (!run.reproduce.empty())
           std::cout << "reproduce: " << program << " check --variant " << v->name() << " --property "
-                    << property->name << " --seed " << o.seed << " --reproduce " << run.reproduce << "\n\n";
+                    << property->name << " --seed " << o.seed << (o.engine_shapes ? " --engine-shapes" : "")
+                    << " --reproduce " << run.reproduce << "\n\n";
       }
     }
   }
@@ -128,6 +131,9 @@ void add_check_command(CLI::App& app) {
   cmd->add_option("--seed", options->seed, "RapidCheck seed");
   cmd->add_option("--failures", options->failure_dir, "Folder for the case files of failures");
   cmd->add_option("--reproduce", options->reproduce, "Re-run the failing case of a reproduce string");
+  cmd->add_flag("--engine-shapes", options->engine_shapes,
+                "Draw only serving-engine shapes: bf16, real head dims, block sizes 16/32/64, tiles and splits in "
+                "multiples of 16 (where the CUDA kernels' tensor copies run)");
   cmd->callback([options, cmd] { run_check(*options, cmd->get_parent()->get_name()); });
 }
 

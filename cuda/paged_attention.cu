@@ -1,5 +1,8 @@
 // The production instantiations of the paged-attention kernels (paged_attention_kernel.cuh): one layout per
-// storage type, head capacity (32, 64, 128, 256 lanes) and row capacity (4, 8).
+// storage type, head capacity (32, 64, 128, 256 lanes) and row capacity (4, 8), two for bf16 at 128 lanes (deep
+// and wide, chosen per launch).
+#include <atomic>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -36,6 +39,33 @@ int row_capacity(int gqa_ratio) { return gqa_ratio <= 4 ? 4 : layout::kMaxRows; 
 
 namespace {
 
+// PACHECK_TENSOR_CORE_LAYOUT=deep|wide pins the layout for a whole process: the replay lines of the GPU suite's
+// pinned runs carry it, so that a failure there replays on the same layout.
+TensorCoreLayoutChoice layout_from_environment() {
+  const char* value = std::getenv("PACHECK_TENSOR_CORE_LAYOUT");
+  if (value == nullptr || std::string(value).empty() || std::string(value) == "automatic")
+    return TensorCoreLayoutChoice::automatic;
+  if (std::string(value) == "deep") return TensorCoreLayoutChoice::deep;
+  if (std::string(value) == "wide") return TensorCoreLayoutChoice::wide;
+  throw std::invalid_argument(std::string("PACHECK_TENSOR_CORE_LAYOUT must be deep, wide or automatic, not '") +
+                              value + "'");
+}
+std::atomic<TensorCoreLayoutChoice> g_pinned_layout{TensorCoreLayoutChoice::automatic};
+
+// The wide layout when the grid fits in one wave of it or spans at least four (see paged_attention.h).
+bool wide_layout_for(const DeviceBatch& batch, const DevicePlan& plan) {
+  TensorCoreLayoutChoice pinned = g_pinned_layout.load();
+  if (pinned == TensorCoreLayoutChoice::automatic) pinned = layout_from_environment();
+  if (pinned != TensorCoreLayoutChoice::automatic) return pinned == TensorCoreLayoutChoice::wide;
+  int device = 0, multiprocessors = 0;
+  cuda_check(cudaGetDevice(&device), "cudaGetDevice");
+  cuda_check(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device),
+             "reading the multiprocessor count");
+  const long long blocks = static_cast<long long>(plan.num_items) * batch.num_kv_heads;
+  const long long wave = 3LL * multiprocessors;
+  return blocks <= wave || blocks >= 4 * wave;
+}
+
 template <typename T, int LANES, int ROWS>
 void launch_default(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream) {
   kernels::ProductionLayout<T, LANES, ROWS>::launch(batch, plan, stream);
@@ -46,6 +76,12 @@ void launch_rows(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t 
   if constexpr (std::is_same_v<T, __nv_bfloat16>) {
     // The error models read the same choice (kernel_arithmetic), so dispatch and bound cannot disagree.
     if (kernel_arithmetic(batch.storage, batch.head_dim).tensor_cores) {
+      if constexpr (LANES == 128) {
+        if (wide_layout_for(batch, plan)) {
+          if (plan.row_capacity == 4) return kernels::WideTensorCoreLayout<4>::launch(batch, plan, stream);
+          return kernels::WideTensorCoreLayout<layout::kMaxRows>::launch(batch, plan, stream);
+        }
+      }
       if (plan.row_capacity == 4) return kernels::ProductionTensorCoreLayout<LANES, 4>::launch(batch, plan, stream);
       return kernels::ProductionTensorCoreLayout<LANES, layout::kMaxRows>::launch(batch, plan, stream);
     }
@@ -75,6 +111,8 @@ int resident_blocks_per_multiprocessor(Storage storage, int head_dim, int gqa_ra
              ? kernels::ProductionTensorCoreLayout<128, 4>::resident_blocks_per_multiprocessor()
              : kernels::ProductionTensorCoreLayout<128, layout::kMaxRows>::resident_blocks_per_multiprocessor();
 }
+
+void pin_tensor_core_layout(TensorCoreLayoutChoice choice) { g_pinned_layout.store(choice); }
 
 void launch_attention(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream) {
   if (batch.head_dim < 1 || batch.head_dim > kMaxHeadDim)

@@ -127,9 +127,21 @@ struct DevicePlan {
   float* partial_acc = nullptr;          // [num_items][num_kv_heads][row_capacity][head_dim]
 };
 
-// How many blocks of the production kernel fit on one multiprocessor at once, for bf16 storage and head dim 128
-// (the benchmark's shape): a split-K launch fills the GPU with that many blocks per multiprocessor.
+// How many blocks of the deep tensor-core layout (below) fit on one multiprocessor at once, for bf16 storage and
+// head dim 128 (the benchmark's shape): the benchmark's split-K plans fill the GPU with that many blocks per
+// multiprocessor (measured best for the wide layout too: reports/gpu/issue8-perf.md).
 int resident_blocks_per_multiprocessor(Storage storage, int head_dim, int gqa_ratio);
+
+// bf16 with head dims 65 to 128 runs one of two layouts of the tensor-core kernel, both with tensor copies:
+//   deep  three 64-key tiles in flight, two blocks per multiprocessor;
+//   wide  two tiles in flight, three blocks per multiprocessor: more warps to hide latency, faster per wave, but a
+//         grid of 1.3 waves ends in a partial wave of at most one block per multiprocessor, which cannot keep HBM
+//         busy.
+// automatic: wide when the grid (work items x KV heads) fits in one wave of it or spans at least four, deep
+// otherwise. Pinning one (process-wide; or PACHECK_TENSOR_CORE_LAYOUT=deep|wide in the environment) is for tests,
+// so that the catalogue's small problems run both.
+enum class TensorCoreLayoutChoice { automatic, deep, wide };
+void pin_tensor_core_layout(TensorCoreLayoutChoice choice);
 
 // Enqueues the attention kernel (and for split-K the reduce) on `stream`. Throws CudaError when a launch is
 // refused; errors during execution surface at the caller's next synchronisation (see cuda_check.h).

@@ -12,7 +12,8 @@
 //            with the rest of the state; the groups' sums are added once at the end, in group order.
 // Masked keys (past the context, past the row's position, past the split) never reach a multiply: scores are
 // -inf, weights exactly 0, and the value loop skips a row's keys past its last. Keys past the item's range are
-// never loaded (their shared-memory rows are zero-filled) and table entries past the range are never read.
+// never loaded (their shared-memory rows are zero-filled; the tensor-core kernel's tensor copies may read them
+// within the last 16-slot run, then zero them) and table entries past the range are never read.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -26,6 +27,7 @@
 #include "cuda/cuda_check.h"
 #include "cuda/fast_divmod.h"
 #include "cuda/kernel_layout.h"
+#include "cuda/kv_tensor_maps.h"
 #include "cuda/paged_attention.h"
 #include "variants/online_softmax.h"
 
@@ -692,7 +694,8 @@ __global__ void __launch_bounds__(128) merge_splits_kernel(const DeviceBatch bat
 
 // Launching one instantiation of an attention kernel: blocks over 48 KB of shared memory must be allowed it first
 // (once per process); the grid is (work items, KV heads); a split-K plan is followed by the merge kernel.
-template <auto KERNEL, typename T, int LANES, int ROWS, int THREADS, int SHARED>
+// TENSOR_MAPS: the kernel takes the pools' tensor maps (kv_tensor_maps.h) as its last argument.
+template <auto KERNEL, typename T, int LANES, int ROWS, int THREADS, int SHARED, bool TENSOR_MAPS = false>
 struct AttentionLauncher {
   static constexpr int kRows = ROWS;
   static constexpr int kThreads = THREADS;
@@ -716,7 +719,11 @@ struct AttentionLauncher {
                                   std::to_string(ROWS));
     configure();
     const dim3 grid(static_cast<unsigned>(plan.num_items), static_cast<unsigned>(batch.num_kv_heads));
-    KERNEL<<<grid, THREADS, SHARED, stream>>>(batch, plan, FastDivmod(batch.block_size));
+    if constexpr (TENSOR_MAPS)
+      KERNEL<<<grid, THREADS, SHARED, stream>>>(batch, plan, FastDivmod(batch.block_size),
+                                                describe_kv_pools(batch, plan.tile_size));
+    else
+      KERNEL<<<grid, THREADS, SHARED, stream>>>(batch, plan, FastDivmod(batch.block_size));
     check_launch("the paged attention kernel");
     if (plan.split_k) {
       const long long warps = static_cast<long long>(batch.total_queries) * batch.num_query_heads;

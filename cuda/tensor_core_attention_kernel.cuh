@@ -6,8 +6,12 @@
 // C++17 CUDA.
 //
 // A block is 4 warps. A tile is up to 64 keys; warp w owns keys [16 w, 16 w + 16) of every tile: it copies their
-// K and V rows into shared memory (16-byte asynchronous copies, STAGES tiles in flight) and reads back only
-// those, so a warp never waits for another's copies. Per tile:
+// K and V rows into shared memory (STAGES tiles in flight) and reads back only those, so a warp never waits for
+// another's copies. The copies are tensor copies where the block size and the item allow (16 keys = 16
+// consecutive slots of one block: one instruction per 64 lanes of K and of V, kv_tensor_maps.h), 16-byte
+// asynchronous copies otherwise. A tensor copy reads the whole 16-slot run, so in an item's last tile it may read
+// slots past the item's last key (in the same block, so in the pool); their rows are zeroed before use, as the
+// asynchronous copies zero-fill them without reading. Per tile:
 //   scores   S[row, key] = Q K^T by mma.m16n8k16: the block's rows (at most 8) are the 16 M rows (8..15 are
 //            zero), the warp's 16 keys two N blocks, the head the K dimension; each thread ends up with the scores
 //            of one row (g = lane / 4) for four keys;
@@ -27,6 +31,7 @@
 
 #include <cuda_bf16.h>
 
+#include "cuda/kv_tensor_maps.h"
 #include "cuda/paged_attention_kernel.cuh"
 
 namespace pacheck::cuda::kernels {
@@ -77,6 +82,48 @@ __device__ inline SplitWeight split_weight(float p) {
   return {hi, __float2bfloat16_rn(p - __bfloat162float(hi))};
 }
 
+// --- tensor copies (sm_90's copy engine) ---------------------------------------------------------------------
+
+// A tensor copy moves a box of a pool (kv_tensor_maps.h: 16 slots of one KV head, 64 lanes) into shared memory in
+// one instruction and reports its bytes to an mbarrier in shared memory; the warp that owns the box waits on the
+// barrier's phase. Copies and barrier run in the "async proxy": generic stores to bytes that a copy writes later
+// must be fenced first (fence_shared_for_tensor_copies).
+__device__ inline unsigned shared_address(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+__device__ inline void barrier_init(std::uint64_t* barrier, unsigned arrivals) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(shared_address(barrier)), "r"(arrivals) : "memory");
+}
+__device__ inline void barrier_init_fence() { asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory"); }
+__device__ inline void fence_shared_for_tensor_copies() {
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+// One arrival that also announces `bytes` of copies: the phase completes once they have all landed.
+__device__ inline void barrier_arrive_expecting(std::uint64_t* barrier, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(shared_address(barrier)), "r"(bytes)
+               : "memory");
+}
+// The box at (lane, kv head, slot row) of `map` to shared_dst (1024-byte aligned for the 128-byte swizzle).
+__device__ inline void tensor_copy(void* shared_dst, const CUtensorMap& map, int lane, int kv_head, int slot_row,
+                                   std::uint64_t* barrier) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], "
+      "[%5];\n" ::"r"(shared_address(shared_dst)),
+      "l"(reinterpret_cast<std::uint64_t>(&map)), "r"(lane), "r"(kv_head), "r"(slot_row), "r"(shared_address(barrier))
+      : "memory");
+}
+// Until the barrier's phase of this parity has completed; its copies are then visible to this thread.
+__device__ inline void barrier_wait(std::uint64_t* barrier, unsigned parity) {
+  unsigned done = 0;
+  do {
+    asm volatile(
+        "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(shared_address(barrier)), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+
 // --- layout -----------------------------------------------------------------------------------------------------
 
 namespace tensor_core {
@@ -87,23 +134,36 @@ inline constexpr int kTileKeys = 64;
 inline constexpr int kWarpKeys = kTileKeys / kWarps;  // one mma K step of the values product
 static_assert(kWarpKeys == 16, "a warp's keys are one m16n8k16 K dimension");
 
+// Two layouts of a stage's K and V rows:
+//   padded    [stage][K, V][key][row_bytes]: rows padded by 16 bytes, so that ldmatrix's 8 rows fall in distinct
+//             banks;
+//   swizzled  [stage][K, V][warp][64-lane box][16 keys][128 bytes], 16-byte piece c of key k's row stored at piece
+//             c ^ (k % 8): the tensor copies' 128-byte swizzle, which keeps ldmatrix free of conflicts unpadded.
+//             Each box is 2 KB at a 1024-byte aligned offset, as the swizzle requires.
 struct SharedLayout {
-  int kv;        // [stage][K, V][key][row bytes]; after the last tile the warps' accumulators
+  int kv;        // the stages' K and V rows; after the last tile the warps' accumulators
   int table;     // staged block-table entries
   int tile_max;  // [2 parities][warps][8 rows]
   int row_sums;  // [warps][rows] denominators, then [rows] maxima
+  int barriers;  // [stage][warp] mbarriers of the tensor copies (8 bytes each)
   int total;
 };
 __host__ __device__ constexpr int row_bytes(int lanes) { return lanes * 2 + 16; }  // +16: ldmatrix without conflicts
-__host__ __device__ constexpr SharedLayout shared_layout(int lanes, int rows, int stages, int table_entries) {
+inline constexpr int kBoxBytes = kTensorCopyKeys * kTensorCopyLanes * 2;
+__host__ __device__ constexpr int stage_bytes(int lanes, bool swizzled) {
+  return 2 * kTileKeys * (swizzled ? lanes * 2 : row_bytes(lanes));
+}
+__host__ __device__ constexpr SharedLayout shared_layout(int lanes, int rows, int stages, int table_entries,
+                                                         bool swizzled) {
   SharedLayout s{};
-  const int kv = stages * 2 * kTileKeys * row_bytes(lanes);
+  const int kv = stages * stage_bytes(lanes, swizzled);
   const int sums = kWarps * rows * lanes * 4;
   s.kv = 0;
   s.table = layout::round_up(kv > sums ? kv : sums, 16);
   s.tile_max = s.table + table_entries * 4;
   s.row_sums = s.tile_max + 2 * kWarps * 8 * 4;
-  s.total = s.row_sums + layout::round_up((kWarps + 1) * rows * 4, 16);
+  s.barriers = s.row_sums + layout::round_up((kWarps + 1) * rows * 4, 16);
+  s.total = s.barriers + stages * kWarps * 8;
   return s;
 }
 
@@ -112,34 +172,44 @@ __host__ __device__ constexpr SharedLayout shared_layout(int lanes, int rows, in
 // --- the kernel -------------------------------------------------------------------------------------------------
 
 // Blocks per multiprocessor the registers must allow: as many as the shared memory fits, at most 3.
-template <int LANES, int ROWS, int STAGES, int TABLE>
+template <int LANES, int ROWS, int STAGES, int TABLE, bool TMA>
 constexpr int tensor_core_min_blocks() {
-  const int fit = 227 * 1024 / (tensor_core::shared_layout(LANES, ROWS, STAGES, TABLE).total + 1024);
+  const int fit = 227 * 1024 / (tensor_core::shared_layout(LANES, ROWS, STAGES, TABLE, TMA).total + 1024);
   return fit < 1 ? 1 : fit > 3 ? 3 : fit;
 }
 
 // STAGES tiles sit in shared memory: one is folded while the others land. The first TABLE entries of the item's
 // block table are staged in shared memory; an item with more reads its table from global memory (through L1).
-template <int LANES, int ROWS, int STAGES, int TABLE>
-__global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks<LANES, ROWS, STAGES, TABLE>()))
-    tensor_core_attention_kernel(const DeviceBatch batch, const DevicePlan plan, const FastDivmod block_div) {
+// TMA (64 lanes and wider): the swizzled layout, and where `maps` are usable and the item starts at a multiple of
+// 16 keys, each warp's 16 keys of a tile arrive as tensor copies (one per 64 lanes of K and of V, issued by one
+// lane) instead of 16-byte asynchronous copies whose addresses every lane computes: about a sixth of the
+// instructions of a tile, and the copy engine does the address arithmetic. Other items (and !TMA) use those.
+template <int LANES, int ROWS, int STAGES, int TABLE, bool TMA>
+__global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks<LANES, ROWS, STAGES, TABLE, TMA>()))
+    tensor_core_attention_kernel(const DeviceBatch batch, const DevicePlan plan, const FastDivmod block_div,
+                                 const __grid_constant__ KvTensorMaps maps) {
   using namespace tensor_core;
   constexpr int kRowBytes = row_bytes(LANES);
   constexpr int kChunksPerRow = LANES * 2 / 16;   // 16-byte pieces of a K or V row
   constexpr int kHeadSteps = LANES / 16;          // mma K steps of a dot product
   constexpr int kValueBlocks = LANES / 8;         // mma N blocks of the output lanes
   constexpr int kCopiesPerLane = kWarpKeys * kChunksPerRow / 32;
-  constexpr SharedLayout kShared = shared_layout(LANES, ROWS, STAGES, TABLE);
+  constexpr int kBoxes = LANES / kTensorCopyLanes;  // swizzled layout: 64-lane boxes per row
+  constexpr int kStageBytes = stage_bytes(LANES, TMA);
+  constexpr SharedLayout kShared = shared_layout(LANES, ROWS, STAGES, TABLE, TMA);
   static_assert(ROWS <= 8, "the block's rows are M rows 0..7 of the mma");
   static_assert(LANES % 16 == 0 && kCopiesPerLane * 32 == kWarpKeys * kChunksPerRow, "whole mma steps and copies");
   static_assert(STAGES >= 2, "one tile is folded while the next ones land");
+  static_assert(!TMA || (LANES % kTensorCopyLanes == 0 && kWarpKeys == kTensorCopyKeys),
+                "the swizzled layout holds whole 64-lane boxes of a warp's 16 keys");
 
-  extern __shared__ __align__(16) unsigned char shared[];
+  extern __shared__ __align__(1024) unsigned char shared[];
   unsigned char* const kv_tiles = shared + kShared.kv;
   int* const table_s = reinterpret_cast<int*>(shared + kShared.table);
   float* const tile_max_s = reinterpret_cast<float*>(shared + kShared.tile_max);  // [2][kWarps][8]
   float* const den_s = reinterpret_cast<float*>(shared + kShared.row_sums);       // [kWarps][ROWS]
   float* const max_s = den_s + kWarps * ROWS;                                     // [ROWS]
+  std::uint64_t* const barriers = reinterpret_cast<std::uint64_t*>(shared + kShared.barriers);  // [STAGES][kWarps]
 
   allow_dependent_launch();  // a split-K merge may start preparing now (see wait_for_prerequisite_grids)
   const BlockWork work = load_block_work(batch, plan);
@@ -158,6 +228,11 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
   const int row = item.first_row + g;
   // Row g attends to keys [item.key_begin, row_end): its own position + 1, cut at the item's end.
   const int row_end = row_present ? min(first_position + row / gqa + 1, item.key_end) : item.key_begin;
+  // The host allowed tensor copies for the launch (block size and tile multiples of 16); this item's warp tiles
+  // are then whole runs of 16 slots of one block if it starts at a multiple of 16 (the swizzle needs the stages
+  // 1024-byte aligned, which the dynamic shared memory's base is).
+  const bool tensor_copies =
+      TMA && maps.usable && item.key_begin % kWarpKeys == 0 && shared_address(kv_tiles) % 1024 == 0;
 
   // Row g's q as mma A fragments (M rows 8..15 are zero): qa[s] = dims 16 s + 2t, + 1 and 16 s + 8 + 2t, + 1.
   unsigned qa[kHeadSteps][2];
@@ -174,23 +249,48 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
       }
   }
 
-  // Zero this warp's rows of every stage (the lanes past the head stay zero: copies write only live pieces),
-  // with the same lane-to-piece map as the copies, so each address is written by one thread in program order.
-#pragma unroll 1
-  for (int s = 0; s < STAGES; ++s)
-#pragma unroll
-    for (int c = 0; c < kCopiesPerLane; ++c) {
-      const int piece = lane + 32 * c;
-      unsigned char* const k_row = kv_tiles + (s * 2 * kTileKeys + warp * kWarpKeys + piece / kChunksPerRow) * kRowBytes;
-      *reinterpret_cast<uint4*>(k_row + (piece % kChunksPerRow) * 16) = make_uint4(0, 0, 0, 0);
-      *reinterpret_cast<uint4*>(k_row + kTileKeys * kRowBytes + (piece % kChunksPerRow) * 16) = make_uint4(0, 0, 0, 0);
+  // Byte offset in a stage of 16-byte piece `chunk` of tile key `key`'s K row (kv = 0) or V row (kv = 1).
+  const auto piece_offset = [](int kv, int key, int chunk) {
+    if constexpr (TMA)
+      return kv * (kStageBytes / 2) + ((key / kWarpKeys) * kBoxes + chunk / 8) * kBoxBytes + (key % kWarpKeys) * 128 +
+             ((chunk % 8) ^ (key % 8)) * 16;
+    else
+      return (kv * kTileKeys + key) * kRowBytes + chunk * 16;
+  };
+
+  // Zero the lanes past the head in every stage: copies write only live pieces. Padded: this warp's rows, with
+  // the same lane-to-piece map as the copies, so each address is written by one thread in program order (always
+  // done: the padding is never written). Swizzled: only when head_dim < LANES, every byte of the stages, fenced
+  // before any tensor copy writes them.
+  if constexpr (TMA) {
+    if (head_dim < LANES) {
+      for (int i = threadIdx.x; i < STAGES * kStageBytes / 16; i += kThreads)
+        reinterpret_cast<uint4*>(kv_tiles)[i] = make_uint4(0, 0, 0, 0);
+      fence_shared_for_tensor_copies();
     }
+  } else {
+#pragma unroll 1
+    for (int s = 0; s < STAGES; ++s)
+#pragma unroll
+      for (int c = 0; c < kCopiesPerLane; ++c) {
+        const int piece = lane + 32 * c;
+        unsigned char* const stage = kv_tiles + s * kStageBytes;
+        *reinterpret_cast<uint4*>(stage + piece_offset(0, warp * kWarpKeys + piece / kChunksPerRow, piece % kChunksPerRow)) =
+            make_uint4(0, 0, 0, 0);
+        *reinterpret_cast<uint4*>(stage + piece_offset(1, warp * kWarpKeys + piece / kChunksPerRow, piece % kChunksPerRow)) =
+            make_uint4(0, 0, 0, 0);
+      }
+  }
   const int first_block = block_div.quotient(item.key_begin);
   const int table_count = block_div.quotient(item.key_end - 1) - first_block + 1;
   const bool table_staged = table_count <= TABLE;
   const std::int32_t* const table = batch.block_tables + seq.table_offset;
   if (table_staged)
     for (int i = threadIdx.x; i < table_count; i += kThreads) table_s[i] = table[first_block + i];
+  if (tensor_copies) {
+    if (lane < STAGES) barrier_init(&barriers[lane * kWarps + warp], 1);  // lane 0's arrival + the copies' bytes
+    barrier_init_fence();
+  }
   __syncthreads();
 
   const int live_chunks = head_dim * 2 / 16;
@@ -198,39 +298,76 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
   const unsigned char* const k_pool = static_cast<const unsigned char*>(batch.k_pool);
   const unsigned char* const v_pool = static_cast<const unsigned char*>(batch.v_pool);
   const int num_tiles = (item.key_end - item.key_begin + tile - 1) / tile;
-
-  // Lane k < 16 looks up this warp's key k of tile i through the block table (0 for keys past the tile or the
-  // item); the lanes share the indices by shuffle.
-  const auto look_up = [&](int i) {
-    const int t0 = item.key_begin + i * tile;
-    unsigned index = 0;
-    if (lane < kWarpKeys && warp * kWarpKeys + lane < min(tile, item.key_end - t0)) {
-      int logical_block, slot;
-      block_div.divmod(t0 + warp * kWarpKeys + lane, logical_block, slot);
-      const unsigned physical = table_staged ? table_s[logical_block - first_block] : __ldg(table + logical_block);
-      index = (physical * batch.block_size + slot) * batch.num_kv_heads + kv_head;
-    }
-    return index;
+  // This warp's keys of tile i that lie in the item (a prefix of its 16: only the item's last tile is short).
+  const auto warp_live_keys = [&](int i) {
+    return min(max(min(tile, item.key_end - (item.key_begin + i * tile)) - warp * kWarpKeys, 0), kWarpKeys);
   };
-  // Starts the copies of this warp's keys of tile i; keys past the tile or the item are zero-filled, never read
-  // from the pools.
+  // Slot row (physical block x block_size + slot) of this warp's key `key` of tile i, through the block table.
+  const auto slot_row = [&](int i, int key) {
+    int logical_block, slot;
+    block_div.divmod(item.key_begin + i * tile + warp * kWarpKeys + key, logical_block, slot);
+    const unsigned physical = table_staged ? table_s[logical_block - first_block] : __ldg(table + logical_block);
+    return physical * batch.block_size + slot;
+  };
+  // Starts the copies of this warp's keys of tile i.
   const auto load_tile = [&](int i) {
-    const int t0 = item.key_begin + i * tile;
-    const int count = min(tile, item.key_end - t0);
-    unsigned char* const k_stage = kv_tiles + (i % STAGES) * 2 * kTileKeys * kRowBytes;
-    const unsigned looked_up = look_up(i);
+    unsigned char* const stage = kv_tiles + (i % STAGES) * kStageBytes;
+    const int live_keys = warp_live_keys(i);
+    if (tensor_copies) {
+      // Lane 0 copies the 16 slots' K and V boxes (lanes past head_dim read as zeros) and announces their bytes;
+      // a warp with no keys here still arrives, so that every phase completes. Dead rows are zeroed on arrival.
+      if (lane == 0) {
+        std::uint64_t* const barrier = &barriers[(i % STAGES) * kWarps + warp];
+        const int boxes = live_keys > 0 ? (head_dim + kTensorCopyLanes - 1) / kTensorCopyLanes : 0;
+        barrier_arrive_expecting(barrier, static_cast<unsigned>(boxes * 2 * kBoxBytes));
+        if (boxes > 0) {
+          const int first_row = static_cast<int>(slot_row(i, 0));
+          for (int b = 0; b < boxes; ++b) {
+            unsigned char* const k_box = stage + piece_offset(0, warp * kWarpKeys, 8 * b);
+            tensor_copy(k_box, maps.k, b * kTensorCopyLanes, kv_head, first_row, barrier);
+            tensor_copy(k_box + kStageBytes / 2, maps.v, b * kTensorCopyLanes, kv_head, first_row, barrier);
+          }
+        }
+      }
+      return;
+    }
+    // Lane k < 16 looks up key k; the lanes share the vector indices by shuffle. Keys past the item are
+    // zero-filled, never read from the pools.
+    const unsigned looked_up =
+        lane < live_keys ? static_cast<unsigned>(slot_row(i, lane)) * batch.num_kv_heads + kv_head : 0u;
 #pragma unroll
     for (int c = 0; c < kCopiesPerLane; ++c) {
       const int piece = lane + 32 * c;
       const int key = piece / kChunksPerRow, chunk = piece % kChunksPerRow;
       const std::size_t src = static_cast<std::size_t>(__shfl_sync(0xffffffffu, looked_up, key)) * kv_head_stride;
-      const bool live = warp * kWarpKeys + key < count;
+      const bool live = key < live_keys;
       if (chunk >= live_chunks) continue;
-      unsigned char* const dst = k_stage + (warp * kWarpKeys + key) * kRowBytes + chunk * 16;
-      copy_async_16(dst, k_pool + (live ? src + chunk * 16 : 0), live ? 16 : 0);
-      copy_async_16(dst + kTileKeys * kRowBytes, v_pool + (live ? src + chunk * 16 : 0), live ? 16 : 0);
+      copy_async_16(stage + piece_offset(0, warp * kWarpKeys + key, chunk), k_pool + (live ? src + chunk * 16 : 0),
+                    live ? 16 : 0);
+      copy_async_16(stage + piece_offset(1, warp * kWarpKeys + key, chunk), v_pool + (live ? src + chunk * 16 : 0),
+                    live ? 16 : 0);
     }
     copy_async_commit();
+  };
+  // Tile i is in shared memory for this warp: its tensor copies have landed (the rows of keys past the item
+  // zeroed, as the asynchronous copies zero-fill them: a 0 weight times stale or poisoned V would be NaN), or this
+  // thread's asynchronous copies have.
+  const auto wait_for_tile = [&](int i) {
+    if (!tensor_copies) {
+      copy_async_wait<STAGES - 2>();
+      return;
+    }
+    barrier_wait(&barriers[(i % STAGES) * kWarps + warp], (i / STAGES) & 1);
+    const int live_keys = warp_live_keys(i);
+    if (live_keys < kWarpKeys) {
+      unsigned char* const stage = kv_tiles + (i % STAGES) * kStageBytes;
+      const int pieces = (kWarpKeys - live_keys) * kChunksPerRow;
+      for (int p = lane; p < 2 * pieces; p += 32) {
+        const int kv = p / pieces, key = live_keys + p % pieces / kChunksPerRow, chunk = p % kChunksPerRow;
+        *reinterpret_cast<uint4*>(stage + piece_offset(kv, warp * kWarpKeys + key, chunk)) = make_uint4(0, 0, 0, 0);
+      }
+      fence_shared_for_tensor_copies();  // (only the item's last tile is short: no copy writes these rows again)
+    }
   };
 
   // The state of row g: the running max (the same in every thread of the row), this thread's share of the
@@ -242,24 +379,38 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {
     if (s < num_tiles) load_tile(s);
-    else copy_async_commit();  // empty groups keep the wait count uniform
+    else if (!tensor_copies) copy_async_commit();  // empty groups keep the wait count uniform
   }
 
   // ldmatrix row addresses: K as B of the scores (matrices: keys 0-7 | 8-15 x dims lo | hi of a step), V as B of
-  // the values, transposed (matrices: keys 0-7 | 8-15 x lane blocks j | j + 1).
+  // the values, transposed (matrices: keys 0-7 | 8-15 x lane blocks j | j + 1). A lane's key is fixed; its piece
+  // is 2 step + x of K (x = (lane / 8) % 2) and j + y of V (y = lane / 16, j even). Swizzled, piece c of key k
+  // sits at (c % 8) ^ (k % 8) in its box, and since 2 step % 8 and j % 8 are even, (2 step % 8 + x) ^ (k % 8) =
+  // (2 step % 8) ^ (x ^ k % 8): a per-lane term XORed with a constant of the (unrolled) step.
   const int k_matrix_key = warp * kWarpKeys + 8 * (lane / 16) + lane % 8;
-  const int k_matrix_dim = 8 * ((lane / 8) % 2);
   const int v_matrix_key = warp * kWarpKeys + 8 * ((lane / 8) % 2) + lane % 8;
-  const int v_matrix_lane = 8 * (lane / 16);
+  const int k_lane_offset = TMA ? piece_offset(0, k_matrix_key, 0) - ((k_matrix_key % 8) * 16)  // the row's start
+                                : piece_offset(0, k_matrix_key, (lane / 8) % 2);
+  const int v_lane_offset = TMA ? piece_offset(1, v_matrix_key, 0) - ((v_matrix_key % 8) * 16)
+                                : piece_offset(1, v_matrix_key, lane / 16);
+  const int k_piece_xor = (((lane / 8) % 2) ^ (k_matrix_key % 8)) * 16;
+  const int v_piece_xor = ((lane / 16) ^ (v_matrix_key % 8)) * 16;
+  const auto k_matrix_offset = [&](int step) {
+    if constexpr (TMA) return k_lane_offset + (step / 4) * kBoxBytes + ((32 * (step % 4)) ^ k_piece_xor);
+    else return k_lane_offset + 32 * step;
+  };
+  const auto v_matrix_offset = [&](int j) {
+    if constexpr (TMA) return v_lane_offset + (j / 8) * kBoxBytes + ((16 * (j % 8)) ^ v_piece_xor);
+    else return v_lane_offset + 16 * j;
+  };
 
   for (int i = 0; i < num_tiles; ++i) {
     const int t0 = item.key_begin + i * tile;
-    copy_async_wait<STAGES - 2>();  // this thread's copies of tile i have landed
-    __syncwarp();                   // ... and every lane's, and every lane is done with tile i - 1's stage
+    wait_for_tile(i);
+    __syncwarp();  // every lane's copies of tile i are in, and every lane is done with tile i - 1's stage
     if (i + STAGES - 1 < num_tiles) load_tile(i + STAGES - 1);
-    else copy_async_commit();
-    const unsigned char* const k_stage = kv_tiles + (i % STAGES) * 2 * kTileKeys * kRowBytes;
-    const unsigned char* const v_stage = k_stage + kTileKeys * kRowBytes;
+    else if (!tensor_copies) copy_async_commit();
+    const unsigned char* const stage = kv_tiles + (i % STAGES) * kStageBytes;
 
     // Scores: s[n][e] is key warp * 16 + 8 n + 2 t + e of row g.
     float s[2][2] = {{0.0f, 0.0f}, {0.0f, 0.0f}};
@@ -267,7 +418,7 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
     for (int step = 0; step < kHeadSteps; ++step) {
       if (16 * step >= head_dim) break;  // zero lanes past the head: no mma at all, not exact zeros added
       unsigned b[4];
-      load_matrices_x4(b, k_stage + k_matrix_key * kRowBytes + (16 * step + k_matrix_dim) * 2);
+      load_matrices_x4(b, stage + k_matrix_offset(step));
       float pad0 = 0.0f, pad1 = 0.0f, pad2 = 0.0f, pad3 = 0.0f;  // M rows 8..15
       mma_bf16_16x8x16(s[0][0], s[0][1], pad0, pad1, qa[step][0], 0u, qa[step][1], 0u, b[0], b[1]);
       mma_bf16_16x8x16(s[1][0], s[1][1], pad2, pad3, qa[step][0], 0u, qa[step][1], 0u, b[2], b[3]);
@@ -318,7 +469,7 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
     for (int j = 0; j < kValueBlocks; j += 2) {
       if (8 * j >= head_dim) break;
       unsigned b[4];
-      load_matrices_x4_transposed(b, v_stage + v_matrix_key * kRowBytes + (8 * j + v_matrix_lane) * 2);
+      load_matrices_x4_transposed(b, stage + v_matrix_offset(j));
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
         float pad0 = 0.0f, pad1 = 0.0f;
@@ -353,17 +504,27 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
 
 // --- launching --------------------------------------------------------------------------------------------------
 
-template <int LANES, int ROWS, int STAGES, int TABLE>
+template <int LANES, int ROWS, int STAGES, int TABLE, bool TMA>
 using TensorCoreLayout =
-    AttentionLauncher<tensor_core_attention_kernel<LANES, ROWS, STAGES, TABLE>, __nv_bfloat16, LANES, ROWS,
-                      tensor_core::kThreads, tensor_core::shared_layout(LANES, ROWS, STAGES, TABLE).total>;
+    AttentionLauncher<tensor_core_attention_kernel<LANES, ROWS, STAGES, TABLE, TMA>, __nv_bfloat16, LANES, ROWS,
+                      tensor_core::kThreads, tensor_core::shared_layout(LANES, ROWS, STAGES, TABLE, TMA).total,
+                      /*TENSOR_MAPS=*/true>;
 
-// Three 64-key tiles in shared memory (35 KB each at 128 lanes) leave room for two blocks per multiprocessor.
-// Measured against the alternatives in cuda/bench (--layouts; reports/gpu/issue8-perf.md).
+// Three 64-key tiles in shared memory (32 KB each at 128 lanes) leave room for two blocks per multiprocessor
+// (the deep layout of paged_attention.h); at 256 lanes two tiles take one multiprocessor's worth. Measured against
+// the alternatives in cuda/bench (--layouts; reports/gpu/issue8-perf.md).
 template <int LANES>
 inline constexpr int kTensorCoreStages = LANES >= 256 ? 2 : 3;
 
+// 64 lanes and wider: the swizzled layout with tensor copies (the 32-lane rows are narrower than the swizzle).
 template <int LANES, int ROWS>
-using ProductionTensorCoreLayout = TensorCoreLayout<LANES, ROWS, kTensorCoreStages<LANES>, layout::kTableEntries>;
+using ProductionTensorCoreLayout =
+    TensorCoreLayout<LANES, ROWS, kTensorCoreStages<LANES>, layout::kTableEntries, (LANES >= kTensorCopyLanes)>;
+// The wide layout at 128 lanes: two tiles (64 KB) and the whole staged table, 73 KB: three blocks per
+// multiprocessor.
+template <int ROWS>
+using WideTensorCoreLayout = TensorCoreLayout<128, ROWS, 2, layout::kTableEntries, true>;
+static_assert(tensor_core_min_blocks<128, 8, 2, layout::kTableEntries, true>() == 3, "the wide layout fits three");
+static_assert(tensor_core_min_blocks<128, 8, 3, layout::kTableEntries, true>() == 2, "the deep layout fits two");
 
 }  // namespace pacheck::cuda::kernels

@@ -4,12 +4,17 @@
 
 namespace pacheck::gen {
 
-rc::Gen<DType> dtype(const Limits& limits) { return pick(limits.dtypes); }
+rc::Gen<DType> dtype(const Limits& limits) {
+  const bool bf16 = std::find(limits.dtypes.begin(), limits.dtypes.end(), DType::bf16) != limits.dtypes.end();
+  if (limits.engine_shapes && bf16) return rc::gen::just(DType::bf16);
+  return pick(limits.dtypes);
+}
 
 rc::Gen<int> head_dim(const Limits& limits) {
   std::vector<int> real, small;
   for (int d : {64, 80, 96, 112, 120, 128, 192, 256})
     if (d <= limits.max_head_dim && limits.head_dim_supported(d)) real.push_back(d);
+  if (limits.engine_shapes && !real.empty()) return pick(real);
   for (int d = 1; d <= 32; ++d)
     if (d <= limits.max_head_dim && limits.head_dim_supported(d)) small.push_back(d);
   if (small.empty()) return pick(real);
@@ -17,7 +22,8 @@ rc::Gen<int> head_dim(const Limits& limits) {
   return weighted<int>({{3, pick(small)}, {1, pick(real)}});
 }
 
-rc::Gen<int> block_size() {
+rc::Gen<int> block_size(const Limits& limits) {
+  if (limits.engine_shapes) return pick(std::vector<int>{16, 32, 64});
   return weighted<int>({{3, rc::gen::inRange(1, 17)},
                                       {1, pick(std::vector<int>{3, 5, 7, 12, 16, 24, 32, 48, 64})}});
 }
@@ -74,7 +80,7 @@ rc::Gen<ProblemSpec> problem_spec(const Limits& limits) {
     ProblemSpec spec;
     spec.dtype = *dtype(limits);
     spec.head_dim = *head_dim(limits);
-    spec.block_size = *block_size();
+    spec.block_size = *block_size(limits);
     spec.num_kv_heads = *num_kv_heads();
     spec.gqa_ratio = *gqa_ratio();
     const int count = *rc::gen::inRange(1, limits.max_sequences + 1);
@@ -96,10 +102,15 @@ rc::Gen<ProblemSpec> problem_spec(const Limits& limits) {
   });
 }
 
-rc::Gen<Knobs> knobs(int max_context) {
-  return rc::gen::exec([max_context] {
+rc::Gen<Knobs> knobs(int max_context, const Limits& limits) {
+  return rc::gen::exec([max_context, engine_shapes = limits.engine_shapes] {
     Knobs k;
     const int beyond = std::max(2, max_context + 8);
+    if (engine_shapes) {
+      k.tile_size = *pick(std::vector<int>{64, 16, 32, 48, 128});
+      k.split_size = 16 * *weighted<int>({{2, rc::gen::inRange(1, 9)}, {1, rc::gen::inRange(1, beyond / 16 + 2)}});
+      return k;
+    }
     k.tile_size = *weighted<int>(
         {{3, rc::gen::inRange(1, 17)}, {1, pick(std::vector<int>{32, 64, 128})}, {1, rc::gen::inRange(1, beyond)}});
     k.split_size = *weighted<int>({{2, rc::gen::inRange(1, 33)}, {1, rc::gen::inRange(1, beyond)}});

@@ -25,6 +25,10 @@ struct Limits {
   int max_head_dim = 256;
   // Head dims a variant cannot take (for example, not a multiple of its vector width) are never drawn.
   std::function<bool(int)> head_dim_supported = [](int) { return true; };
+  // Only what serving engines run: bf16 where allowed, real head dims, block sizes 16, 32 and 64, tiles and splits
+  // that are multiples of 16. The general draw reaches those corners in well under one case in a hundred, yet
+  // the kernels' fastest paths (the CUDA tensor-core kernel's tensor copies) run only there.
+  bool engine_shapes = false;
 };
 
 // An index in [0, n), uniform whatever the case's size (rc::gen::inRange favours small values at small sizes,
@@ -56,8 +60,8 @@ rc::Gen<T> weighted(std::vector<std::pair<int, rc::Gen<T>>> alternatives) {
 rc::Gen<DType> dtype(const Limits& limits);
 // Head dims real models use (64, 80, 96, 112, 120, 128, 192, 256) and small odd ones.
 rc::Gen<int> head_dim(const Limits& limits);
-// 1 to 64, non-powers of two included.
-rc::Gen<int> block_size();
+// 1 to 64, non-powers of two included (engine shapes: 16, 32, 64).
+rc::Gen<int> block_size(const Limits& limits = {});
 // GQA ratio 1 (MHA), 2..8 (3, 5, 6, 7 included); the KV head count 1 (MQA) to 4.
 rc::Gen<int> gqa_ratio();
 rc::Gen<int> num_kv_heads();
@@ -67,8 +71,9 @@ rc::Gen<SequenceSpec> sequence(Mode mode, int block_size, const Limits& limits);
 rc::Gen<ValueKind> value_kind();
 rc::Gen<Poison> poison();
 rc::Gen<ProblemSpec> problem_spec(const Limits& limits = {});
-// Tile sizes from 1 to beyond the history; split sizes and split counts for split-K.
-rc::Gen<Knobs> knobs(int max_context);
+// Tile sizes from 1 to beyond the history; split sizes and split counts for split-K (engine shapes: tiles and
+// split sizes multiples of 16, no split counts).
+rc::Gen<Knobs> knobs(int max_context, const Limits& limits = {});
 
 }  // namespace pacheck::gen
 

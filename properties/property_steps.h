@@ -47,7 +47,7 @@ DrawnCase draw_case(const PropertyContext& ctx, Adjust&& adjust) {
   adjust(c.spec);
   c.problem = materialize(c.spec);
   RC_PRE(covers(ctx.variant->capabilities(), c.problem));
-  c.knobs = *gen::knobs(longest_context(c.problem));
+  c.knobs = *gen::knobs(longest_context(c.problem), ctx.limits);
   return c;
 }
 

@@ -61,6 +61,7 @@ PropertyRun run_property(const Property& property, const Variant& variant, const
   ctx.limits = limits_for(variant.capabilities());
   ctx.limits.dtypes = narrowed(ctx.limits.dtypes, options.only_dtypes, variant.name(), "dtypes", dtype_name);
   ctx.limits.modes = narrowed(ctx.limits.modes, options.only_modes, variant.name(), "modes", mode_name);
+  ctx.limits.engine_shapes = options.engine_shapes;
 
   rc::detail::TestMetadata metadata;
   metadata.id = property_run_id(property.name, variant.name());

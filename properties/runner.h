@@ -25,6 +25,7 @@ struct RunOptions {
   // Empty: every dtype / mode the variant supports. Naming only unsupported ones throws std::invalid_argument.
   std::vector<DType> only_dtypes;
   std::vector<Mode> only_modes;
+  bool engine_shapes = false;  // gen::Limits::engine_shapes
 };
 
 struct PropertyRun {

@@ -1,5 +1,7 @@
 // The GPU suite (ctest label `gpu`): every property of the catalogue against every variant that needs a GPU, one
-// gtest per (property, variant), e.g. GpuCatalogue/GpuPropertyTest.Holds/UlpBoundedAgreement__cuda_fused. Case
+// gtest per (property, variant), e.g. GpuCatalogue/GpuPropertyTest.Holds/UlpBoundedAgreement__cuda_fused, on the
+// general draw and on serving-engine shapes only (GpuEngineShapes/...: where the tensor copies run), each with the
+// tensor-core layout chosen as in production and pinned to the deep one (...Deep/...). Case
 // counts come from RC_PARAMS (RC_PARAMS="max_success=1000" for the acceptance run). Without a CUDA device every
 // test skips with the reason. At the end it prints, per variant and dtype, the worst error seen against its
 // bound (and writes it as JSON to $PACHECK_GPU_SUMMARY when set): the figures reports/gpu/ quotes.
@@ -73,13 +75,18 @@ const auto* const g_report = ::testing::AddGlobalTestEnvironment(new WorstErrorR
 struct PropertyOnVariant {
   const Property* property;
   const Variant* variant;
+  bool engine_shapes;  // gen::Limits::engine_shapes: the shapes where the tensor-core kernel's tensor copies run
+  // The catalogue's problems are small grids, for which the automatic choice is the wide layout; the Deep suites
+  // pin the other.
+  cuda::TensorCoreLayoutChoice layout;
 };
 
-std::vector<PropertyOnVariant> gpu_pairs() {
+std::vector<PropertyOnVariant> gpu_pairs(bool engine_shapes, cuda::TensorCoreLayoutChoice layout) {
   std::vector<PropertyOnVariant> pairs;
   for (const Property& p : catalogue())
     for (const Variant* v : Registry::instance().variants())
-      if (v->capabilities().needs_gpu && p.applies(v->capabilities())) pairs.push_back({&p, v});
+      if (v->capabilities().needs_gpu && p.applies(v->capabilities()))
+        pairs.push_back({&p, v, engine_shapes, layout});
   return pairs;
 }
 
@@ -93,17 +100,30 @@ TEST_P(GpuPropertyTest, Holds) {
   PropertyContext ctx;
   ctx.variant = GetParam().variant;
   ctx.limits = limits_for(ctx.variant->capabilities());
+  ctx.limits.engine_shapes = GetParam().engine_shapes;
   ctx.replay_program = PACHECK_BINARY;
+  if (GetParam().layout == cuda::TensorCoreLayoutChoice::deep)
+    ctx.replay_program = "PACHECK_TENSOR_CORE_LAYOUT=deep " + ctx.replay_program;  // replays on the same layout
   const std::string variant = ctx.variant->name();
   ctx.observer = [variant](const CaseObservation& c) { record(variant, c); };
   const Property& property = *GetParam().property;
+  cuda::pin_tensor_core_layout(GetParam().layout);
   rc::detail::checkGTest([&] { property.body(ctx); });
+  cuda::pin_tensor_core_layout(cuda::TensorCoreLayoutChoice::automatic);
 }
 
-INSTANTIATE_TEST_SUITE_P(GpuCatalogue, GpuPropertyTest, ::testing::ValuesIn(gpu_pairs()),
-                         [](const ::testing::TestParamInfo<PropertyOnVariant>& info) {
-                           return info.param.property->name + "__" + info.param.variant->name();
-                         });
+std::string test_name(const ::testing::TestParamInfo<PropertyOnVariant>& info) {
+  return info.param.property->name + "__" + info.param.variant->name();
+}
+using cuda::TensorCoreLayoutChoice;
+INSTANTIATE_TEST_SUITE_P(GpuCatalogue, GpuPropertyTest,
+                         ::testing::ValuesIn(gpu_pairs(false, TensorCoreLayoutChoice::automatic)), test_name);
+INSTANTIATE_TEST_SUITE_P(GpuCatalogueDeep, GpuPropertyTest,
+                         ::testing::ValuesIn(gpu_pairs(false, TensorCoreLayoutChoice::deep)), test_name);
+INSTANTIATE_TEST_SUITE_P(GpuEngineShapes, GpuPropertyTest,
+                         ::testing::ValuesIn(gpu_pairs(true, TensorCoreLayoutChoice::automatic)), test_name);
+INSTANTIATE_TEST_SUITE_P(GpuEngineShapesDeep, GpuPropertyTest,
+                         ::testing::ValuesIn(gpu_pairs(true, TensorCoreLayoutChoice::deep)), test_name);
 
 // A kernel that touches memory it does not own must surface as an exception carrying CUDA's own text, not as a
 // hang or zeros. The access poisons the CUDA context, so it runs in a fresh process (death-test style).

@@ -7,8 +7,8 @@
 # CASES, SAN_CASES, LIMIT (seconds per correctness run), BENCH_LIMIT, SKIP_CHECKS=1 and SKIP_TORCH=1 trim a call.
 # Results land in $OUT (set by the device tool).
 #
-# One device call: the GPU catalogue at $CASES cases per property on both kernels and compute-sanitizer on both
-# (in parallel: correctness only), then, alone on the GPU, the benchmark, torch's SDPA on the same shapes, and
+# One device call: the GPU catalogue at $CASES cases per property on both kernels (general draw and engine shapes)
+# and compute-sanitizer on both (in parallel: correctness only), then, alone on the GPU, the benchmark, torch's SDPA on the same shapes, and
 # (with PROFILE=1) Nsight Compute on the fused kernel at batch 64, 8k.
 set -u
 cd "$(dirname "$0")"
@@ -22,10 +22,14 @@ if [ "${SKIP_CHECKS:-0}" != 1 ]; then
 (PACHECK_GPU_SUMMARY=/tmp/summary_fused.json timeout $LIMIT ./gpu_catalogue_test --gtest_filter='*cuda_fused*:GpuKernelErrors*' > $OUT/catalogue_fused.log 2>&1; echo "exit $?" >> $OUT/catalogue_fused.log) &
 (PACHECK_GPU_SUMMARY=/tmp/summary_splitk.json timeout $LIMIT ./gpu_catalogue_test --gtest_filter='*cuda_splitk*' > $OUT/catalogue_splitk.log 2>&1; echo "exit $?" >> $OUT/catalogue_splitk.log) &
 mkdir -p /tmp/san
-for v in cuda_fused cuda_splitk; do for t in memcheck racecheck initcheck; do
-  (timeout $LIMIT compute-sanitizer --tool $t --error-exitcode 9 ./pacheck check --variant $v --property UlpBoundedAgreement \
-     --property MaskedLanesZeroWeight --cases $SAN_CASES --failures /tmp/san/f-$v-$t > /tmp/san/$v-$t.log 2>&1; echo "exit $?" >> /tmp/san/$v-$t.log) &
-done; done
+# Each sanitizer on the general draw, on engine shapes (where the tensor-core kernel's tensor copies run) and on
+# engine shapes with the deep tensor-core layout pinned (small problems otherwise run the wide one).
+for v in cuda_fused cuda_splitk; do for t in memcheck racecheck initcheck; do for draw in general engine engine-deep; do
+  (export PACHECK_TENSOR_CORE_LAYOUT=$([ $draw = engine-deep ] && echo deep || echo automatic)
+   timeout $LIMIT compute-sanitizer --tool $t --error-exitcode 9 ./pacheck check --variant $v --property UlpBoundedAgreement \
+     --property MaskedLanesZeroWeight --cases $SAN_CASES $([ $draw != general ] && echo --engine-shapes) \
+     --failures /tmp/san/f-$v-$t-$draw > /tmp/san/$v-$t-$draw.log 2>&1; echo "exit $?" >> /tmp/san/$v-$t-$draw.log) &
+done; done; done
 wait
 fi
 cat /tmp/summary_fused.json /tmp/summary_splitk.json >> $OUT/catalogue_splitk.log 2>/dev/null
