@@ -36,7 +36,8 @@ struct VariantSummary {
   std::vector<std::string> failed_properties;
 };
 
-void run_check(const CheckOptions& o, const std::string& program) {
+void run_check(const CheckOptions& o, const std::string& invoked_as) {
+  const std::string program = program_for_replay_lines(invoked_as);
   std::vector<const Property*> properties;
   if (o.properties.empty())
     for (const Property& p : catalogue()) properties.push_back(&p);

@@ -1,5 +1,6 @@
 #include "cli/commands.h"
 
+#include <cstdlib>
 #include <stdexcept>
 
 #include "cuda/device_probe.h"
@@ -35,5 +36,11 @@ std::vector<const Variant*> select_variants(const std::vector<std::string>& name
 }
 
 bool gpu_available(std::string* reason) { return cuda_device_available(reason); }
+
+std::string program_for_replay_lines(const std::string& program) {
+  const char* layout = std::getenv("PACHECK_TENSOR_CORE_LAYOUT");
+  if (layout == nullptr || *layout == '\0') return program;
+  return std::string("PACHECK_TENSOR_CORE_LAYOUT=") + layout + " " + program;
+}
 
 }  // namespace pacheck::cli

@@ -69,7 +69,8 @@ void print_failure(const FuzzFailure& f, const std::string& variant, const std::
   std::cout << std::endl;
 }
 
-void run_fuzz(FuzzOptions o, const std::string& program) {
+void run_fuzz(FuzzOptions o, const std::string& invoked_as) {
+  const std::string program = program_for_replay_lines(invoked_as);
   const Variant* variant = select_variants({o.variant}, /*include_mutants=*/true).front();
   if (!o.seed_given) o.seed = std::random_device{}() | (static_cast<std::uint64_t>(std::random_device{}()) << 32);
 

@@ -50,12 +50,16 @@ TensorCoreLayoutChoice layout_from_environment() {
   throw std::invalid_argument(std::string("PACHECK_TENSOR_CORE_LAYOUT must be deep, wide or automatic, not '") +
                               value + "'");
 }
+std::atomic<bool> g_layout_pinned{false};
 std::atomic<TensorCoreLayoutChoice> g_pinned_layout{TensorCoreLayoutChoice::automatic};
+
+TensorCoreLayoutChoice layout_choice() {
+  return g_layout_pinned.load() ? g_pinned_layout.load() : layout_from_environment();
+}
 
 // The wide layout when the grid fits in one wave of it or spans at least four (see paged_attention.h).
 bool wide_layout_for(const DeviceBatch& batch, const DevicePlan& plan) {
-  TensorCoreLayoutChoice pinned = g_pinned_layout.load();
-  if (pinned == TensorCoreLayoutChoice::automatic) pinned = layout_from_environment();
+  const TensorCoreLayoutChoice pinned = layout_choice();
   if (pinned != TensorCoreLayoutChoice::automatic) return pinned == TensorCoreLayoutChoice::wide;
   int device = 0, multiprocessors = 0;
   cuda_check(cudaGetDevice(&device), "cudaGetDevice");
@@ -112,7 +116,10 @@ int resident_blocks_per_multiprocessor(Storage storage, int head_dim, int gqa_ra
              : kernels::ProductionTensorCoreLayout<128, layout::kMaxRows>::resident_blocks_per_multiprocessor();
 }
 
-void pin_tensor_core_layout(TensorCoreLayoutChoice choice) { g_pinned_layout.store(choice); }
+void pin_tensor_core_layout(TensorCoreLayoutChoice choice) {
+  g_pinned_layout.store(choice);
+  g_layout_pinned.store(true);
+}
 
 void launch_attention(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream) {
   if (batch.head_dim < 1 || batch.head_dim > kMaxHeadDim)

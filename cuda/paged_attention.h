@@ -132,14 +132,17 @@ struct DevicePlan {
 // multiprocessor (measured best for the wide layout too: reports/gpu/issue8-perf.md).
 int resident_blocks_per_multiprocessor(Storage storage, int head_dim, int gqa_ratio);
 
-// bf16 with head dims 65 to 128 runs one of two layouts of the tensor-core kernel, both with tensor copies:
+// bf16 with head dims 65 to 128 (multiples of 8) runs one of two layouts of the tensor-core kernel, both swizzled
+// and with tensor copies where the block size, tile and item allow (kv_tensor_maps.h):
 //   deep  three 64-key tiles in flight, two blocks per multiprocessor;
 //   wide  two tiles in flight, three blocks per multiprocessor: more warps to hide latency, faster per wave, but a
 //         grid of 1.3 waves ends in a partial wave of at most one block per multiprocessor, which cannot keep HBM
 //         busy.
 // automatic: wide when the grid (work items x KV heads) fits in one wave of it or spans at least four, deep
-// otherwise. Pinning one (process-wide; or PACHECK_TENSOR_CORE_LAYOUT=deep|wide in the environment) is for tests,
-// so that the catalogue's small problems run both.
+// otherwise (so the choice depends on the GPU's multiprocessor count). Pinning one is for tests, so that the
+// catalogue's mostly small problems run both: pin_tensor_core_layout (process-wide; `automatic` then means the
+// rule above, whatever the environment), or PACHECK_TENSOR_CORE_LAYOUT=deep|wide|automatic in the environment,
+// read at each launch while nothing is pinned (replay lines carry it).
 enum class TensorCoreLayoutChoice { automatic, deep, wide };
 void pin_tensor_core_layout(TensorCoreLayoutChoice choice);
 

@@ -203,7 +203,8 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
   static_assert(!TMA || (LANES % kTensorCopyLanes == 0 && kWarpKeys == kTensorCopyKeys),
                 "the swizzled layout holds whole 64-lane boxes of a warp's 16 keys");
 
-  extern __shared__ __align__(1024) unsigned char shared[];
+  extern __shared__ __align__(1024) unsigned char tensor_core_shared[];
+  unsigned char* const shared = tensor_core_shared;
   unsigned char* const kv_tiles = shared + kShared.kv;
   int* const table_s = reinterpret_cast<int*>(shared + kShared.table);
   float* const tile_max_s = reinterpret_cast<float*>(shared + kShared.tile_max);  // [2][kWarps][8]
@@ -229,10 +230,11 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
   // Row g attends to keys [item.key_begin, row_end): its own position + 1, cut at the item's end.
   const int row_end = row_present ? min(first_position + row / gqa + 1, item.key_end) : item.key_begin;
   // The host allowed tensor copies for the launch (block size and tile multiples of 16); this item's warp tiles
-  // are then whole runs of 16 slots of one block if it starts at a multiple of 16 (the swizzle needs the stages
-  // 1024-byte aligned, which the dynamic shared memory's base is).
-  const bool tensor_copies =
-      TMA && maps.usable && item.key_begin % kWarpKeys == 0 && shared_address(kv_tiles) % 1024 == 0;
+  // are then whole runs of 16 slots of one block if it starts at a multiple of 16. The swizzle needs the stages
+  // 1024-byte aligned, which the declaration asks for; should a toolchain not honour it, fail loudly rather than
+  // read misplaced rows (or fall back to a silently slower path).
+  const bool tensor_copies = TMA && maps.usable && item.key_begin % kWarpKeys == 0;
+  if (tensor_copies && shared_address(kv_tiles) % 1024 != 0) __trap();
 
   // Row g's q as mma A fragments (M rows 8..15 are zero): qa[s] = dims 16 s + 2t, + 1 and 16 s + 8 + 2t, + 1.
   unsigned qa[kHeadSteps][2];
@@ -298,7 +300,8 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
   const unsigned char* const k_pool = static_cast<const unsigned char*>(batch.k_pool);
   const unsigned char* const v_pool = static_cast<const unsigned char*>(batch.v_pool);
   const int num_tiles = (item.key_end - item.key_begin + tile - 1) / tile;
-  // This warp's keys of tile i that lie in the item (a prefix of its 16: only the item's last tile is short).
+  // This warp's keys of tile i that lie in the item: a prefix of its 16, the same in every tile but the item's
+  // last (16, or 0 for a warp past a tile shorter than 64 keys).
   const auto warp_live_keys = [&](int i) {
     return min(max(min(tile, item.key_end - (item.key_begin + i * tile)) - warp * kWarpKeys, 0), kWarpKeys);
   };
@@ -366,7 +369,9 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
         const int kv = p / pieces, key = live_keys + p % pieces / kChunksPerRow, chunk = p % kChunksPerRow;
         *reinterpret_cast<uint4*>(stage + piece_offset(kv, warp * kWarpKeys + key, chunk)) = make_uint4(0, 0, 0, 0);
       }
-      fence_shared_for_tensor_copies();  // (only the item's last tile is short: no copy writes these rows again)
+      // A row dead here is dead in every later tile of the item (see warp_live_keys): no tensor copy writes it
+      // again, and the fence orders these stores before any that did.
+      fence_shared_for_tensor_copies();
     }
   };
 

@@ -14,7 +14,13 @@ rc::Gen<int> head_dim(const Limits& limits) {
   std::vector<int> real, small;
   for (int d : {64, 80, 96, 112, 120, 128, 192, 256})
     if (d <= limits.max_head_dim && limits.head_dim_supported(d)) real.push_back(d);
-  if (limits.engine_shapes && !real.empty()) return pick(real);
+  if (limits.engine_shapes) {
+    // Plus 40 and 48: heads narrower than one 64-lane tensor copy, whose lanes past the head the copy zero-fills.
+    std::vector<int> engine = real;
+    for (int d : {40, 48})
+      if (d <= limits.max_head_dim && limits.head_dim_supported(d)) engine.push_back(d);
+    if (!engine.empty()) return pick(engine);
+  }
   for (int d = 1; d <= 32; ++d)
     if (d <= limits.max_head_dim && limits.head_dim_supported(d)) small.push_back(d);
   if (small.empty()) return pick(real);

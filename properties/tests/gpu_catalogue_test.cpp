@@ -76,8 +76,8 @@ struct PropertyOnVariant {
   const Property* property;
   const Variant* variant;
   bool engine_shapes;  // gen::Limits::engine_shapes: the shapes where the tensor-core kernel's tensor copies run
-  // The catalogue's problems are small grids, for which the automatic choice is the wide layout; the Deep suites
-  // pin the other.
+  // The catalogue's problems are mostly grids of at most one wave, for which the automatic choice is the wide
+  // layout (some split-K draws reach more); the Deep suites pin the other.
   cuda::TensorCoreLayoutChoice layout;
 };
 
@@ -102,8 +102,11 @@ TEST_P(GpuPropertyTest, Holds) {
   ctx.limits = limits_for(ctx.variant->capabilities());
   ctx.limits.engine_shapes = GetParam().engine_shapes;
   ctx.replay_program = PACHECK_BINARY;
+  // Replays run the same layout: the pinned one, or the automatic rule even where the environment pins another.
   if (GetParam().layout == cuda::TensorCoreLayoutChoice::deep)
-    ctx.replay_program = "PACHECK_TENSOR_CORE_LAYOUT=deep " + ctx.replay_program;  // replays on the same layout
+    ctx.replay_program = "PACHECK_TENSOR_CORE_LAYOUT=deep " + ctx.replay_program;
+  else if (std::getenv("PACHECK_TENSOR_CORE_LAYOUT") != nullptr)
+    ctx.replay_program = "PACHECK_TENSOR_CORE_LAYOUT=automatic " + ctx.replay_program;
   const std::string variant = ctx.variant->name();
   ctx.observer = [variant](const CaseObservation& c) { record(variant, c); };
   const Property& property = *GetParam().property;

@@ -19,8 +19,13 @@ LIMIT=${LIMIT:-330}  # seconds for each correctness run
   uname -r; compute-sanitizer --version | tail -1; python3 -c 'import torch;print("torch",torch.__version__)'; } > $OUT/perf.log 2>&1
 export RC_PARAMS="max_success=$CASES"
 if [ "${SKIP_CHECKS:-0}" != 1 ]; then
-(PACHECK_GPU_SUMMARY=/tmp/summary_fused.json timeout $LIMIT ./gpu_catalogue_test --gtest_filter='*cuda_fused*:GpuKernelErrors*' > $OUT/catalogue_fused.log 2>&1; echo "exit $?" >> $OUT/catalogue_fused.log) &
-(PACHECK_GPU_SUMMARY=/tmp/summary_splitk.json timeout $LIMIT ./gpu_catalogue_test --gtest_filter='*cuda_splitk*' > $OUT/catalogue_splitk.log 2>&1; echo "exit $?" >> $OUT/catalogue_splitk.log) &
+# One process per (suite, kernel): the four suites of gpu_catalogue_test.cpp, eight processes side by side.
+for suite in GpuCatalogue GpuCatalogueDeep GpuEngineShapes GpuEngineShapesDeep; do for v in cuda_fused cuda_splitk; do
+  filter="$suite/*__$v"; [ $suite$v = GpuCataloguecuda_fused ] && filter="$filter:GpuKernelErrors*"
+  (PACHECK_GPU_SUMMARY=/tmp/summary_$suite-$v.json timeout $LIMIT ./gpu_catalogue_test --gtest_filter="$filter" \
+     > $OUT/catalogue_$suite-$v.log 2>&1; echo "exit $?" >> $OUT/catalogue_$suite-$v.log) &
+done; done
+wait  # the sanitizers after: alongside, they slowed the catalogue past its limit
 mkdir -p /tmp/san
 # Each sanitizer on the general draw, on engine shapes (where the tensor-core kernel's tensor copies run) and on
 # engine shapes with the deep tensor-core layout pinned (small problems otherwise run the wide one).
@@ -32,7 +37,7 @@ for v in cuda_fused cuda_splitk; do for t in memcheck racecheck initcheck; do fo
 done; done; done
 wait
 fi
-cat /tmp/summary_fused.json /tmp/summary_splitk.json >> $OUT/catalogue_splitk.log 2>/dev/null
+for f in /tmp/summary_*.json; do echo "== $f"; cat $f; done > $OUT/catalogue_summaries.log 2>/dev/null
 for f in /tmp/san/*.log; do echo "=== $f"; tail -c 4000 $f; done > $OUT/sanitizer.log
 { timeout ${BENCH_LIMIT:-200} ./paged_attention_bench ${BENCH_ARGS:-} --json $OUT/bench.json; echo "bench exit $?";
   [ "${SKIP_TORCH:-0}" = 1 ] || PYTHONUNBUFFERED=1 timeout 150 python3 ../cuda/bench/torch_sdpa_bench.py --json $OUT/torch.json --compare $OUT/bench.json; echo "torch exit $?"; } >> $OUT/perf.log 2>&1
@@ -50,3 +55,5 @@ echo "== summary"; grep -h "exit\|PASSED\|FAILED\|Failure\|SKIPPED \]" $OUT/cata
 grep -h "ERROR SUMMARY\|RACECHECK SUMMARY\|^exit" $OUT/sanitizer.log
 grep -A8 "^worst element" $OUT/catalogue_*.log
 tail -n 45 $OUT/perf.log
+# The device tool returns at most 8 files: the correctness logs travel as one archive.
+(cd $OUT && tar czf correctness_logs.tar.gz catalogue_*.log sanitizer.log && rm -f catalogue_*.log sanitizer.log)
