@@ -25,6 +25,7 @@ struct FuzzOptions {
   int jobs = 1;
   int cases_per_round = 20;
   bool keep_going = false;
+  bool engine_shapes = false;
   std::string failure_dir = "pacheck-failures/fuzz";
 };
 
@@ -81,6 +82,7 @@ void run_fuzz(FuzzOptions o, const std::string& invoked_as) {
   campaign.jobs = o.jobs;
   campaign.cases_per_round = o.cases_per_round;
   campaign.keep_going = o.keep_going;
+  campaign.engine_shapes = o.engine_shapes;
   campaign.failure_dir = o.failure_dir;
   campaign.replay_program = program;
   campaign.gpu_available = gpu_available;
@@ -144,6 +146,8 @@ void add_fuzz_command(CLI::App& app) {
   cmd->add_option("--cases-per-round", options->cases_per_round, "Cases per property run (one seed)")
       ->check(CLI::Range(1, 100000));
   cmd->add_flag("--keep-going", options->keep_going, "Continue after a failure until the budget is spent");
+  cmd->add_flag("--engine-shapes", options->engine_shapes,
+                "Draw only serving-engine shapes (see pacheck check --engine-shapes)");
   cmd->callback([options, cmd] { run_fuzz(*options, cmd->get_parent()->get_name()); });
 }
 

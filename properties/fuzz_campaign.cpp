@@ -142,6 +142,7 @@ PropertyRun run_round(const FuzzCampaignOptions& o, const Round& round, bool rec
   run_options.seed = round.seed;
   run_options.failure_dir = dir;
   run_options.replay_program = o.replay_program;
+  run_options.engine_shapes = o.engine_shapes;
   PropertyRun run;
   try {
     run = run_property(*round.property, variant, run_options);
@@ -245,6 +246,7 @@ std::string check_command(const FuzzCampaignOptions& o, const Round& round, int 
   std::string command = o.replay_program + " check --variant " + o.variant->name() + " --property " +
                         round.property->name + " --seed " + std::to_string(round.seed) + " --cases " +
                         std::to_string(cases);
+  if (o.engine_shapes) command += " --engine-shapes";
   if (!reproduce.empty()) command += " --reproduce " + reproduce;
   return command;
 }

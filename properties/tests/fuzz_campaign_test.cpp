@@ -99,6 +99,21 @@ TEST(FuzzCampaign, StopsAtAFailureWithACaseFileThatReplaysIt) {
       << "the saved case must reproduce the failure";
 }
 
+TEST(FuzzCampaign, OnEngineShapesDrawsThemAndItsReproduceCommandSaysSo) {
+  const BrokenVariant broken(BrokenVariant::Bug::zero_output);
+  FuzzCampaignOptions o = options_for(broken, "engine-shapes");
+  o.seconds = 60;  // the first failure ends the run long before this
+  o.engine_shapes = true;
+  const FuzzReport r = run_fuzz_campaign(o, {}, [](const FuzzFailure&) {});
+  ASSERT_FALSE(r.failures.empty());
+  const FuzzFailure& f = r.failures.front();
+  EXPECT_NE(f.check_command.find(" --engine-shapes --reproduce "), std::string::npos) << f.check_command;
+  ASSERT_FALSE(f.case_files.empty()) << f.message;
+  const Case c = read_case_file(f.case_files.front());
+  EXPECT_EQ(c.problem.block_size % 16, 0) << "an engine-shape case";
+  EXPECT_EQ(c.knobs.tile_size % 16, 0) << "an engine-shape case";
+}
+
 TEST(FuzzCampaign, ReportsACrashWithTheRoundThatCrashed) {
   const BrokenVariant broken(BrokenVariant::Bug::abort_on_prefill);
   FuzzCampaignOptions o = options_for(broken, "abort");
