@@ -45,11 +45,13 @@ void encode_pool(CUtensorMap& map, const void* pool, const DeviceBatch& batch, c
 }  // namespace
 
 bool tensor_copies_allowed(const DeviceBatch& batch, int tile_size) {
-  const int tile = std::max(1, std::min(tile_size, 64));
-  return batch.storage == Storage::bf16 && batch.head_dim % 8 == 0 && batch.head_dim > 32 &&
-         batch.block_size % kTensorCopyKeys == 0 && tile % kTensorCopyKeys == 0 &&
-         static_cast<long long>(batch.num_blocks) * batch.block_size <= 0x7fffffffLL &&
-         reinterpret_cast<std::uintptr_t>(batch.k_pool) % 16 == 0 && reinterpret_cast<std::uintptr_t>(batch.v_pool) % 16 == 0;
+  // The tensor-core kernel's launch (kernel_arithmetic), its tile as the kernel caps it, and wider than 32 lanes.
+  const KernelArithmetic kernel = kernel_arithmetic(batch.storage, batch.head_dim);
+  const int tile = std::max(1, std::min(tile_size, kernel.max_tile_keys));
+  return kernel.tensor_cores && batch.head_dim > 32 && batch.block_size % kTensorCopyKeys == 0 &&
+         tile % kTensorCopyKeys == 0 && static_cast<long long>(batch.num_blocks) * batch.block_size <= 0x7fffffffLL &&
+         reinterpret_cast<std::uintptr_t>(batch.k_pool) % 16 == 0 &&
+         reinterpret_cast<std::uintptr_t>(batch.v_pool) % 16 == 0;
 }
 
 KvTensorMaps describe_kv_pools(const DeviceBatch& batch, int tile_size) {

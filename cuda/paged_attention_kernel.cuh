@@ -88,10 +88,15 @@ struct StorageOps<__half> {
 
 // --- asynchronous copies ----------------------------------------------------------------------------------------
 
+// The shared-state-space address of a generic pointer into shared memory, as PTX's shared-memory operands take it.
+__device__ inline unsigned shared_address(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
 // 16 bytes global -> shared without passing through registers; src_bytes = 0 reads nothing and writes zeros.
 __device__ inline void copy_async_16(void* shared_dst, const void* global_src, int src_bytes) {
-  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(shared_dst));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(global_src), "r"(src_bytes)
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(shared_address(shared_dst)), "l"(global_src),
+               "r"(src_bytes)
                : "memory");
 }
 __device__ inline void copy_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }

@@ -54,16 +54,14 @@ __device__ inline void mma_bf16_16x8x16(float& d0, float& d1, float& d2, float& 
 // and receives r[m] = elements (l / 4, 2 (l % 4) .. + 1) of matrix m; with .trans, elements (2 (l % 4) .. + 1,
 // l / 4).
 __device__ inline void load_matrices_x4(unsigned (&r)[4], const void* row_address) {
-  const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(row_address));
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(address));
+               : "r"(shared_address(row_address)));
 }
 __device__ inline void load_matrices_x4_transposed(unsigned (&r)[4], const void* row_address) {
-  const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(row_address));
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(address));
+               : "r"(shared_address(row_address)));
 }
 
 __device__ inline unsigned bf16_bits(__nv_bfloat16 x) { return __bfloat16_as_ushort(x); }
@@ -88,9 +86,6 @@ __device__ inline SplitWeight split_weight(float p) {
 // one instruction and reports its bytes to an mbarrier in shared memory; the warp that owns the box waits on the
 // barrier's phase. Copies and barrier run in the "async proxy": generic stores to bytes that a copy writes later
 // must be fenced first (fence_shared_for_tensor_copies).
-__device__ inline unsigned shared_address(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
 __device__ inline void barrier_init(std::uint64_t* barrier, unsigned arrivals) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(shared_address(barrier)), "r"(arrivals) : "memory");
 }
