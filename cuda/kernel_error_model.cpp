@@ -50,8 +50,9 @@ ErrorModel kernel_error_model(const Problem& p, const OracleResult& oracle, std:
   // A logit is ceil(head_dim / 16) chained mma steps, then the scale multiply.
   m.logit_coefficient = kMmaError * ceil_div(p.head_dim, 16) + 2;
   // A term of P V enters one mma and passes through the two (hi, lo) of every later tile of its item; the
-  // weights' split, the rescales, the quad and warp sums at the end, and the merges add theirs. (The
-  // denominator is an fp32 sum over a thread's 4 keys a tile: a far shorter chain.)
+  // weights' split, the rescales, the warp sums at the end (key_groups), and the merges add theirs, and 4 more
+  // cover the end's adds with room to spare. (The denominator is an fp32 sum of a thread's 2 keys a tile, then
+  // 3 adds over the row's 8 threads and the warp sums: a far shorter chain.)
   const int tile = std::max(1, std::min(knobs.tile_size, kernel.max_tile_keys));
   m.accumulation_chain = kMmaError * 2 * ceil_div(item_keys, tile) + kWeightSplitError + records_in_item +
                          kernel.key_groups + 2 + 2 + merge_chain;

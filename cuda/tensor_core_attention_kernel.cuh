@@ -12,16 +12,21 @@
 // asynchronous copies otherwise. A tensor copy reads the whole 16-slot run, so in an item's last tile it may read
 // slots past the item's last key (in the same block, so in the pool); their rows are zeroed before use, as the
 // asynchronous copies zero-fill them without reading. Per tile:
-//   scores   S[row, key] = Q K^T by mma.m16n8k16: the block's rows (at most 8) are the 16 M rows (8..15 are
-//            zero), the warp's 16 keys two N blocks, the head the K dimension; each thread ends up with the scores
-//            of one row (g = lane / 4) for four keys;
-//   max      the row's tile max over the quad (shuffles) and over the warps (shared memory: the one barrier per
-//            tile), so every thread of a row keeps the same running max;
+//   scores   S^T[key, row] = K Q^T by mma.m16n8k16, transposed so that no operand is padding: the warp's 16
+//            keys are the M rows, the block's rows (at most 8) the N columns, the head the K dimension; each
+//            thread ends up with keys g and g + 8 (g = lane / 4) of rows 2t and 2t + 1 (t = lane % 4);
+//   max      a row's tile max over the 8 threads that hold it (shuffles) and over the warps (shared memory: the
+//            one barrier per tile), so every thread of a row keeps the same running max;
 //   weights  raise_running_max and key_weight (online_softmax.h) on each thread's own keys; its share of the
 //            denominator sums them in fp32;
-//   values   O[row, lane] += P V by mma, with the fp32 weights split exactly into bf16 hi + lo (two mma: the
-//            weights enter with 16 significant bits, not bf16's 8) and the accumulator fragments held as an
-//            OnlineSoftmaxState's lanes, which scale_lanes rescales.
+//   values   O^T[lane, row] += V^T P^T by mma, 16 lanes a block as the M rows: the fp32 weights are split
+//            exactly into bf16 hi + lo (two mma: the weights enter with 16 significant bits, not bf16's 8),
+//            transposed into the B operand's layout in registers (movmatrix), and the accumulator fragments are
+//            held as two OnlineSoftmaxStates' lanes (one per row), which scale_lanes rescales.
+// (Until 2026-11-30 the products ran untransposed, with the rows as M: half of every scores mma and three
+// quarters of every values mma multiplied padding. Same arithmetic per element, half the mma, and the wide
+// layout's registers went from 168 with a spill to 123; no faster on the H200 (reports/gpu/issue8-perf.md,
+// session 14): the tensor cores were not what bounded it.)
 // Arithmetic, for the error model (cuda/kernel_error_model.cpp, oracle/ERROR_MODEL.md "Tensor cores"): an mma
 // forms C + sum of 16 exact products per output element; the model takes its error to be at most 72 u times
 // |C| + sum |products| (the alignment-and-truncation behaviour measured on NVIDIA tensor cores, with a factor 2
@@ -68,6 +73,14 @@ __device__ inline unsigned bf16_bits(__nv_bfloat16 x) { return __bfloat16_as_ush
 // Two bf16 as an mma operand register: `first` (the lower column or row index) in the low half.
 __device__ inline unsigned pack_bf16(__nv_bfloat16 first, __nv_bfloat16 second) {
   return bf16_bits(first) | (bf16_bits(second) << 16);
+}
+
+// The 8x8 bf16 matrix whose fragment each lane holds (lane l: row l / 4, columns 2 (l % 4), + 1, the lower column
+// in the low half, as ldmatrix delivers it) transposed: lane l receives row l / 4 of the transpose.
+__device__ inline unsigned transpose_8x8(unsigned fragment) {
+  unsigned transposed;
+  asm("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;\n" : "=r"(transposed) : "r"(fragment));
+  return transposed;
 }
 
 // An fp32 weight as hi + lo with hi = bf16(p) and lo = bf16(p - hi): p - hi is exact in fp32, so hi + lo differs
@@ -187,7 +200,7 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
   constexpr int kRowBytes = row_bytes(LANES);
   constexpr int kChunksPerRow = LANES * 2 / 16;   // 16-byte pieces of a K or V row
   constexpr int kHeadSteps = LANES / 16;          // mma K steps of a dot product
-  constexpr int kValueBlocks = LANES / 8;         // mma N blocks of the output lanes
+  constexpr int kLaneBlocks = LANES / 16;         // mma M blocks of the output lanes
   constexpr int kCopiesPerLane = kWarpKeys * kChunksPerRow / 32;
   constexpr int kBoxes = LANES / kTensorCopyLanes;  // swizzled layout: 64-lane boxes per row
   constexpr int kStageBytes = stage_bytes(LANES, TMA);
@@ -216,14 +229,17 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
   const int gqa = work.gqa;
   const int warp = threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
-  const int g = lane / 4;  // the row of this thread's score and accumulator fragments
-  const int t = lane % 4;
+  const int g = lane / 4;  // the row of this thread's q fragment; its keys g and g + 8 of the scores
+  const int t = lane % 4;  // its rows 2t, 2t + 1 of the scores, weights and accumulator
   const int tile = max(1, min(plan.tile_size, kTileKeys));
   const int first_position = work.first_position;
-  const bool row_present = g < ROWS && g < item.num_rows;
-  const int row = item.first_row + g;
-  // Row g attends to keys [item.key_begin, row_end): its own position + 1, cut at the item's end.
-  const int row_end = row_present ? min(first_position + row / gqa + 1, item.key_end) : item.key_begin;
+  // Block row r attends to keys [item.key_begin, end): its own position + 1, cut at the item's end (an absent
+  // row: none).
+  const auto row_end_of = [&](int r) {
+    const bool present = r < ROWS && r < item.num_rows;
+    return present ? min(first_position + (item.first_row + r) / gqa + 1, item.key_end) : item.key_begin;
+  };
+  const int row_end[2] = {row_end_of(2 * t), row_end_of(2 * t + 1)};
   // The host allowed tensor copies for the launch (block size and tile multiples of 16); this item's warp tiles
   // are then whole runs of 16 slots of one block if it starts at a multiple of 16. The swizzle needs the stages
   // 1024-byte aligned, which the declaration asks for; should a toolchain not honour it, fail loudly rather than
@@ -231,18 +247,21 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
   const bool tensor_copies = TMA && maps.usable && item.key_begin % kWarpKeys == 0;
   if (tensor_copies && shared_address(kv_tiles) % 1024 != 0) __trap();
 
-  // Row g's q as mma A fragments (M rows 8..15 are zero): qa[s] = dims 16 s + 2t, + 1 and 16 s + 8 + 2t, + 1.
-  unsigned qa[kHeadSteps][2];
+  // Row g's q as mma B fragments of the scores (N columns: the block's rows, zero past them):
+  // qb[s] = dims 16 s + 2t, + 1 and 16 s + 8 + 2t, + 1.
+  unsigned qb[kHeadSteps][2];
   {
+    const bool q_present = g < ROWS && g < item.num_rows;
+    const int q_row = item.first_row + g;
     const unsigned short* const queries = static_cast<const unsigned short*>(batch.queries);
-    const std::size_t query_row = static_cast<std::size_t>(seq.query_row_offset + row / gqa);
-    const std::size_t base = (query_row * batch.num_query_heads + kv_head * gqa + row % gqa) * head_dim;
+    const std::size_t query_row = static_cast<std::size_t>(seq.query_row_offset + q_row / gqa);
+    const std::size_t base = (query_row * batch.num_query_heads + kv_head * gqa + q_row % gqa) * head_dim;
 #pragma unroll
     for (int s = 0; s < kHeadSteps; ++s)
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int dim = 16 * s + 8 * h + 2 * t;  // head_dim % 8 == 0: dim and dim + 1 are both in or both out
-        qa[s][h] = row_present && dim < head_dim ? queries[base + dim] | (unsigned{queries[base + dim + 1]} << 16) : 0u;
+        qb[s][h] = q_present && dim < head_dim ? queries[base + dim] | (unsigned{queries[base + dim + 1]} << 16) : 0u;
       }
   }
 
@@ -370,11 +389,13 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
     }
   };
 
-  // The state of row g: the running max (the same in every thread of the row), this thread's share of the
-  // denominator (the weights of its own keys), and its accumulator lanes 8 j + 2 t, + 1 as o[2 j], o[2 j + 1].
-  float run_max = -INFINITY, run_den = 0.0f;
-  OnlineSoftmaxState<2 * kValueBlocks> acc;
-  acc.init(2 * kValueBlocks);
+  // The state of rows 2t + e (e = 0, 1): the running max (the same in every thread of the row), this thread's
+  // share of the denominator (the weights of its own keys), and its accumulator lanes 16 j + g and 16 j + g + 8 as
+  // acc[e].o[2 j] and acc[e].o[2 j + 1].
+  float run_max[2] = {-INFINITY, -INFINITY}, run_den[2] = {0.0f, 0.0f};
+  OnlineSoftmaxState<2 * kLaneBlocks> acc[2];
+  acc[0].init(2 * kLaneBlocks);
+  acc[1].init(2 * kLaneBlocks);
 
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {
@@ -382,26 +403,27 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
     else if (!tensor_copies) copy_async_commit();  // empty groups keep the wait count uniform
   }
 
-  // ldmatrix row addresses: K as B of the scores (matrices: keys 0-7 | 8-15 x dims lo | hi of a step), V as B of
-  // the values, transposed (matrices: keys 0-7 | 8-15 x lane blocks j | j + 1). A lane's key is fixed; its piece
-  // is 2 step + x of K (x = (lane / 8) % 2) and j + y of V (y = lane / 16, j even). Swizzled, piece c of key k
-  // sits at (c % 8) ^ (k % 8) in its box, and since 2 step % 8 and j % 8 are even, (2 step % 8 + x) ^ (k % 8) =
-  // (2 step % 8) ^ (x ^ k % 8): a per-lane term XORed with a constant of the (unrolled) step.
-  const int k_matrix_key = warp * kWarpKeys + 8 * (lane / 16) + lane % 8;
-  const int v_matrix_key = warp * kWarpKeys + 8 * ((lane / 8) % 2) + lane % 8;
-  const int k_lane_offset = TMA ? piece_offset(0, k_matrix_key, 0) - ((k_matrix_key % 8) * 16)  // the row's start
-                                : piece_offset(0, k_matrix_key, (lane / 8) % 2);
-  const int v_lane_offset = TMA ? piece_offset(1, v_matrix_key, 0) - ((v_matrix_key % 8) * 16)
-                                : piece_offset(1, v_matrix_key, lane / 16);
-  const int k_piece_xor = (((lane / 8) % 2) ^ (k_matrix_key % 8)) * 16;
-  const int v_piece_xor = ((lane / 16) ^ (v_matrix_key % 8)) * 16;
-  const auto k_matrix_offset = [&](int step) {
-    if constexpr (TMA) return k_lane_offset + (step / 4) * kBoxBytes + ((32 * (step % 4)) ^ k_piece_xor);
-    else return k_lane_offset + 32 * step;
+  // ldmatrix row addresses. K and V are both A operands (16 M rows): K of the scores (matrices: keys 0-7 | 8-15 x
+  // dims lo, then the same x dims hi of a head step), V of the values transposed (matrices: keys 0-7 x lanes lo |
+  // hi, then keys 8-15, of a 16-lane block). A lane's key is fixed, and its piece of step or lane block n is
+  // 2 n + x, x = 0 or 1. Swizzled, piece c of key k sits at (c % 8) ^ (k % 8) in box c / 8 = n / 4, and since
+  // 2 n % 8 is even, (2 n % 8 + x) ^ (k % 8) = (2 n % 8) ^ (x ^ k % 8): a per-lane term XORed with a constant of
+  // the (unrolled) n.
+  const int k_matrix_key = warp * kWarpKeys + 8 * ((lane / 8) % 2) + lane % 8, k_matrix_piece = lane / 16;
+  const int v_matrix_key = warp * kWarpKeys + 8 * (lane / 16) + lane % 8, v_matrix_piece = (lane / 8) % 2;
+  struct MatrixRow {
+    int start;      // swizzled: where the key's row starts; padded: where the lane's piece of n = 0 is
+    int piece_xor;  // swizzled: (x ^ key % 8) * 16
   };
-  const auto v_matrix_offset = [&](int j) {
-    if constexpr (TMA) return v_lane_offset + (j / 8) * kBoxBytes + ((16 * (j % 8)) ^ v_piece_xor);
-    else return v_lane_offset + 16 * j;
+  const auto matrix_row = [&](int kv, int key, int piece) {
+    if constexpr (TMA) return MatrixRow{piece_offset(kv, key, 0) - (key % 8) * 16, (piece ^ (key % 8)) * 16};
+    else return MatrixRow{piece_offset(kv, key, piece), 0};
+  };
+  const MatrixRow k_row = matrix_row(0, k_matrix_key, k_matrix_piece);
+  const MatrixRow v_row = matrix_row(1, v_matrix_key, v_matrix_piece);
+  const auto matrix_offset = [&](const MatrixRow& r, int n) {
+    if constexpr (TMA) return r.start + (n / 4) * kBoxBytes + ((32 * (n % 4)) ^ r.piece_xor);
+    else return r.start + 32 * n;
   };
 
   for (int i = 0; i < num_tiles; ++i) {
@@ -412,72 +434,83 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
     else if (!tensor_copies) copy_async_commit();
     const unsigned char* const stage = kv_tiles + (i % STAGES) * kStageBytes;
 
-    // Scores: s[n][e] is key warp * 16 + 8 n + 2 t + e of row g.
-    float s[2][2] = {{0.0f, 0.0f}, {0.0f, 0.0f}};
+    // Scores transposed, S^T = K Q^T: the warp's 16 keys are the M rows, the block's rows the N columns.
+    // s[2 k + e] is key warp * 16 + g + 8 k of row 2t + e.
+    float s[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 #pragma unroll
     for (int step = 0; step < kHeadSteps; ++step) {
       if (16 * step >= head_dim) break;  // zero lanes past the head: no mma at all, not exact zeros added
-      unsigned b[4];
-      load_matrices_x4(b, stage + k_matrix_offset(step));
-      float pad0 = 0.0f, pad1 = 0.0f, pad2 = 0.0f, pad3 = 0.0f;  // M rows 8..15
-      mma_bf16_16x8x16(s[0][0], s[0][1], pad0, pad1, qa[step][0], 0u, qa[step][1], 0u, b[0], b[1]);
-      mma_bf16_16x8x16(s[1][0], s[1][1], pad2, pad3, qa[step][0], 0u, qa[step][1], 0u, b[2], b[3]);
+      unsigned a[4];
+      load_matrices_x4(a, stage + matrix_offset(k_row, step));
+      mma_bf16_16x8x16(s[0], s[1], s[2], s[3], a[0], a[1], a[2], a[3], qb[step][0], qb[step][1]);
     }
-    const int row_keys = max(0, min(row_end - t0, tile));  // keys of this tile row g attends to: a prefix
-    float score[4];
-    float thread_max = -INFINITY;
+    float score[2][2];  // [e][k]: row 2t + e, key warp * 16 + g + 8 k
+    float thread_max[2];
 #pragma unroll
-    for (int n = 0; n < 2; ++n)
+    for (int e = 0; e < 2; ++e) {
+      const int row_keys = max(0, min(row_end[e] - t0, tile));  // keys of this tile the row attends to: a prefix
 #pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        const int key = warp * kWarpKeys + 8 * n + 2 * t + e;
+      for (int k = 0; k < 2; ++k) {
         // Select, not multiply: a masked key's score is -inf whatever its K holds.
-        score[2 * n + e] = key < row_keys ? s[n][e] * batch.scale : -INFINITY;
-        thread_max = fmaxf(thread_max, score[2 * n + e]);
+        score[e][k] = warp * kWarpKeys + g + 8 * k < row_keys ? s[2 * k + e] * batch.scale : -INFINITY;
       }
-    thread_max = fmaxf(thread_max, __shfl_xor_sync(0xffffffffu, thread_max, 1));
-    thread_max = fmaxf(thread_max, __shfl_xor_sync(0xffffffffu, thread_max, 2));
+      // The row's max over the warp's keys: over this thread's two, then over the 8 threads of its t.
+      thread_max[e] = fmaxf(score[e][0], score[e][1]);
+      thread_max[e] = fmaxf(thread_max[e], __shfl_xor_sync(0xffffffffu, thread_max[e], 4));
+      thread_max[e] = fmaxf(thread_max[e], __shfl_xor_sync(0xffffffffu, thread_max[e], 8));
+      thread_max[e] = fmaxf(thread_max[e], __shfl_xor_sync(0xffffffffu, thread_max[e], 16));
+    }
     float* const tile_max_par = tile_max_s + (i & 1) * kWarps * 8;
-    if (t == 0) tile_max_par[warp * 8 + g] = thread_max;
+    if (g == 0) *reinterpret_cast<float2*>(tile_max_par + warp * 8 + 2 * t) = make_float2(thread_max[0], thread_max[1]);
     // Every warp's maxima are in (the other parity's slots are rewritten only after the next barrier, once
     // everyone has read them).
     __syncthreads();
-    float tile_max = -INFINITY;
+    float tile_max[2] = {-INFINITY, -INFINITY};
 #pragma unroll
-    for (int w = 0; w < kWarps; ++w) tile_max = fmaxf(tile_max, tile_max_par[w * 8 + g]);
-    // A tile fully masked for row g changes nothing of its state (its weights below are all 0). No early exit:
+    for (int w = 0; w < kWarps; ++w) {
+      const float2 m = *reinterpret_cast<const float2*>(tile_max_par + w * 8 + 2 * t);
+      tile_max[0] = fmaxf(tile_max[0], m.x);
+      tile_max[1] = fmaxf(tile_max[1], m.y);
+    }
+    // A tile fully masked for a row changes nothing of its state (its weights below are all 0). No early exit:
     // mma.sync needs every lane of the warp, and the warp's other rows may have keys here.
-    if (tile_max != -INFINITY) {
-      const float alpha = raise_running_max(run_max, run_den, tile_max);
-      if (alpha != 1.0f) acc.scale_lanes(alpha, 2 * kValueBlocks);  // multiplying by exactly 1 changes nothing
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
+      if (tile_max[e] == -INFINITY) continue;
+      const float alpha = raise_running_max(run_max[e], run_den[e], tile_max[e]);
+      if (alpha != 1.0f) acc[e].scale_lanes(alpha, 2 * kLaneBlocks);  // multiplying by exactly 1 changes nothing
     }
 
-    // Weights, their share of the denominator in key order, and the hi + lo operands of P V (keys 2t, 2t + 1 |
-    // 2t + 8, 2t + 9 of the warp: exactly score[0..1] | score[2..3]).
-    SplitWeight w[4];
+    // Weights and their share of the denominator in key order, split into bf16 hi + lo.
+    SplitWeight w[2][2];
 #pragma unroll
-    for (int k = 0; k < 4; ++k) {
-      const float p = score[k] == -INFINITY ? 0.0f : key_weight(score[k], run_max);
-      run_den += p;
-      w[k] = split_weight(p);
-    }
-    const unsigned p_hi0 = pack_bf16(w[0].hi, w[1].hi), p_hi2 = pack_bf16(w[2].hi, w[3].hi);
-    const unsigned p_lo0 = pack_bf16(w[0].lo, w[1].lo), p_lo2 = pack_bf16(w[2].lo, w[3].lo);
-
-    // Values: O[g, 8 j + 2t + e] += P V over the warp's 16 keys, hi then lo.
+    for (int e = 0; e < 2; ++e)
 #pragma unroll
-    for (int j = 0; j < kValueBlocks; j += 2) {
-      if (8 * j >= head_dim) break;
-      unsigned b[4];
-      load_matrices_x4_transposed(b, stage + v_matrix_offset(j));
-#pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        float pad0 = 0.0f, pad1 = 0.0f;
-        float& o0 = acc.o[2 * (j + half)];
-        float& o1 = acc.o[2 * (j + half) + 1];
-        mma_bf16_16x8x16(o0, o1, pad0, pad1, p_hi0, 0u, p_hi2, 0u, b[2 * half], b[2 * half + 1]);
-        mma_bf16_16x8x16(o0, o1, pad0, pad1, p_lo0, 0u, p_lo2, 0u, b[2 * half], b[2 * half + 1]);
+      for (int k = 0; k < 2; ++k) {
+        const float p = score[e][k] == -INFINITY ? 0.0f : key_weight(score[e][k], run_max[e]);
+        run_den[e] += p;
+        w[e][k] = split_weight(p);
       }
+    // P^T as the B operand of the values (K: the warp's 16 keys, N: the rows) wants row g's keys 2t, 2t + 1 |
+    // 2t + 8, 2t + 9; this thread holds keys g | g + 8 of rows 2t, 2t + 1, the transposed 8x8 fragments.
+    const unsigned p_hi0 = transpose_8x8(pack_bf16(w[0][0].hi, w[1][0].hi));
+    const unsigned p_hi1 = transpose_8x8(pack_bf16(w[0][1].hi, w[1][1].hi));
+    const unsigned p_lo0 = transpose_8x8(pack_bf16(w[0][0].lo, w[1][0].lo));
+    const unsigned p_lo1 = transpose_8x8(pack_bf16(w[0][1].lo, w[1][1].lo));
+
+    // Values transposed, O^T += V^T P^T over the warp's 16 keys, hi then lo: lane block j's 16 lanes are the M
+    // rows, the block's rows the N columns.
+#pragma unroll
+    for (int j = 0; j < kLaneBlocks; ++j) {
+      if (16 * j >= head_dim) break;
+      unsigned a[4];
+      load_matrices_x4_transposed(a, stage + matrix_offset(v_row, j));
+      float& o0 = acc[0].o[2 * j];      // lane 16 j + g,     row 2t
+      float& o1 = acc[1].o[2 * j];      // lane 16 j + g,     row 2t + 1
+      float& o2 = acc[0].o[2 * j + 1];  // lane 16 j + g + 8, row 2t
+      float& o3 = acc[1].o[2 * j + 1];  // lane 16 j + g + 8, row 2t + 1
+      mma_bf16_16x8x16(o0, o1, o2, o3, a[0], a[1], a[2], a[3], p_hi0, p_hi1);
+      mma_bf16_16x8x16(o0, o1, o2, o3, a[0], a[1], a[2], a[3], p_lo0, p_lo1);
     }
   }
 
@@ -485,16 +518,23 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
   copy_async_wait<0>();
   __syncthreads();
   float* const group_acc = reinterpret_cast<float*>(kv_tiles);  // [kWarps][ROWS][LANES]
-  run_den += __shfl_xor_sync(0xffffffffu, run_den, 1);
-  run_den += __shfl_xor_sync(0xffffffffu, run_den, 2);  // the same bits in every thread of the row
-  if (g < ROWS) {
 #pragma unroll
-    for (int j = 0; j < kValueBlocks; ++j)
-      *reinterpret_cast<float2*>(group_acc + (warp * ROWS + g) * LANES + 8 * j + 2 * t) =
-          make_float2(acc.o[2 * j], acc.o[2 * j + 1]);
-    if (t == 0) {
-      den_s[warp * ROWS + g] = run_den;
-      if (warp == 0) max_s[g] = run_max;
+  for (int e = 0; e < 2; ++e) {
+    // The row's denominator share over the 8 threads of its t: the same bits in each of them.
+    run_den[e] += __shfl_xor_sync(0xffffffffu, run_den[e], 4);
+    run_den[e] += __shfl_xor_sync(0xffffffffu, run_den[e], 8);
+    run_den[e] += __shfl_xor_sync(0xffffffffu, run_den[e], 16);
+    const int r = 2 * t + e;
+    if (r >= ROWS) continue;
+    float* const row_acc = group_acc + (warp * ROWS + r) * LANES;
+#pragma unroll
+    for (int j = 0; j < kLaneBlocks; ++j) {
+      row_acc[16 * j + g] = acc[e].o[2 * j];
+      row_acc[16 * j + g + 8] = acc[e].o[2 * j + 1];
+    }
+    if (g == 0) {
+      den_s[warp * ROWS + r] = run_den[e];
+      if (warp == 0) max_s[r] = run_max[e];
     }
   }
   __syncthreads();

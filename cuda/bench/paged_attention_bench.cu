@@ -10,10 +10,11 @@
 // With --layouts it also times cuda_fused in other layouts than the production one (tensor-core tiles in flight;
 // the CUDA-core kernel), for tuning; --only GQA,BATCH,CONTEXT runs one shape (for a profiler); --split N gives
 // cuda_splitk N keys per split instead of the split that fills the GPU in one wave; --sequential-pool hands the
-// blocks out in pool order instead of scattering them (a diagnostic of address locality).
+// blocks out in pool order instead of scattering them (a diagnostic of address locality); --stages also times
+// cuda_splitk's attention kernel without the merge (splitk_no_merge: what the merge and its launch cost).
 //
 //   paged_attention_bench [--json FILE] [--repeats N] [--tile-size N] [--layouts] [--only G,B,C] [--split N]
-//                         [--sequential-pool]
+//                         [--sequential-pool] [--stages]
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -53,6 +54,7 @@ struct Options {
   int only_gqa = 0, only_batch = 0, only_context = 0;
   int split = 0;  // cuda_splitk's keys per split; 0: split_size_filling_gpu
   bool sequential_pool = false;  // blocks handed out in pool order (a diagnostic: scattered is the benchmark)
+  bool stages = false;  // also time split-K's attention kernel without its merge (a diagnostic)
 };
 
 // Layouts of the bf16, head-dim 128 kernel other than the production one, for --layouts: name, GQA groups it
@@ -270,6 +272,15 @@ int run(const Options& o) {
         rows.push_back({gqa, batch, context, "cuda_fused", context, fused_ms, bytes, tbps(fused_ms), diff});
         rows.push_back({gqa, batch, context, "cuda_splitk", split, splitk_ms, bytes, tbps(splitk_ms), diff});
         std::size_t printed = rows.size() - 2;
+        if (o.stages) {
+          // The split-K plan's attention kernel alone: as a fused plan its blocks normalise their partial results
+          // into the output (overwriting each other's rows) instead of storing partial states, and no merge runs.
+          DevicePlan attention_only = splitk_plan.view();
+          attention_only.split_k = false;
+          const double ms = median_ms(o.repeats, l2_flush, [&] { launch_attention(splitk_batch, attention_only, nullptr); });
+          check_completion(nullptr, "split-K attention alone");
+          rows.push_back({gqa, batch, context, "splitk_no_merge", split, ms, bytes, tbps(ms), 0.0});
+        }
         if (o.layouts) {
           for (const Layout& layout : kAlternativeLayouts) {
             if (layout.row_capacity != row_capacity(gqa)) continue;
@@ -341,6 +352,7 @@ int main(int argc, char** argv) {
     else if (a == "--layouts") o.layouts = true;
     else if (a == "--split") o.split = std::max(0, std::atoi(value().c_str()));
     else if (a == "--sequential-pool") o.sequential_pool = true;
+    else if (a == "--stages") o.stages = true;
     else if (a == "--only") {
       if (std::sscanf(value().c_str(), "%d,%d,%d", &o.only_gqa, &o.only_batch, &o.only_context) != 3) {
         std::fprintf(stderr, "--only takes GQA,BATCH,CONTEXT\n");
@@ -350,7 +362,7 @@ int main(int argc, char** argv) {
     else {
       std::fprintf(stderr,
                    "unknown option %s\nusage: %s [--json FILE] [--repeats N] [--tile-size N] [--layouts] "
-                   "[--only G,B,C] [--split N] [--sequential-pool]\n",
+                   "[--only G,B,C] [--split N] [--sequential-pool] [--stages]\n",
                    a.c_str(), argv[0]);
       return 2;
     }
