@@ -621,12 +621,13 @@ __global__ void __launch_bounds__(128) merge_splits_kernel(const DeviceBatch bat
   wait_for_prerequisite_grids();
 
   // Partials are read kBatch at a time, every load in flight together (lane b reads split b's (m, d), which the
-  // lanes then share by shuffle), and merged with merge_in_order: in split order, the operations of successive
-  // merges, but with the batch's exps side by side rather than one merge's chain after another (measured on the
-  // H200: 1,220 cycles a batch of 16 against 2,650 for successive merges). Slots past the row's last split are not
+  // lanes then share by shuffle), and merged with merge_in_order's steps: in split order, the operations of
+  // successive merges, but with the batch's exps side by side rather than one merge's chain after another
+  // (measured on the H200: 1,220 cycles a batch of 16 against 2,650 for successive merges), one per lane. Slots past the row's last split are not
   // read: they stay empty states, which merging skips (the identity). 16 per batch measured faster than 8 or 32.
   constexpr int kBatch = 16;
   constexpr int kShortBatch = 4;  // the last few splits (or a row's only ones): no 16 exps for 4 parts
+  static_assert(2 * kBatch <= 32, "a batch's factors fit one per lane");
   OnlineSoftmaxState<kPerLane> merged;
   merged.init(kPerLane);
   const auto merge_batch = [&](int k0, auto parts_constant) {
@@ -659,12 +660,32 @@ __global__ void __launch_bounds__(128) merge_splits_kernel(const DeviceBatch bat
       }
     }
     // Only now the shuffles, which wait for the (m, d) loads: the accumulator loads above are already in flight.
+    float part_max[kParts], before[kParts];
 #pragma unroll
     for (int b = 0; b < kParts; ++b) {
-      part[b].m = __shfl_sync(0xffffffffu, lane_max, b);
+      part[b].m = part_max[b] = __shfl_sync(0xffffffffu, lane_max, b);
       part[b].d = __shfl_sync(0xffffffffu, lane_denominator, b);
     }
-    merged.merge_in_order(part, kPerLane);
+    // merge_in_order's steps, with its 2 x kParts factors spread over the lanes instead of all of them evaluated
+    // in every lane (the same expf of the same values wherever it runs): lane i < kParts computes part i's self
+    // factor, lane kParts + i its other factor, and shuffles hand them to every lane.
+    const float merged_max = OnlineSoftmaxState<kPerLane>::merge_maxima(merged.m, part_max, before);
+    const int i = lane % kParts;
+    float lane_before = before[0], lane_part_max = part_max[0];
+#pragma unroll
+    for (int b = 1; b < kParts; ++b) {
+      lane_before = b == i ? before[b] : lane_before;
+      lane_part_max = b == i ? part_max[b] : lane_part_max;
+    }
+    const float lane_factor = lane < kParts ? OnlineSoftmaxState<kPerLane>::merge_self_factor(lane_before, lane_part_max)
+                                            : OnlineSoftmaxState<kPerLane>::merge_other_factor(lane_before, lane_part_max);
+    float self_factor[kParts], other_factor[kParts];
+#pragma unroll
+    for (int b = 0; b < kParts; ++b) {
+      self_factor[b] = __shfl_sync(0xffffffffu, lane_factor, b);
+      other_factor[b] = __shfl_sync(0xffffffffu, lane_factor, kParts + b);
+    }
+    merged.apply_merges_in_order(part, self_factor, other_factor, merged_max, kPerLane);
   };
   for (int k0 = 0; k0 < used_splits; k0 += kBatch) {
     if (used_splits - k0 <= kShortBatch)

@@ -116,17 +116,47 @@ struct OnlineSoftmaxState {
   // product of a * b + c * d the compiler fuses into an FMA; the error model allows either). The running maxima
   // and every part's two factors are computed before any sum is touched, so that a GPU thread evaluates the
   // 2 x Parts exps side by side instead of as one chain of merges, each waiting on the last (the split-K reduce
-  // is bound by that chain).
+  // is bound by that chain). Its three steps are public for code that computes the factors elsewhere: the GPU
+  // reduce spreads a batch's exps over a warp's lanes (merge_maxima, then one merge_self_factor or
+  // merge_other_factor per lane, then apply_merges_in_order).
   template <int Parts>
   PACHECK_HOST_DEVICE void merge_in_order(const OnlineSoftmaxState (&parts)[Parts], int n) {
-    float self_factor[Parts], other_factor[Parts];
+    float part_max[Parts], before[Parts], self_factor[Parts], other_factor[Parts];
+    for (int k = 0; k < Parts; ++k) part_max[k] = parts[k].m;
+    const float merged_max = merge_maxima(m, part_max, before);
+    for (int k = 0; k < Parts; ++k) {
+      self_factor[k] = merge_self_factor(before[k], part_max[k]);
+      other_factor[k] = merge_other_factor(before[k], part_max[k]);
+    }
+    apply_merges_in_order(parts, self_factor, other_factor, merged_max, n);
+  }
+
+  // The running max of an in-order merge of parts with maxima part_max[0..Parts) into a state of max m: before[k]
+  // is the max the state has when part k joins it; returns the max after the last part. An empty part (max -inf)
+  // leaves the max alone, as merge skips it.
+  template <int Parts>
+  PACHECK_HOST_DEVICE static float merge_maxima(float m, const float (&part_max)[Parts], float (&before)[Parts]) {
     float running_max = m;
     for (int k = 0; k < Parts; ++k) {
-      const float m_new = fmaxf(running_max, parts[k].m);
-      self_factor[k] = rescale_factor_unbranched(running_max, m_new);
-      other_factor[k] = rescale_factor_unbranched(parts[k].m, m_new);
-      running_max = parts[k].m == -INFINITY ? running_max : m_new;
+      before[k] = running_max;
+      const float m_new = fmaxf(running_max, part_max[k]);
+      running_max = part_max[k] == -INFINITY ? running_max : m_new;
     }
+    return running_max;
+  }
+  // The factors of merge's step for a part of max part_max joining a state of max `before`: the state's and the
+  // part's. (For an empty part they are whatever they are: apply_merges_in_order skips that part.)
+  PACHECK_HOST_DEVICE static float merge_self_factor(float before, float part_max) {
+    return rescale_factor_unbranched(before, fmaxf(before, part_max));
+  }
+  PACHECK_HOST_DEVICE static float merge_other_factor(float before, float part_max) {
+    return rescale_factor_unbranched(part_max, fmaxf(before, part_max));
+  }
+  // Merge's sums for each part in order, given its factors, then the max merge_maxima returned.
+  template <int Parts>
+  PACHECK_HOST_DEVICE void apply_merges_in_order(const OnlineSoftmaxState (&parts)[Parts],
+                                                 const float (&self_factor)[Parts], const float (&other_factor)[Parts],
+                                                 float merged_max, int n) {
     for (int k = 0; k < Parts; ++k) {
       const bool empty = parts[k].m == -INFINITY;  // the empty state is the identity, as in merge
       const float d_new = d * self_factor[k] + parts[k].d * other_factor[k];
@@ -136,7 +166,7 @@ struct OnlineSoftmaxState {
         o[j] = empty ? o[j] : o_new;
       }
     }
-    m = running_max;
+    m = merged_max;
   }
 
   // The attention output o / d. Only meaningful once a key has been folded (d >= 1 then).

@@ -268,6 +268,21 @@ RC_GTEST_PROP(OnlineSoftmaxLaws, MergeInOrderEqualsSuccessiveMerges, ()) {
   merge_in_order_is_successive_merges([](State& into, const Parts& parts) { into.merge_in_order(parts, kLanes); });
 }
 
+// The GPU reduce runs merge_in_order's public steps with each factor computed in a lane of its own: those steps,
+// with the factors computed one at a time in reverse order, are still successive merges.
+RC_GTEST_PROP(OnlineSoftmaxLaws, MergeInOrderFromItsStepsEqualsSuccessiveMerges, ()) {
+  merge_in_order_is_successive_merges([](State& into, const Parts& parts) {
+    float part_max[kParts], before[kParts], self_factor[kParts], other_factor[kParts];
+    for (int k = 0; k < kParts; ++k) part_max[k] = parts[k].m;
+    const float merged_max = State::merge_maxima(into.m, part_max, before);
+    for (int k = kParts - 1; k >= 0; --k) {
+      other_factor[k] = State::merge_other_factor(before[k], part_max[k]);
+      self_factor[k] = State::merge_self_factor(before[k], part_max[k]);
+    }
+    into.apply_merges_in_order(parts, self_factor, other_factor, merged_max, kLanes);
+  });
+}
+
 TEST(OnlineSoftmaxLaws, APhasedMergeAgainstTheFinalMaxIsNotSuccessiveMerges) {
   // The tempting shortcut: rescale every part straight to the overall max. Mathematically equal, but not the same
   // roundings as merging in order, so the GPU reduce would no longer compute what the error model describes.
