@@ -623,8 +623,9 @@ __global__ void __launch_bounds__(128) merge_splits_kernel(const DeviceBatch bat
   // Partials are read kBatch at a time, every load in flight together (lane b reads split b's (m, d), which the
   // lanes then share by shuffle), and merged with merge_in_order's steps: in split order, the operations of
   // successive merges, but with the batch's exps side by side rather than one merge's chain after another
-  // (measured on the H200: 1,220 cycles a batch of 16 against 2,650 for successive merges), one per lane. Slots past the row's last split are not
-  // read: they stay empty states, which merging skips (the identity). 16 per batch measured faster than 8 or 32.
+  // (measured on the H200: 1,220 cycles a batch of 16 against 2,650 for successive merges), and each exp in one
+  // lane only. Slots past the row's last split are not read: they stay empty states, which merging skips (the
+  // identity). 16 per batch measured faster than 8 or 32.
   constexpr int kBatch = 16;
   constexpr int kShortBatch = 4;  // the last few splits (or a row's only ones): no 16 exps for 4 parts
   static_assert(2 * kBatch <= 32, "a batch's factors fit one per lane");
@@ -669,7 +670,8 @@ __global__ void __launch_bounds__(128) merge_splits_kernel(const DeviceBatch bat
     // merge_in_order's steps, with its 2 x kParts factors spread over the lanes instead of all of them evaluated
     // in every lane (the same expf of the same values wherever it runs): lane i < kParts computes part i's self
     // factor, lane kParts + i its other factor, and shuffles hand them to every lane.
-    const float merged_max = OnlineSoftmaxState<kPerLane>::merge_maxima(merged.m, part_max, before);
+    using State = OnlineSoftmaxState<kPerLane>;
+    const float merged_max = State::merge_maxima(merged.m, part_max, before);
     const int i = lane % kParts;
     float lane_before = before[0], lane_part_max = part_max[0];
 #pragma unroll
@@ -677,8 +679,8 @@ __global__ void __launch_bounds__(128) merge_splits_kernel(const DeviceBatch bat
       lane_before = b == i ? before[b] : lane_before;
       lane_part_max = b == i ? part_max[b] : lane_part_max;
     }
-    const float lane_factor = lane < kParts ? OnlineSoftmaxState<kPerLane>::merge_self_factor(lane_before, lane_part_max)
-                                            : OnlineSoftmaxState<kPerLane>::merge_other_factor(lane_before, lane_part_max);
+    const float lane_factor = lane < kParts ? State::merge_self_factor(lane_before, lane_part_max)
+                                            : State::merge_other_factor(lane_before, lane_part_max);
     float self_factor[kParts], other_factor[kParts];
 #pragma unroll
     for (int b = 0; b < kParts; ++b) {

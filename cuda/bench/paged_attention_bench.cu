@@ -277,7 +277,8 @@ int run(const Options& o) {
           // into the output (overwriting each other's rows) instead of storing partial states, and no merge runs.
           DevicePlan attention_only = splitk_plan.view();
           attention_only.split_k = false;
-          const double ms = median_ms(o.repeats, l2_flush, [&] { launch_attention(splitk_batch, attention_only, nullptr); });
+          const double ms =
+              median_ms(o.repeats, l2_flush, [&] { launch_attention(splitk_batch, attention_only, nullptr); });
           check_completion(nullptr, "split-K attention alone");
           rows.push_back({gqa, batch, context, "splitk_no_merge", split, ms, bytes, tbps(ms), 0.0});
         }
