@@ -38,9 +38,12 @@ std::vector<const Variant*> select_variants(const std::vector<std::string>& name
 bool gpu_available(std::string* reason) { return cuda_device_available(reason); }
 
 std::string program_for_replay_lines(const std::string& program) {
-  const char* layout = std::getenv("PACHECK_TENSOR_CORE_LAYOUT");
-  if (layout == nullptr || *layout == '\0') return program;
-  return std::string("PACHECK_TENSOR_CORE_LAYOUT=") + layout + " " + program;
+  std::string prefix;
+  for (const char* pin : {"PACHECK_TENSOR_CORE_LAYOUT", "PACHECK_SPLITK_MERGE"}) {
+    const char* value = std::getenv(pin);
+    if (value != nullptr && *value != '\0') prefix += std::string(pin) + "=" + value + " ";
+  }
+  return prefix + program;
 }
 
 }  // namespace pacheck::cli

@@ -31,8 +31,9 @@ std::vector<const Variant*> select_variants(const std::vector<std::string>& name
 // Whether a CUDA device can run the GPU variants; `reason` says why not.
 bool gpu_available(std::string* reason);
 
-// `program` as the replay lines of failures must name it: with PACHECK_TENSOR_CORE_LAYOUT set (it pins the CUDA
-// tensor-core layout, cuda/paged_attention.h) prefixed with it, so that a replay runs the same kernel.
+// `program` as the replay lines of failures must name it: with PACHECK_TENSOR_CORE_LAYOUT or PACHECK_SPLITK_MERGE
+// set (they pin the CUDA tensor-core layout and the split-K merge's shape, cuda/paged_attention.h) prefixed with
+// them, so that a replay runs the same kernels.
 std::string program_for_replay_lines(const std::string& program);
 
 }  // namespace pacheck::cli

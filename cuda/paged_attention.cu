@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "cuda/paged_attention.h"
 #include "cuda/paged_attention_kernel.cuh"
@@ -39,34 +40,60 @@ int row_capacity(int gqa_ratio) { return gqa_ratio <= 4 ? 4 : layout::kMaxRows; 
 
 namespace {
 
-// PACHECK_TENSOR_CORE_LAYOUT=deep|wide pins the layout for a whole process: the replay lines of the GPU suite's
-// pinned runs carry it, so that a failure there replays on the same layout.
-TensorCoreLayoutChoice layout_from_environment() {
-  const char* value = std::getenv("PACHECK_TENSOR_CORE_LAYOUT");
-  if (value == nullptr || std::string(value).empty() || std::string(value) == "automatic")
-    return TensorCoreLayoutChoice::automatic;
-  if (std::string(value) == "deep") return TensorCoreLayoutChoice::deep;
-  if (std::string(value) == "wide") return TensorCoreLayoutChoice::wide;
-  throw std::invalid_argument(std::string("PACHECK_TENSOR_CORE_LAYOUT must be deep, wide or automatic, not '") +
-                              value + "'");
-}
-std::atomic<bool> g_layout_pinned{false};
-std::atomic<TensorCoreLayoutChoice> g_pinned_layout{TensorCoreLayoutChoice::automatic};
+// A kernel choice that tests pin for a whole process (pin_tensor_core_layout, pin_merge_shape) or, while nothing
+// is pinned, the environment variable `variable` does (PACHECK_TENSOR_CORE_LAYOUT=deep|wide, PACHECK_SPLITK_MERGE=
+// lanes|warps): the replay lines of the GPU suite's pinned runs carry it, so that a failure there replays on the
+// same kernels. `names` lists the choices other than automatic, which is also what an empty variable means.
+template <typename Choice, int N>
+class PinnableChoice {
+ public:
+  PinnableChoice(const char* variable, const std::pair<const char*, Choice> (&names)[N]) : variable_(variable) {
+    for (int i = 0; i < N; ++i) names_[i] = names[i];
+  }
+  void pin(Choice choice) {
+    pinned_choice_.store(choice);
+    pinned_.store(true);
+  }
+  Choice current() const { return pinned_.load() ? pinned_choice_.load() : from_environment(); }
 
-TensorCoreLayoutChoice layout_choice() {
-  return g_layout_pinned.load() ? g_pinned_layout.load() : layout_from_environment();
-}
+ private:
+  Choice from_environment() const {
+    const char* value = std::getenv(variable_);
+    if (value == nullptr || std::string(value).empty() || std::string(value) == "automatic") return Choice::automatic;
+    std::string allowed;
+    for (const auto& [name, choice] : names_) {
+      if (std::string(value) == name) return choice;
+      allowed += std::string(name) + ", ";
+    }
+    throw std::invalid_argument(std::string(variable_) + " must be " + allowed + "or automatic, not '" + value + "'");
+  }
+  const char* variable_;
+  std::pair<const char*, Choice> names_[N];
+  std::atomic<bool> pinned_{false};
+  std::atomic<Choice> pinned_choice_{Choice::automatic};
+};
 
-// The wide layout when the grid fits in one wave of it or spans at least four (see paged_attention.h).
-bool wide_layout_for(const DeviceBatch& batch, const DevicePlan& plan) {
-  const TensorCoreLayoutChoice pinned = layout_choice();
-  if (pinned != TensorCoreLayoutChoice::automatic) return pinned == TensorCoreLayoutChoice::wide;
+PinnableChoice<TensorCoreLayoutChoice, 2> g_layout("PACHECK_TENSOR_CORE_LAYOUT",
+                                                   {{"deep", TensorCoreLayoutChoice::deep},
+                                                    {"wide", TensorCoreLayoutChoice::wide}});
+PinnableChoice<MergeShapeChoice, 2> g_merge_shape("PACHECK_SPLITK_MERGE",
+                                                  {{"lanes", MergeShapeChoice::lanes},
+                                                   {"warps", MergeShapeChoice::warps}});
+
+int multiprocessor_count() {
   int device = 0, multiprocessors = 0;
   cuda_check(cudaGetDevice(&device), "cudaGetDevice");
   cuda_check(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device),
              "reading the multiprocessor count");
+  return multiprocessors;
+}
+
+// The wide layout when the grid fits in one wave of it or spans at least four (see paged_attention.h).
+bool wide_layout_for(const DeviceBatch& batch, const DevicePlan& plan) {
+  const TensorCoreLayoutChoice pinned = g_layout.current();
+  if (pinned != TensorCoreLayoutChoice::automatic) return pinned == TensorCoreLayoutChoice::wide;
   const long long blocks = static_cast<long long>(plan.num_items) * batch.num_kv_heads;
-  const long long wave = 3LL * multiprocessors;
+  const long long wave = 3LL * multiprocessor_count();
   return blocks <= wave || blocks >= 4 * wave;
 }
 
@@ -116,9 +143,17 @@ int resident_blocks_per_multiprocessor(Storage storage, int head_dim, int gqa_ra
              : kernels::ProductionTensorCoreLayout<128, layout::kMaxRows>::resident_blocks_per_multiprocessor();
 }
 
-void pin_tensor_core_layout(TensorCoreLayoutChoice choice) {
-  g_pinned_layout.store(choice);
-  g_layout_pinned.store(true);
+void pin_tensor_core_layout(TensorCoreLayoutChoice choice) { g_layout.pin(choice); }
+
+void pin_merge_shape(MergeShapeChoice choice) { g_merge_shape.pin(choice); }
+
+int merge_lanes_per_thread(const DeviceBatch& batch) {
+  MergeShapeChoice choice = g_merge_shape.current();
+  if (choice == MergeShapeChoice::automatic) {
+    const long long rows = static_cast<long long>(batch.total_queries) * batch.num_query_heads;
+    choice = rows <= multiprocessor_count() ? MergeShapeChoice::lanes : MergeShapeChoice::warps;
+  }
+  return choice == MergeShapeChoice::lanes ? 1 : 4;
 }
 
 void launch_attention(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream) {

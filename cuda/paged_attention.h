@@ -146,6 +146,18 @@ int resident_blocks_per_multiprocessor(Storage storage, int head_dim, int gqa_ra
 enum class TensorCoreLayoutChoice { automatic, deep, wide };
 void pin_tensor_core_layout(TensorCoreLayoutChoice choice);
 
+// The split-K merge (merge_splits_kernel) runs in one of two shapes:
+//   lanes  a row per LANES threads, one head lane each: a few rows with many splits each (batch 1) merge fastest
+//          so, as each thread's chain of merges then carries one lane instead of four;
+//   warps  a warp per row, four lanes a thread (16-byte loads): a quarter of the instructions, for many rows.
+// automatic: lanes while the rows (query tokens x query heads) number at most one per multiprocessor, warps
+// beyond (measured: reports/gpu/issue8-perf.md, session 15). As with the layout, pinning is for tests (pin_merge_shape, process-wide), or PACHECK_SPLITK_MERGE=
+// lanes|warps|automatic in the environment, read at each launch while nothing is pinned (replay lines carry it).
+enum class MergeShapeChoice { automatic, lanes, warps };
+void pin_merge_shape(MergeShapeChoice choice);
+// Head lanes per thread of the merge for this batch: 1 (lanes) or 4 (warps), as pinned or chosen above.
+int merge_lanes_per_thread(const DeviceBatch& batch);
+
 // Enqueues the attention kernel (and for split-K the reduce) on `stream`. Throws CudaError when a launch is
 // refused; errors during execution surface at the caller's next synchronisation (see cuda_check.h).
 void launch_attention(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream);

@@ -582,19 +582,32 @@ __global__ void __launch_bounds__(layout::kThreads * ROW_SETS,
 
 // --- the split-K reduce -----------------------------------------------------------------------------------------
 
-// One warp per output row (query token, query head): merges the row's non-empty splits in split order with the
-// online-softmax merge, then normalises. Lane l holds head lanes [kPerLane l, kPerLane l + kPerLane) of the
-// accumulator, so that with 128 or 256 lanes and head_dim % 4 == 0 (bf16 at head dim 128, the common case) its
-// share of a partial state is one or two 16-byte loads and of the output one or two 4-element stores; other
-// shapes go element by element. (m, d) redundantly.
-template <typename T, int LANES>
-__global__ void __launch_bounds__(128) merge_splits_kernel(const DeviceBatch batch, const DevicePlan plan) {
-  constexpr int kPerLane = LANES / 32;
-  const int warp_index = static_cast<int>((blockIdx.x * static_cast<unsigned>(blockDim.x) + threadIdx.x) / 32);
+// One output row (query token, query head) per MergeShape::kThreadsPerRow threads: merges the row's non-empty
+// splits in split order with the online-softmax merge, then normalises. Thread j of a row holds head lanes
+// [LANES_PER_THREAD j, LANES_PER_THREAD (j + 1)) of the accumulator; every warp of a row reads and shares (m, d)
+// and computes the factors itself, which keeps the warps free of any barrier. LANES_PER_THREAD is 1 or 4, chosen
+// per launch (merge_lanes_per_thread in paged_attention.h).
+template <int LANES, int LANES_PER_THREAD>
+struct MergeShape {
+  static constexpr int kLanesPerThread = LANES_PER_THREAD < LANES / 32 ? LANES_PER_THREAD : LANES / 32;
+  static constexpr int kThreadsPerRow = LANES / kLanesPerThread;  // whole warps
+  static constexpr int kThreads = kThreadsPerRow > 128 ? kThreadsPerRow : 128;
+  static constexpr int kRowsPerBlock = kThreads / kThreadsPerRow;
+};
+
+template <typename T, int LANES, int LANES_PER_THREAD>
+__global__ void __launch_bounds__(MergeShape<LANES, LANES_PER_THREAD>::kThreads)
+    merge_splits_kernel(const DeviceBatch batch, const DevicePlan plan) {
+  using Shape = MergeShape<LANES, LANES_PER_THREAD>;
+  constexpr int kPerThread = Shape::kLanesPerThread;
+  static_assert(Shape::kThreadsPerRow % 32 == 0, "a warp holds part of one row only");
+  const int row_index =
+      static_cast<int>(blockIdx.x) * Shape::kRowsPerBlock + static_cast<int>(threadIdx.x) / Shape::kThreadsPerRow;
+  const int first_lane = static_cast<int>(threadIdx.x) % Shape::kThreadsPerRow * kPerThread;
   const int lane = threadIdx.x & 31;
-  if (warp_index >= batch.total_queries * batch.num_query_heads) return;
-  const int query_row = warp_index / batch.num_query_heads;
-  const int query_head = warp_index % batch.num_query_heads;
+  if (row_index >= batch.total_queries * batch.num_query_heads) return;  // whole warps
+  const int query_row = row_index / batch.num_query_heads;
+  const int query_head = row_index % batch.num_query_heads;
   const int s = batch.sequence_of_query_row[query_row];
   const SequenceMeta seq = batch.sequences[s];
   const int token = query_row - seq.query_row_offset;
@@ -607,10 +620,9 @@ __global__ void __launch_bounds__(128) merge_splits_kernel(const DeviceBatch bat
   const int position = seq.context_len - seq.num_queries + token;
   const int used_splits = position / plan.split_sizes[s] + 1;  // splits holding a key at or before the query
   const int head_dim = batch.head_dim;
-  const int first_lane = kPerLane * lane;
-  // Pieces of 4 lanes (16-byte loads, 4-element stores) where the row length keeps them aligned and each piece is
-  // all inside the head or all past it.
-  const bool whole_pieces = kPerLane % 4 == 0 && head_dim % 4 == 0;
+  // Whole vectors of kPerThread lanes where the row length keeps them aligned and each is all inside the head or
+  // all past it; other shapes go element by element.
+  const bool whole_vectors = head_dim % kPerThread == 0;
   // The partial-state slot of split k of this row: [item][KV head][row].
   const std::size_t first_slot =
       (static_cast<std::size_t>(first_item) * batch.num_kv_heads + kv_head) * plan.row_capacity + r;
@@ -622,15 +634,17 @@ __global__ void __launch_bounds__(128) merge_splits_kernel(const DeviceBatch bat
 
   // Partials are read kBatch at a time, every load in flight together (lane b reads split b's (m, d), which the
   // lanes then share by shuffle), and merged with merge_in_order's steps: in split order, the operations of
-  // successive merges, but with the batch's exps side by side rather than one merge's chain after another
-  // (measured on the H200: 1,220 cycles a batch of 16 against 2,650 for successive merges), and each exp in one
-  // lane only. Slots past the row's last split are not read: they stay empty states, which merging skips (the
-  // identity). 16 per batch measured faster than 8 or 32.
+  // successive merges, but with the batch's exps side by side rather than one merge's chain after another, each
+  // part's two factors computed in one lane only (the same expf of the same values wherever it runs). Slots past
+  // the row's last split are not read: they stay empty states, which merging skips (the identity). A row's last
+  // few splits (or its only ones) are merged as a batch of 4, so that a one-split row does not step through 16
+  // parts. 16 per batch measured faster than 8 or 32 (reports/gpu/issue8-perf.md).
   constexpr int kBatch = 16;
-  constexpr int kShortBatch = 4;  // the last few splits (or a row's only ones): no 16 exps for 4 parts
-  static_assert(2 * kBatch <= 32, "a batch's factors fit one per lane");
-  OnlineSoftmaxState<kPerLane> merged;
-  merged.init(kPerLane);
+  constexpr int kShortBatch = 4;
+  static_assert(kBatch <= 32, "a batch's (m, d) fit one per lane");
+  using State = OnlineSoftmaxState<kPerThread>;
+  State merged;
+  merged.init(kPerThread);
   const auto merge_batch = [&](int k0, auto parts_constant) {
     constexpr int kParts = decltype(parts_constant)::value;
     float lane_max = -INFINITY, lane_denominator = 0.0f;
@@ -638,26 +652,27 @@ __global__ void __launch_bounds__(128) merge_splits_kernel(const DeviceBatch bat
       lane_max = plan.partial_max[slot_of(k0 + lane)];
       lane_denominator = plan.partial_denominator[slot_of(k0 + lane)];
     }
-    OnlineSoftmaxState<kPerLane> part[kParts];
+    State part[kParts];
 #pragma unroll
     for (int b = 0; b < kParts; ++b) {
-      part[b].init(kPerLane);
-      if (k0 + b >= used_splits) continue;
-      const float* const acc = plan.partial_acc + slot_of(k0 + b) * head_dim;
-      if (whole_pieces) {
+      part[b].init(kPerThread);
+      if (k0 + b >= used_splits || first_lane >= head_dim) continue;
+      const float* const acc = plan.partial_acc + slot_of(k0 + b) * head_dim + first_lane;
+      if (whole_vectors) {
+        if constexpr (kPerThread == 4) {
+          const float4 v = *reinterpret_cast<const float4*>(acc);
+          part[b].o[0] = v.x, part[b].o[1] = v.y, part[b].o[2] = v.z, part[b].o[3] = v.w;
+        } else if constexpr (kPerThread == 2) {
+          const float2 v = *reinterpret_cast<const float2*>(acc);
+          part[b].o[0] = v.x, part[b].o[1] = v.y;
+        } else {
 #pragma unroll
-        for (int i = 0; i < kPerLane; i += 4) {
-          if (first_lane + i >= head_dim) break;
-          const float4 v = *reinterpret_cast<const float4*>(acc + first_lane + i);
-          part[b].o[i] = v.x;
-          part[b].o[i + 1] = v.y;
-          part[b].o[i + 2] = v.z;
-          part[b].o[i + 3] = v.w;
+          for (int i = 0; i < kPerThread; ++i) part[b].o[i] = acc[i];
         }
       } else {
 #pragma unroll
-        for (int i = 0; i < kPerLane; ++i)
-          if (first_lane + i < head_dim) part[b].o[i] = acc[first_lane + i];
+        for (int i = 0; i < kPerThread; ++i)
+          if (first_lane + i < head_dim) part[b].o[i] = acc[i];
       }
     }
     // Only now the shuffles, which wait for the (m, d) loads: the accumulator loads above are already in flight.
@@ -667,27 +682,21 @@ __global__ void __launch_bounds__(128) merge_splits_kernel(const DeviceBatch bat
       part[b].m = part_max[b] = __shfl_sync(0xffffffffu, lane_max, b);
       part[b].d = __shfl_sync(0xffffffffu, lane_denominator, b);
     }
-    // merge_in_order's steps, with its 2 x kParts factors spread over the lanes instead of all of them evaluated
-    // in every lane (the same expf of the same values wherever it runs): lane i < kParts computes part i's self
-    // factor, lane kParts + i its other factor, and shuffles hand them to every lane.
-    using State = OnlineSoftmaxState<kPerLane>;
     const float merged_max = State::merge_maxima(merged.m, part_max, before);
+    // Lane i computes part i's two factors (lanes past kParts repeat part i % kParts and are not read).
     const int i = lane % kParts;
-    float lane_before = before[0], lane_part_max = part_max[0];
+    float lane_before = before[0];
 #pragma unroll
-    for (int b = 1; b < kParts; ++b) {
-      lane_before = b == i ? before[b] : lane_before;
-      lane_part_max = b == i ? part_max[b] : lane_part_max;
-    }
-    const float lane_factor = lane < kParts ? State::merge_self_factor(lane_before, lane_part_max)
-                                            : State::merge_other_factor(lane_before, lane_part_max);
+    for (int b = 1; b < kParts; ++b) lane_before = b == i ? before[b] : lane_before;
+    const float lane_self_factor = State::merge_self_factor(lane_before, lane_max);
+    const float lane_other_factor = State::merge_other_factor(lane_before, lane_max);
     float self_factor[kParts], other_factor[kParts];
 #pragma unroll
     for (int b = 0; b < kParts; ++b) {
-      self_factor[b] = __shfl_sync(0xffffffffu, lane_factor, b);
-      other_factor[b] = __shfl_sync(0xffffffffu, lane_factor, kParts + b);
+      self_factor[b] = __shfl_sync(0xffffffffu, lane_self_factor, b);
+      other_factor[b] = __shfl_sync(0xffffffffu, lane_other_factor, b);
     }
-    merged.apply_merges_in_order(part, self_factor, other_factor, merged_max, kPerLane);
+    merged.apply_merges_in_order(part, self_factor, other_factor, merged_max, kPerThread);
   };
   for (int k0 = 0; k0 < used_splits; k0 += kBatch) {
     if (used_splits - k0 <= kShortBatch)
@@ -695,26 +704,24 @@ __global__ void __launch_bounds__(128) merge_splits_kernel(const DeviceBatch bat
     else
       merge_batch(k0, std::integral_constant<int, kBatch>{});
   }
-  float out[kPerLane];
-  merged.normalize(out, kPerLane);
-  T* const output = static_cast<T*>(batch.output);
-  const std::size_t base = (static_cast<std::size_t>(query_row) * batch.num_query_heads + query_head) * head_dim;
-  if (whole_pieces) {
-    struct alignas(4 * sizeof(T)) Four {
-      T element[4];
+  if (first_lane >= head_dim) return;
+  float out[kPerThread];
+  merged.normalize(out, kPerThread);
+  T* const output =
+      static_cast<T*>(batch.output) + (static_cast<std::size_t>(query_row) * batch.num_query_heads + query_head) * head_dim +
+      first_lane;
+  if (whole_vectors) {
+    struct alignas(kPerThread * sizeof(T)) Vector {
+      T element[kPerThread];
     };
+    Vector v;
 #pragma unroll
-    for (int i = 0; i < kPerLane; i += 4) {
-      if (first_lane + i >= head_dim) break;
-      Four four;
-#pragma unroll
-      for (int e = 0; e < 4; ++e) four.element[e] = StorageOps<T>::from_float(out[i + e]);
-      *reinterpret_cast<Four*>(output + base + first_lane + i) = four;
-    }
+    for (int e = 0; e < kPerThread; ++e) v.element[e] = StorageOps<T>::from_float(out[e]);
+    *reinterpret_cast<Vector*>(output) = v;
   } else {
 #pragma unroll
-    for (int i = 0; i < kPerLane; ++i)
-      if (first_lane + i < head_dim) output[base + first_lane + i] = StorageOps<T>::from_float(out[i]);
+    for (int e = 0; e < kPerThread; ++e)
+      if (first_lane + e < head_dim) output[e] = StorageOps<T>::from_float(out[e]);
   }
 }
 
@@ -754,21 +761,29 @@ struct AttentionLauncher {
       KERNEL<<<grid, THREADS, SHARED, stream>>>(batch, plan, FastDivmod(batch.block_size));
     check_launch("the paged attention kernel");
     if (plan.split_k) {
-      const long long warps = static_cast<long long>(batch.total_queries) * batch.num_query_heads;
-      // A programmatic dependent launch (see allow_dependent_launch): the merge's blocks may start before the
-      // attention kernel ends, and wait for it before reading the partial states.
-      cudaLaunchConfig_t config = {};
-      config.gridDim = dim3(static_cast<unsigned>((warps * 32 + 127) / 128));
-      config.blockDim = dim3(128);
-      config.stream = stream;
-      cudaLaunchAttribute dependent_launch = {};
-      dependent_launch.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-      dependent_launch.val.programmaticStreamSerializationAllowed = 1;
-      config.attrs = &dependent_launch;
-      config.numAttrs = 1;
-      cuda_check(cudaLaunchKernelEx(&config, merge_splits_kernel<T, LANES>, batch, plan),
-                 "launching the split-K merge kernel");
+      if (merge_lanes_per_thread(batch) == 1) return launch_merge<1>(batch, plan, stream);
+      launch_merge<4>(batch, plan, stream);
     }
+  }
+
+ private:
+  template <int LANES_PER_THREAD>
+  static void launch_merge(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream) {
+    using Shape = MergeShape<LANES, LANES_PER_THREAD>;
+    const long long rows = static_cast<long long>(batch.total_queries) * batch.num_query_heads;
+    // A programmatic dependent launch (see allow_dependent_launch): the merge's blocks may start before the
+    // attention kernel ends, and wait for it before reading the partial states.
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(static_cast<unsigned>((rows + Shape::kRowsPerBlock - 1) / Shape::kRowsPerBlock));
+    config.blockDim = dim3(Shape::kThreads);
+    config.stream = stream;
+    cudaLaunchAttribute dependent_launch = {};
+    dependent_launch.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    dependent_launch.val.programmaticStreamSerializationAllowed = 1;
+    config.attrs = &dependent_launch;
+    config.numAttrs = 1;
+    cuda_check(cudaLaunchKernelEx(&config, merge_splits_kernel<T, LANES, LANES_PER_THREAD>, batch, plan),
+               "launching the split-K merge kernel");
   }
 };
 

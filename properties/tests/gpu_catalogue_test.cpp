@@ -1,7 +1,8 @@
 // The GPU suite (ctest label `gpu`): every property of the catalogue against every variant that needs a GPU, one
 // gtest per (property, variant), e.g. GpuCatalogue/GpuPropertyTest.Holds/UlpBoundedAgreement__cuda_fused, on the
 // general draw and on serving-engine shapes only (GpuEngineShapes/...: where the tensor copies run), each with the
-// tensor-core layout chosen as in production and pinned to the deep one (...Deep/...). Case
+// tensor-core layout and split-K merge shape chosen as in production, and pinned to the deep layout and the
+// warp-per-row merge (...Deep/...), which the catalogue's mostly small problems would not otherwise run. Case
 // counts come from RC_PARAMS (RC_PARAMS="max_success=1000" for the acceptance run). Without a CUDA device every
 // test skips with the reason. At the end it prints, per variant and dtype, the worst error seen against its
 // bound (and writes it as JSON to $PACHECK_GPU_SUMMARY when set): the figures reports/gpu/ quotes.
@@ -77,16 +78,17 @@ struct PropertyOnVariant {
   const Variant* variant;
   bool engine_shapes;  // gen::Limits::engine_shapes: the shapes where the tensor-core kernel's tensor copies run
   // The catalogue's problems are mostly grids of at most one wave, for which the automatic choice is the wide
-  // layout (some split-K draws reach more); the Deep suites pin the other.
-  cuda::TensorCoreLayoutChoice layout;
+  // layout (some split-K draws reach more), and a few rows, which the merge takes a head lane per thread; the
+  // Deep suites pin the deep layout and the warp-per-row merge (`deep`), the others leave both to production.
+  bool deep;
 };
 
-std::vector<PropertyOnVariant> gpu_pairs(bool engine_shapes, cuda::TensorCoreLayoutChoice layout) {
+std::vector<PropertyOnVariant> gpu_pairs(bool engine_shapes, bool deep) {
   std::vector<PropertyOnVariant> pairs;
   for (const Property& p : catalogue())
     for (const Variant* v : Registry::instance().variants())
       if (v->capabilities().needs_gpu && p.applies(v->capabilities()))
-        pairs.push_back({&p, v, engine_shapes, layout});
+        pairs.push_back({&p, v, engine_shapes, deep});
   return pairs;
 }
 
@@ -102,31 +104,30 @@ TEST_P(GpuPropertyTest, Holds) {
   ctx.limits = limits_for(ctx.variant->capabilities());
   ctx.limits.engine_shapes = GetParam().engine_shapes;
   ctx.replay_program = PACHECK_BINARY;
-  // Replays run the same layout: the pinned one, or the automatic rule even where the environment pins another.
-  if (GetParam().layout == cuda::TensorCoreLayoutChoice::deep)
-    ctx.replay_program = "PACHECK_TENSOR_CORE_LAYOUT=deep " + ctx.replay_program;
-  else if (std::getenv("PACHECK_TENSOR_CORE_LAYOUT") != nullptr)
-    ctx.replay_program = "PACHECK_TENSOR_CORE_LAYOUT=automatic " + ctx.replay_program;
+  // Replays run the same kernels: the pinned ones, or the automatic rules even where the environment pins others.
+  if (GetParam().deep)
+    ctx.replay_program = "PACHECK_TENSOR_CORE_LAYOUT=deep PACHECK_SPLITK_MERGE=warps " + ctx.replay_program;
+  else if (std::getenv("PACHECK_TENSOR_CORE_LAYOUT") != nullptr || std::getenv("PACHECK_SPLITK_MERGE") != nullptr)
+    ctx.replay_program = "PACHECK_TENSOR_CORE_LAYOUT=automatic PACHECK_SPLITK_MERGE=automatic " + ctx.replay_program;
   const std::string variant = ctx.variant->name();
   ctx.observer = [variant](const CaseObservation& c) { record(variant, c); };
   const Property& property = *GetParam().property;
-  cuda::pin_tensor_core_layout(GetParam().layout);
+  cuda::pin_tensor_core_layout(GetParam().deep ? cuda::TensorCoreLayoutChoice::deep
+                                               : cuda::TensorCoreLayoutChoice::automatic);
+  cuda::pin_merge_shape(GetParam().deep ? cuda::MergeShapeChoice::warps : cuda::MergeShapeChoice::automatic);
   rc::detail::checkGTest([&] { property.body(ctx); });
   cuda::pin_tensor_core_layout(cuda::TensorCoreLayoutChoice::automatic);
+  cuda::pin_merge_shape(cuda::MergeShapeChoice::automatic);
 }
 
 std::string test_name(const ::testing::TestParamInfo<PropertyOnVariant>& info) {
   return info.param.property->name + "__" + info.param.variant->name();
 }
-using cuda::TensorCoreLayoutChoice;
-INSTANTIATE_TEST_SUITE_P(GpuCatalogue, GpuPropertyTest,
-                         ::testing::ValuesIn(gpu_pairs(false, TensorCoreLayoutChoice::automatic)), test_name);
-INSTANTIATE_TEST_SUITE_P(GpuCatalogueDeep, GpuPropertyTest,
-                         ::testing::ValuesIn(gpu_pairs(false, TensorCoreLayoutChoice::deep)), test_name);
-INSTANTIATE_TEST_SUITE_P(GpuEngineShapes, GpuPropertyTest,
-                         ::testing::ValuesIn(gpu_pairs(true, TensorCoreLayoutChoice::automatic)), test_name);
-INSTANTIATE_TEST_SUITE_P(GpuEngineShapesDeep, GpuPropertyTest,
-                         ::testing::ValuesIn(gpu_pairs(true, TensorCoreLayoutChoice::deep)), test_name);
+INSTANTIATE_TEST_SUITE_P(GpuCatalogue, GpuPropertyTest, ::testing::ValuesIn(gpu_pairs(false, false)), test_name);
+INSTANTIATE_TEST_SUITE_P(GpuCatalogueDeep, GpuPropertyTest, ::testing::ValuesIn(gpu_pairs(false, true)), test_name);
+INSTANTIATE_TEST_SUITE_P(GpuEngineShapes, GpuPropertyTest, ::testing::ValuesIn(gpu_pairs(true, false)), test_name);
+INSTANTIATE_TEST_SUITE_P(GpuEngineShapesDeep, GpuPropertyTest, ::testing::ValuesIn(gpu_pairs(true, true)),
+                         test_name);
 
 // A kernel that touches memory it does not own must surface as an exception carrying CUDA's own text, not as a
 // hang or zeros. The access poisons the CUDA context, so it runs in a fresh process (death-test style).

@@ -28,9 +28,11 @@ done; done
 wait  # the sanitizers after: alongside, they slowed the catalogue past its limit
 mkdir -p /tmp/san
 # Each sanitizer on the general draw, on engine shapes (where the tensor-core kernel's tensor copies run) and on
-# engine shapes with the deep tensor-core layout pinned (small problems otherwise run the wide one).
+# engine shapes with the deep tensor-core layout and the warp-per-row split-K merge pinned (small problems
+# otherwise run the wide layout and the lane-per-thread merge).
 for v in cuda_fused cuda_splitk; do for t in memcheck racecheck initcheck; do for draw in general engine engine-deep; do
   (export PACHECK_TENSOR_CORE_LAYOUT=$([ $draw = engine-deep ] && echo deep || echo automatic)
+   export PACHECK_SPLITK_MERGE=$([ $draw = engine-deep ] && echo warps || echo automatic)
    timeout $LIMIT compute-sanitizer --tool $t --error-exitcode 9 ./pacheck check --variant $v --property UlpBoundedAgreement \
      --property MaskedLanesZeroWeight --cases $SAN_CASES $([ $draw != general ] && echo --engine-shapes) \
      --failures /tmp/san/f-$v-$t-$draw > /tmp/san/$v-$t-$draw.log 2>&1; echo "exit $?" >> /tmp/san/$v-$t-$draw.log) &
