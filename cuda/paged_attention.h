@@ -149,7 +149,8 @@ void pin_tensor_core_layout(TensorCoreLayoutChoice choice);
 // The split-K merge (merge_splits_kernel) runs in one of two shapes:
 //   lanes  a row per LANES threads, one head lane each: a few rows with many splits each (batch 1) merge fastest
 //          so, as each thread's chain of merges then carries one lane instead of four;
-//   warps  a warp per row, four lanes a thread (16-byte loads): a quarter of the instructions, for many rows.
+//   warps  four lanes a thread (16-byte loads), so a warp per row up to 128 lanes: a quarter of the
+//          instructions, for many rows.
 // automatic: lanes while the rows (query tokens x query heads) number at most one per multiprocessor, warps
 // beyond (measured: reports/gpu/issue8-perf.md, session 15). As with the layout, pinning is for tests (pin_merge_shape, process-wide), or PACHECK_SPLITK_MERGE=
 // lanes|warps|automatic in the environment, read at each launch while nothing is pinned (replay lines carry it).

@@ -586,7 +586,8 @@ __global__ void __launch_bounds__(layout::kThreads * ROW_SETS,
 // splits in split order with the online-softmax merge, then normalises. Thread j of a row holds head lanes
 // [LANES_PER_THREAD j, LANES_PER_THREAD (j + 1)) of the accumulator; every warp of a row reads and shares (m, d)
 // and computes the factors itself, which keeps the warps free of any barrier. LANES_PER_THREAD is 1 or 4, chosen
-// per launch (merge_lanes_per_thread in paged_attention.h).
+// per launch (merge_lanes_per_thread in paged_attention.h), and capped at LANES / 32 so that a row is whole warps
+// (2 lanes a thread at 64 lanes).
 template <int LANES, int LANES_PER_THREAD>
 struct MergeShape {
   static constexpr int kLanesPerThread = LANES_PER_THREAD < LANES / 32 ? LANES_PER_THREAD : LANES / 32;
