@@ -1,7 +1,8 @@
 #!/bin/bash
-# Session 15's A/B calls on the H200: the catalogue (4 suites x 2 kernels, CASES per property) on this build, then
-# each shape timed by $BASELINE (the previous build's benchmark) and by this build's (or each of $CANDIDATES),
-# twice, interleaved.
+# Session 15's A/B calls on the H200: session 14's s14_ab.sh (copied beside this script into .gpu-bin; the
+# catalogue, 4 suites x 2 kernels at CASES per property, then each shape timed by $BASELINE and each of
+# $CANDIDATES, twice, interleaved), then memcheck with the split-K merge's shape automatic or pinned either way
+# (the calls ran the two as one file).
 #   call 1 (the merge, a head lane per thread): BASELINE=head_bench CANDIDATES="paged_attention_bench
 #     batch16_bench" BENCH_ARGS=--stages MEMCHECK=1 CASES=150 LIMIT=150 SHAPES="..." (head_bench: 7cee714;
 #     paged_attention_bench: batches of 32 splits, batch16_bench: of 16) -> merge_lane_per_thread_ab.log
@@ -12,23 +13,10 @@
 #     CANDIDATES="paged_attention_bench lanes_bench warps_bench" MEMCHECK=1 CASES=300 LIMIT=200 (lanes_bench and
 #     warps_bench: the same build with PACHECK_SPLITK_MERGE pinned) -> merge_shape_choice_ab.log. Its memcheck of
 #     the pinned shapes ran the engine-shape draw on the automatic shape (a bug of this loop, mended below).
-# MEMCHECK=1 adds compute-sanitizer memcheck on both kernels (general draw and engine shapes, 40 cases).
+# MEMCHECK=1 adds compute-sanitizer memcheck (general draw and engine shapes, 40 cases): cuda_fused, and cuda_splitk
+# with the merge's shape automatic, lanes and warps.
 cd "$(dirname "$0")"
-BASELINE=${BASELINE:-baseline_bench}
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u
-export RC_PARAMS="max_success=${CASES:-200}"
-for suite in GpuCatalogue GpuCatalogueDeep GpuEngineShapes GpuEngineShapesDeep; do for v in cuda_fused cuda_splitk; do
-  filter="$suite/*__$v"; [ $suite$v = GpuCataloguecuda_fused ] && filter="$filter:GpuKernelErrors*"
-  (timeout ${LIMIT:-200} ./gpu_catalogue_test --gtest_filter="$filter" > $OUT/cat_$suite-$v.log 2>&1; echo "exit $?" >> $OUT/cat_$suite-$v.log) &
-done; done
-wait
-for f in $OUT/cat_*.log; do echo "== $f"; grep -E "^\[  PASSED|^\[  FAILED|^exit|Failure|SKIPPED \]" $f | sort | uniq -c | head -8; done
-(cd $OUT && tar czf catalogue_logs.tar.gz cat_*.log && rm -f cat_*.log)
-for shape in ${SHAPES:-4,1,32768 8,1,32768 4,1,8192 4,1,1024 4,64,8192 8,64,8192 4,256,8192 8,256,8192}; do for rep in 1 2; do
-  for b in $BASELINE ${CANDIDATES:-paged_attention_bench}; do
-    echo "== $b $shape rep $rep"; timeout 60 ./$b ${BENCH_ARGS:-} --only $shape --json /tmp/x.json 2>&1 | grep -E "cuda_|WARN"
-  done
-done; done 2>&1 | tee $OUT/ab.log
+MEMCHECK=0 bash s14_ab.sh
 [ "${MEMCHECK:-0}" = 1 ] && for run in cuda_splitk cuda_fused cuda_splitk:lanes cuda_splitk:warps; do for draw in general engine; do
   merge=${run#*:}; [ "$merge" = "$run" ] && merge=automatic; v=${run%:*}
   PACHECK_SPLITK_MERGE=$merge timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 ./pacheck check --variant $v --property UlpBoundedAgreement \
