@@ -1,6 +1,7 @@
 // The production instantiations of the paged-attention kernels (paged_attention_kernel.cuh): one layout per
 // storage type, head capacity (32, 64, 128, 256 lanes) and row capacity (4, 8), two for bf16 at 128 lanes (deep
 // and wide, chosen per launch).
+#include <array>
 #include <atomic>
 #include <cstdlib>
 #include <stdexcept>
@@ -44,12 +45,13 @@ namespace {
 // is pinned, the environment variable `variable` does (PACHECK_TENSOR_CORE_LAYOUT=deep|wide, PACHECK_SPLITK_MERGE=
 // lanes|warps): the replay lines of the GPU suite's pinned runs carry it, so that a failure there replays on the
 // same kernels. `names` lists the choices other than automatic, which is also what an empty variable means.
-template <typename Choice, int N>
+// Its constructor is constexpr, so the globals below are constant-initialised (C++17 has no constinit to say so):
+// no static initialiser elsewhere can see one unconstructed.
+template <typename Choice, std::size_t N>
 class PinnableChoice {
  public:
-  PinnableChoice(const char* variable, const std::pair<const char*, Choice> (&names)[N]) : variable_(variable) {
-    for (int i = 0; i < N; ++i) names_[i] = names[i];
-  }
+  constexpr PinnableChoice(const char* variable, std::array<std::pair<const char*, Choice>, N> names)
+      : variable_(variable), names_(names) {}
   void pin(Choice choice) {
     pinned_choice_.store(choice);
     pinned_.store(true);
@@ -68,17 +70,16 @@ class PinnableChoice {
     throw std::invalid_argument(std::string(variable_) + " must be " + allowed + "or automatic, not '" + value + "'");
   }
   const char* variable_;
-  std::pair<const char*, Choice> names_[N];
+  std::array<std::pair<const char*, Choice>, N> names_;
   std::atomic<bool> pinned_{false};
   std::atomic<Choice> pinned_choice_{Choice::automatic};
 };
 
-PinnableChoice<TensorCoreLayoutChoice, 2> g_layout("PACHECK_TENSOR_CORE_LAYOUT",
-                                                   {{"deep", TensorCoreLayoutChoice::deep},
-                                                    {"wide", TensorCoreLayoutChoice::wide}});
-PinnableChoice<MergeShapeChoice, 2> g_merge_shape("PACHECK_SPLITK_MERGE",
-                                                  {{"lanes", MergeShapeChoice::lanes},
-                                                   {"warps", MergeShapeChoice::warps}});
+PinnableChoice<TensorCoreLayoutChoice, 2> g_layout(
+    "PACHECK_TENSOR_CORE_LAYOUT",
+    {{{"deep", TensorCoreLayoutChoice::deep}, {"wide", TensorCoreLayoutChoice::wide}}});
+PinnableChoice<MergeShapeChoice, 2> g_merge_shape(
+    "PACHECK_SPLITK_MERGE", {{{"lanes", MergeShapeChoice::lanes}, {"warps", MergeShapeChoice::warps}}});
 
 int multiprocessor_count() {
   int device = 0, multiprocessors = 0;
@@ -147,13 +148,11 @@ void pin_tensor_core_layout(TensorCoreLayoutChoice choice) { g_layout.pin(choice
 
 void pin_merge_shape(MergeShapeChoice choice) { g_merge_shape.pin(choice); }
 
-int merge_lanes_per_thread(const DeviceBatch& batch) {
-  MergeShapeChoice choice = g_merge_shape.current();
-  if (choice == MergeShapeChoice::automatic) {
-    const long long rows = static_cast<long long>(batch.total_queries) * batch.num_query_heads;
-    choice = rows <= multiprocessor_count() ? MergeShapeChoice::lanes : MergeShapeChoice::warps;
-  }
-  return choice == MergeShapeChoice::lanes ? 1 : 4;
+MergeShapeChoice merge_shape_for(const DeviceBatch& batch) {
+  const MergeShapeChoice pinned = g_merge_shape.current();
+  if (pinned != MergeShapeChoice::automatic) return pinned;
+  const long long rows = static_cast<long long>(batch.total_queries) * batch.num_query_heads;
+  return rows <= multiprocessor_count() ? MergeShapeChoice::lanes : MergeShapeChoice::warps;
 }
 
 void launch_attention(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream) {
@@ -165,6 +164,9 @@ void launch_attention(const DeviceBatch& batch, const DevicePlan& plan, cudaStre
                                 "block_size * num_kv_heads must stay below 2^32");
   if (plan.row_capacity != 4 && plan.row_capacity != layout::kMaxRows)
     throw std::invalid_argument("row capacity must be 4 or 8, got " + std::to_string(plan.row_capacity));
+  // A malformed pin variable fails here, before the attention kernel is enqueued, whichever kernels it names.
+  g_layout.current();
+  g_merge_shape.current();
   switch (batch.storage) {
     case Storage::f32: return launch_typed<float>(batch, plan, stream);
     case Storage::f16: return launch_typed<__half>(batch, plan, stream);

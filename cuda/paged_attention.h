@@ -1,14 +1,14 @@
 // The CUDA paged-attention kernels behind cuda_fused and cuda_splitk, and the plan a launch follows.
 //
-// Both variants run the same work items on one of two kernels (kernel_arithmetic says which): the tensor-core
-// kernel for bf16 with head dims that are a multiple of 8 (tensor_core_attention_kernel.cuh), the fp32 CUDA-core
-// kernel for everything else (paged_attention_kernel.cuh). A thread block owns one work item: a run of consecutive rows of
-// one (sequence, KV head), where the rows of a (sequence, KV head) are its (query token, query head of the GQA
-// group) pairs in token-major order, and a range of key positions. It walks that range through the block table
-// one tile of keys at a time (16-byte asynchronous copies into shared memory, several tiles in flight, the
-// table itself staged in shared memory), masks the ragged tail and the causal future, and folds each tile into
-// the rows' online-softmax states (variants/online_softmax.h). A block holds whole GQA groups whenever a group
-// fits (up to 8 query heads), so every K/V tile it reads serves all query heads of the group.
+// Both variants run the same work items on one of two kernels (kernel_arithmetic says which): the tensor-core kernel
+// for bf16 with head dims that are a multiple of 8 (tensor_core_attention_kernel.cuh), the fp32 CUDA-core kernel for
+// everything else (paged_attention_kernel.cuh). A thread block owns one work item: a run of consecutive rows of one
+// (sequence, KV head), where the rows of a (sequence, KV head) are its (query token, query head of the GQA group) pairs
+// in token-major order, and a range of key positions. It walks that range through the block table one tile of keys at a
+// time (16-byte asynchronous copies into shared memory, several tiles in flight, the table itself staged in shared
+// memory), masks the ragged tail and the causal future, and folds each tile into the rows' online-softmax states
+// (variants/online_softmax.h). A block holds whole GQA groups whenever a group fits (up to 8 query heads), so every K/V
+// tile it reads serves all query heads of the group.
 //   cuda_fused:  one item per run of rows, covering every key the rows attend to; the block writes the output.
 //   cuda_splitk: the history is cut into splits of a fixed number of keys per sequence (flash-decoding); one item
 //                per (run of rows, split) writes its partial state (max, denominator, fp32 accumulator) to
@@ -152,15 +152,18 @@ void pin_tensor_core_layout(TensorCoreLayoutChoice choice);
 //   warps  four lanes a thread (16-byte loads), so a warp per row up to 128 lanes: a quarter of the
 //          instructions, for many rows.
 // automatic: lanes while the rows (query tokens x query heads) number at most one per multiprocessor, warps
-// beyond (measured: reports/gpu/issue8-perf.md, session 15). As with the layout, pinning is for tests (pin_merge_shape, process-wide), or PACHECK_SPLITK_MERGE=
-// lanes|warps|automatic in the environment, read at each launch while nothing is pinned (replay lines carry it).
+// beyond (measured: reports/gpu/issue8-perf.md, session 15). As with the layout, pinning is for tests
+// (pin_merge_shape, process-wide), or PACHECK_SPLITK_MERGE=lanes|warps|automatic in the environment, read at each
+// launch while nothing is pinned (replay lines carry it).
 enum class MergeShapeChoice { automatic, lanes, warps };
 void pin_merge_shape(MergeShapeChoice choice);
-// Head lanes per thread of the merge for this batch: 1 (lanes) or 4 (warps), as pinned or chosen above.
-int merge_lanes_per_thread(const DeviceBatch& batch);
+// The merge's shape for this batch, as pinned or chosen above: lanes or warps, never automatic.
+MergeShapeChoice merge_shape_for(const DeviceBatch& batch);
 
-// Enqueues the attention kernel (and for split-K the reduce) on `stream`. Throws CudaError when a launch is
-// refused; errors during execution surface at the caller's next synchronisation (see cuda_check.h).
+// Enqueues the attention kernel (and for split-K the reduce) on `stream`. Throws std::invalid_argument, before
+// enqueuing anything, on a shape the kernels do not take or a malformed PACHECK_TENSOR_CORE_LAYOUT or
+// PACHECK_SPLITK_MERGE, and CudaError when a launch is refused; errors during execution surface at the caller's
+// next synchronisation (see cuda_check.h).
 void launch_attention(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream);
 
 }  // namespace pacheck::cuda

@@ -584,20 +584,20 @@ __global__ void __launch_bounds__(layout::kThreads * ROW_SETS,
 
 // One output row (query token, query head) per MergeShape::kThreadsPerRow threads: merges the row's non-empty
 // splits in split order with the online-softmax merge, then normalises. Thread j of a row holds head lanes
-// [LANES_PER_THREAD j, LANES_PER_THREAD (j + 1)) of the accumulator; every warp of a row reads and shares (m, d)
-// and computes the factors itself, which keeps the warps free of any barrier. LANES_PER_THREAD is 1 or 4, chosen
-// per launch (merge_lanes_per_thread in paged_attention.h), and capped at LANES / 32 so that a row is whole warps
-// (2 lanes a thread at 64 lanes).
+// [kLanesPerThread j, kLanesPerThread (j + 1)) of the accumulator; every warp of a row reads and shares (m, d) and
+// computes the factors itself, which keeps the warps free of any barrier. LANES_PER_THREAD is 1 (the lanes shape)
+// or 4 (warps), chosen per launch (merge_shape_for in paged_attention.h); kLanesPerThread caps it at LANES / 32 so
+// that a row is whole warps (2 lanes a thread at 64 lanes).
 template <int LANES, int LANES_PER_THREAD>
 struct MergeShape {
   static constexpr int kLanesPerThread = LANES_PER_THREAD < LANES / 32 ? LANES_PER_THREAD : LANES / 32;
   static constexpr int kThreadsPerRow = LANES / kLanesPerThread;  // whole warps
-  static constexpr int kThreads = kThreadsPerRow > 128 ? kThreadsPerRow : 128;
-  static constexpr int kRowsPerBlock = kThreads / kThreadsPerRow;
+  static constexpr int kBlockThreads = kThreadsPerRow > 128 ? kThreadsPerRow : 128;
+  static constexpr int kRowsPerBlock = kBlockThreads / kThreadsPerRow;
 };
 
 template <typename T, int LANES, int LANES_PER_THREAD>
-__global__ void __launch_bounds__(MergeShape<LANES, LANES_PER_THREAD>::kThreads)
+__global__ void __launch_bounds__(MergeShape<LANES, LANES_PER_THREAD>::kBlockThreads)
     merge_splits_kernel(const DeviceBatch batch, const DevicePlan plan) {
   using Shape = MergeShape<LANES, LANES_PER_THREAD>;
   constexpr int kPerThread = Shape::kLanesPerThread;
@@ -684,7 +684,7 @@ __global__ void __launch_bounds__(MergeShape<LANES, LANES_PER_THREAD>::kThreads)
       part[b].d = __shfl_sync(0xffffffffu, lane_denominator, b);
     }
     const float merged_max = State::merge_maxima(merged.m, part_max, before);
-    // Lane i computes part i's two factors (lanes past kParts repeat part i % kParts and are not read).
+    // Lane i < kParts computes part i's two factors (the other lanes' are never read).
     const int i = lane % kParts;
     float lane_before = before[0];
 #pragma unroll
@@ -708,9 +708,8 @@ __global__ void __launch_bounds__(MergeShape<LANES, LANES_PER_THREAD>::kThreads)
   if (first_lane >= head_dim) return;
   float out[kPerThread];
   merged.normalize(out, kPerThread);
-  T* const output =
-      static_cast<T*>(batch.output) + (static_cast<std::size_t>(query_row) * batch.num_query_heads + query_head) * head_dim +
-      first_lane;
+  const std::size_t output_row = static_cast<std::size_t>(query_row) * batch.num_query_heads + query_head;
+  T* const output = static_cast<T*>(batch.output) + output_row * head_dim + first_lane;
   if (whole_vectors) {
     struct alignas(kPerThread * sizeof(T)) Vector {
       T element[kPerThread];
@@ -762,7 +761,7 @@ struct AttentionLauncher {
       KERNEL<<<grid, THREADS, SHARED, stream>>>(batch, plan, FastDivmod(batch.block_size));
     check_launch("the paged attention kernel");
     if (plan.split_k) {
-      if (merge_lanes_per_thread(batch) == 1) return launch_merge<1>(batch, plan, stream);
+      if (merge_shape_for(batch) == MergeShapeChoice::lanes) return launch_merge<1>(batch, plan, stream);
       launch_merge<4>(batch, plan, stream);
     }
   }
@@ -776,7 +775,7 @@ struct AttentionLauncher {
     // attention kernel ends, and wait for it before reading the partial states.
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>((rows + Shape::kRowsPerBlock - 1) / Shape::kRowsPerBlock));
-    config.blockDim = dim3(Shape::kThreads);
+    config.blockDim = dim3(Shape::kBlockThreads);
     config.stream = stream;
     cudaLaunchAttribute dependent_launch = {};
     dependent_launch.id = cudaLaunchAttributeProgrammaticStreamSerialization;
@@ -790,10 +789,10 @@ struct AttentionLauncher {
 
 // The CUDA-core kernel in one layout (kernel_layout.h's KernelShape as template arguments).
 template <typename T, int LANES, int ROWS_PER_THREAD, int ROW_SETS, int TILE_KEYS, int STAGES, int LPT>
-using KernelLayout =
-    AttentionLauncher<attention_kernel<T, LANES, ROWS_PER_THREAD, ROW_SETS, TILE_KEYS, STAGES, LPT>, T, LANES,
-                      ROWS_PER_THREAD * ROW_SETS, layout::kThreads * ROW_SETS,
-                      layout::shared_layout(LANES, sizeof(T), ROWS_PER_THREAD * ROW_SETS, TILE_KEYS, STAGES, LPT).total>;
+using KernelLayout = AttentionLauncher<
+    attention_kernel<T, LANES, ROWS_PER_THREAD, ROW_SETS, TILE_KEYS, STAGES, LPT>, T, LANES, ROWS_PER_THREAD * ROW_SETS,
+    layout::kThreads * ROW_SETS,
+    layout::shared_layout(LANES, sizeof(T), ROWS_PER_THREAD * ROW_SETS, TILE_KEYS, STAGES, LPT).total>;
 
 // The production layout for a storage type, head capacity and row capacity (4 or 8).
 template <typename T, int LANES, int ROW_CAPACITY>

@@ -290,11 +290,10 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
 #pragma unroll
       for (int c = 0; c < kCopiesPerLane; ++c) {
         const int piece = lane + 32 * c;
+        const int key = warp * kWarpKeys + piece / kChunksPerRow, chunk = piece % kChunksPerRow;
         unsigned char* const stage = kv_tiles + s * kStageBytes;
-        *reinterpret_cast<uint4*>(stage + piece_offset(0, warp * kWarpKeys + piece / kChunksPerRow, piece % kChunksPerRow)) =
-            make_uint4(0, 0, 0, 0);
-        *reinterpret_cast<uint4*>(stage + piece_offset(1, warp * kWarpKeys + piece / kChunksPerRow, piece % kChunksPerRow)) =
-            make_uint4(0, 0, 0, 0);
+        for (int kv = 0; kv < 2; ++kv)
+          *reinterpret_cast<uint4*>(stage + piece_offset(kv, key, chunk)) = make_uint4(0, 0, 0, 0);
       }
   }
   const int first_block = block_div.quotient(item.key_begin);

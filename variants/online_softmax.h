@@ -117,8 +117,8 @@ struct OnlineSoftmaxState {
   // and every part's two factors are computed before any sum is touched, so that a GPU thread evaluates the
   // 2 x Parts exps side by side instead of as one chain of merges, each waiting on the last (the split-K reduce
   // is bound by that chain). Its three steps are public for code that computes the factors elsewhere: the GPU
-  // reduce spreads a batch's exps over a warp's lanes (merge_maxima, then one merge_self_factor or
-  // merge_other_factor per lane, then apply_merges_in_order).
+  // reduce spreads a batch's exps over a warp's lanes (merge_maxima, then part k's merge_self_factor and
+  // merge_other_factor in lane k, then apply_merges_in_order).
   template <int Parts>
   PACHECK_HOST_DEVICE void merge_in_order(const OnlineSoftmaxState (&parts)[Parts], int n) {
     float part_max[Parts], before[Parts], self_factor[Parts], other_factor[Parts];

@@ -79,16 +79,16 @@ struct PropertyOnVariant {
   bool engine_shapes;  // gen::Limits::engine_shapes: the shapes where the tensor-core kernel's tensor copies run
   // The catalogue's problems are mostly grids of at most one wave, for which the automatic choice is the wide
   // layout (some split-K draws reach more), and a few rows, which the merge takes a head lane per thread; the
-  // Deep suites pin the deep layout and the warp-per-row merge (`deep`), the others leave both to production.
-  bool deep;
+  // Deep suites pin the deep layout and the warp-per-row merge, the others leave both to production.
+  bool pin_deep_and_warps;
 };
 
-std::vector<PropertyOnVariant> gpu_pairs(bool engine_shapes, bool deep) {
+std::vector<PropertyOnVariant> gpu_pairs(bool engine_shapes, bool pin_deep_and_warps) {
   std::vector<PropertyOnVariant> pairs;
   for (const Property& p : catalogue())
     for (const Variant* v : Registry::instance().variants())
       if (v->capabilities().needs_gpu && p.applies(v->capabilities()))
-        pairs.push_back({&p, v, engine_shapes, deep});
+        pairs.push_back({&p, v, engine_shapes, pin_deep_and_warps});
   return pairs;
 }
 
@@ -105,16 +105,16 @@ TEST_P(GpuPropertyTest, Holds) {
   ctx.limits.engine_shapes = GetParam().engine_shapes;
   ctx.replay_program = PACHECK_BINARY;
   // Replays run the same kernels: the pinned ones, or the automatic rules even where the environment pins others.
-  if (GetParam().deep)
+  const bool pinned = GetParam().pin_deep_and_warps;
+  if (pinned)
     ctx.replay_program = "PACHECK_TENSOR_CORE_LAYOUT=deep PACHECK_SPLITK_MERGE=warps " + ctx.replay_program;
   else if (std::getenv("PACHECK_TENSOR_CORE_LAYOUT") != nullptr || std::getenv("PACHECK_SPLITK_MERGE") != nullptr)
     ctx.replay_program = "PACHECK_TENSOR_CORE_LAYOUT=automatic PACHECK_SPLITK_MERGE=automatic " + ctx.replay_program;
   const std::string variant = ctx.variant->name();
   ctx.observer = [variant](const CaseObservation& c) { record(variant, c); };
   const Property& property = *GetParam().property;
-  cuda::pin_tensor_core_layout(GetParam().deep ? cuda::TensorCoreLayoutChoice::deep
-                                               : cuda::TensorCoreLayoutChoice::automatic);
-  cuda::pin_merge_shape(GetParam().deep ? cuda::MergeShapeChoice::warps : cuda::MergeShapeChoice::automatic);
+  cuda::pin_tensor_core_layout(pinned ? cuda::TensorCoreLayoutChoice::deep : cuda::TensorCoreLayoutChoice::automatic);
+  cuda::pin_merge_shape(pinned ? cuda::MergeShapeChoice::warps : cuda::MergeShapeChoice::automatic);
   rc::detail::checkGTest([&] { property.body(ctx); });
   cuda::pin_tensor_core_layout(cuda::TensorCoreLayoutChoice::automatic);
   cuda::pin_merge_shape(cuda::MergeShapeChoice::automatic);

@@ -27,14 +27,15 @@ for suite in GpuCatalogue GpuCatalogueDeep GpuEngineShapes GpuEngineShapesDeep; 
 done; done
 wait  # the sanitizers after: alongside, they slowed the catalogue past its limit
 mkdir -p /tmp/san
-# Each sanitizer on the general draw, on engine shapes (where the tensor-core kernel's tensor copies run) and on
-# engine shapes with the deep tensor-core layout and the warp-per-row split-K merge pinned (small problems
-# otherwise run the wide layout and the lane-per-thread merge).
-for v in cuda_fused cuda_splitk; do for t in memcheck racecheck initcheck; do for draw in general engine engine-deep; do
-  (export PACHECK_TENSOR_CORE_LAYOUT=$([ $draw = engine-deep ] && echo deep || echo automatic)
-   export PACHECK_SPLITK_MERGE=$([ $draw = engine-deep ] && echo warps || echo automatic)
+# Each sanitizer on the general draw and on engine shapes (where the tensor-core kernel's tensor copies run), each
+# also with the deep tensor-core layout and the warp-per-row split-K merge pinned (-deep: small problems otherwise
+# run the wide layout and the lane-per-thread merge).
+for v in cuda_fused cuda_splitk; do for t in memcheck racecheck initcheck; do
+for draw in general general-deep engine engine-deep; do
+  (export PACHECK_TENSOR_CORE_LAYOUT=$(case $draw in *-deep) echo deep;; *) echo automatic;; esac)
+   export PACHECK_SPLITK_MERGE=$(case $draw in *-deep) echo warps;; *) echo automatic;; esac)
    timeout $LIMIT compute-sanitizer --tool $t --error-exitcode 9 ./pacheck check --variant $v --property UlpBoundedAgreement \
-     --property MaskedLanesZeroWeight --cases $SAN_CASES $([ $draw != general ] && echo --engine-shapes) \
+     --property MaskedLanesZeroWeight --cases $SAN_CASES $(case $draw in engine*) echo --engine-shapes;; esac) \
      --failures /tmp/san/f-$v-$t-$draw > /tmp/san/$v-$t-$draw.log 2>&1; echo "exit $?" >> /tmp/san/$v-$t-$draw.log) &
 done; done; done
 wait
