@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "cuda/device_probe.h"
+#include "cuda/kernel_pins.h"
 
 namespace pacheck::cli {
 namespace {
@@ -35,7 +36,18 @@ std::vector<const Variant*> select_variants(const std::vector<std::string>& name
   return out;
 }
 
-bool gpu_available(std::string* reason) { return cuda_device_available(reason); }
+void require_valid_kernel_pins() {
+  try {
+    cuda::check_kernel_pins();
+  } catch (const std::invalid_argument& e) {
+    throw CLI::ValidationError("environment", e.what());
+  }
+}
+
+bool gpu_available(std::string* reason) {
+  require_valid_kernel_pins();
+  return cuda_device_available(reason);
+}
 
 std::string program_for_replay_lines(const std::string& program) {
   std::string prefix;

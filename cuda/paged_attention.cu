@@ -1,13 +1,10 @@
 // The production instantiations of the paged-attention kernels (paged_attention_kernel.cuh): one layout per
 // storage type, head capacity (32, 64, 128, 256 lanes) and row capacity (4, 8), two for bf16 at 128 lanes (deep
 // and wide, chosen per launch).
-#include <array>
-#include <atomic>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
-#include <utility>
 
 #include "cuda/paged_attention.h"
 #include "cuda/paged_attention_kernel.cuh"
@@ -41,46 +38,6 @@ int row_capacity(int gqa_ratio) { return gqa_ratio <= 4 ? 4 : layout::kMaxRows; 
 
 namespace {
 
-// A kernel choice that tests pin for a whole process (pin_tensor_core_layout, pin_merge_shape) or, while nothing
-// is pinned, the environment variable `variable` does (PACHECK_TENSOR_CORE_LAYOUT=deep|wide, PACHECK_SPLITK_MERGE=
-// lanes|warps): the replay lines of the GPU suite's pinned runs carry it, so that a failure there replays on the
-// same kernels. `names` lists the choices other than automatic, which is also what an empty variable means.
-// Its constructor is constexpr, so the globals below are constant-initialised (C++17 has no constinit to say so):
-// no static initialiser elsewhere can see one unconstructed.
-template <typename Choice, std::size_t N>
-class PinnableChoice {
- public:
-  constexpr PinnableChoice(const char* variable, std::array<std::pair<const char*, Choice>, N> names)
-      : variable_(variable), names_(names) {}
-  void pin(Choice choice) {
-    pinned_choice_.store(choice);
-    pinned_.store(true);
-  }
-  Choice current() const { return pinned_.load() ? pinned_choice_.load() : from_environment(); }
-
- private:
-  Choice from_environment() const {
-    const char* value = std::getenv(variable_);
-    if (value == nullptr || std::string(value).empty() || std::string(value) == "automatic") return Choice::automatic;
-    std::string allowed;
-    for (const auto& [name, choice] : names_) {
-      if (std::string(value) == name) return choice;
-      allowed += std::string(name) + ", ";
-    }
-    throw std::invalid_argument(std::string(variable_) + " must be " + allowed + "or automatic, not '" + value + "'");
-  }
-  const char* variable_;
-  std::array<std::pair<const char*, Choice>, N> names_;
-  std::atomic<bool> pinned_{false};
-  std::atomic<Choice> pinned_choice_{Choice::automatic};
-};
-
-PinnableChoice<TensorCoreLayoutChoice, 2> g_layout(
-    "PACHECK_TENSOR_CORE_LAYOUT",
-    {{{"deep", TensorCoreLayoutChoice::deep}, {"wide", TensorCoreLayoutChoice::wide}}});
-PinnableChoice<MergeShapeChoice, 2> g_merge_shape(
-    "PACHECK_SPLITK_MERGE", {{{"lanes", MergeShapeChoice::lanes}, {"warps", MergeShapeChoice::warps}}});
-
 int multiprocessor_count() {
   int device = 0, multiprocessors = 0;
   cuda_check(cudaGetDevice(&device), "cudaGetDevice");
@@ -91,7 +48,7 @@ int multiprocessor_count() {
 
 // The wide layout when the grid fits in one wave of it or spans at least four (see paged_attention.h).
 bool wide_layout_for(const DeviceBatch& batch, const DevicePlan& plan) {
-  const TensorCoreLayoutChoice pinned = g_layout.current();
+  const TensorCoreLayoutChoice pinned = pinned_tensor_core_layout();
   if (pinned != TensorCoreLayoutChoice::automatic) return pinned == TensorCoreLayoutChoice::wide;
   const long long blocks = static_cast<long long>(plan.num_items) * batch.num_kv_heads;
   const long long wave = 3LL * multiprocessor_count();
@@ -144,12 +101,8 @@ int resident_blocks_per_multiprocessor(Storage storage, int head_dim, int gqa_ra
              : kernels::ProductionTensorCoreLayout<128, layout::kMaxRows>::resident_blocks_per_multiprocessor();
 }
 
-void pin_tensor_core_layout(TensorCoreLayoutChoice choice) { g_layout.pin(choice); }
-
-void pin_merge_shape(MergeShapeChoice choice) { g_merge_shape.pin(choice); }
-
 MergeShapeChoice merge_shape_for(const DeviceBatch& batch) {
-  const MergeShapeChoice pinned = g_merge_shape.current();
+  const MergeShapeChoice pinned = pinned_merge_shape();
   if (pinned != MergeShapeChoice::automatic) return pinned;
   const long long rows = static_cast<long long>(batch.total_queries) * batch.num_query_heads;
   return rows <= multiprocessor_count() ? MergeShapeChoice::lanes : MergeShapeChoice::warps;
@@ -164,9 +117,7 @@ void launch_attention(const DeviceBatch& batch, const DevicePlan& plan, cudaStre
                                 "block_size * num_kv_heads must stay below 2^32");
   if (plan.row_capacity != 4 && plan.row_capacity != layout::kMaxRows)
     throw std::invalid_argument("row capacity must be 4 or 8, got " + std::to_string(plan.row_capacity));
-  // A malformed pin variable fails here, before the attention kernel is enqueued, whichever kernels it names.
-  g_layout.current();
-  g_merge_shape.current();
+  check_kernel_pins();  // a malformed pin variable fails here, before anything is enqueued
   switch (batch.storage) {
     case Storage::f32: return launch_typed<float>(batch, plan, stream);
     case Storage::f16: return launch_typed<__half>(batch, plan, stream);

@@ -23,6 +23,8 @@
 
 #include <cuda_runtime.h>
 
+#include "cuda/kernel_pins.h"
+
 namespace pacheck::cuda {
 
 enum class Storage : int { f32 = 0, f16 = 1, bf16 = 2 };
@@ -142,9 +144,7 @@ int resident_blocks_per_multiprocessor(Storage storage, int head_dim, int gqa_ra
 // otherwise (so the choice depends on the GPU's multiprocessor count). Pinning one is for tests, so that the
 // catalogue's mostly small problems run both: pin_tensor_core_layout (process-wide; `automatic` then means the
 // rule above, whatever the environment), or PACHECK_TENSOR_CORE_LAYOUT=deep|wide|automatic in the environment,
-// read at each launch while nothing is pinned (replay lines carry it).
-enum class TensorCoreLayoutChoice { automatic, deep, wide };
-void pin_tensor_core_layout(TensorCoreLayoutChoice choice);
+// read at each launch while nothing is pinned (replay lines carry it; kernel_pins.h).
 
 // The split-K merge (merge_splits_kernel) runs in one of two shapes:
 //   lanes  a row per LANES threads, one head lane each: a few rows with many splits each (batch 1) merge fastest
@@ -154,9 +154,7 @@ void pin_tensor_core_layout(TensorCoreLayoutChoice choice);
 // automatic: lanes while the rows (query tokens x query heads) number at most one per multiprocessor, warps
 // beyond (measured: reports/gpu/issue8-perf.md, session 15). As with the layout, pinning is for tests
 // (pin_merge_shape, process-wide), or PACHECK_SPLITK_MERGE=lanes|warps|automatic in the environment, read at each
-// launch while nothing is pinned (replay lines carry it).
-enum class MergeShapeChoice { automatic, lanes, warps };
-void pin_merge_shape(MergeShapeChoice choice);
+// launch while nothing is pinned (replay lines carry it; kernel_pins.h).
 // The merge's shape for this batch, as pinned or chosen above: lanes or warps, never automatic.
 MergeShapeChoice merge_shape_for(const DeviceBatch& batch);
 
