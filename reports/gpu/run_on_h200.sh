@@ -15,7 +15,7 @@ cd "$(dirname "$0")"
 CASES=${CASES:-1000}
 SAN_CASES=${SAN_CASES:-100}
 LIMIT=${LIMIT:-330}  # seconds for each correctness run
-{ date -u; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv;
+{ date -u; nvidia-smi --query-gpu=name,serial,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv;
   uname -r; compute-sanitizer --version | tail -1; python3 -c 'import torch;print("torch",torch.__version__)'; } > $OUT/perf.log 2>&1
 export RC_PARAMS="max_success=$CASES"
 if [ "${SKIP_CHECKS:-0}" != 1 ]; then
