@@ -596,6 +596,12 @@ struct MergeShape {
   static constexpr int kRowsPerBlock = kBlockThreads / kThreadsPerRow;
 };
 
+// N consecutive lanes of E as one aligned access (one 16-byte load for 4 floats).
+template <typename E, int N>
+struct alignas(N * sizeof(E)) AlignedLanes {
+  E element[N];
+};
+
 template <typename T, int LANES, int LANES_PER_THREAD>
 __global__ void __launch_bounds__(MergeShape<LANES, LANES_PER_THREAD>::kBlockThreads)
     merge_splits_kernel(const DeviceBatch batch, const DevicePlan plan) {
@@ -660,16 +666,9 @@ __global__ void __launch_bounds__(MergeShape<LANES, LANES_PER_THREAD>::kBlockThr
       if (k0 + b >= used_splits || first_lane >= head_dim) continue;
       const float* const acc = plan.partial_acc + slot_of(k0 + b) * head_dim + first_lane;
       if (whole_vectors) {
-        if constexpr (kPerThread == 4) {
-          const float4 v = *reinterpret_cast<const float4*>(acc);
-          part[b].o[0] = v.x, part[b].o[1] = v.y, part[b].o[2] = v.z, part[b].o[3] = v.w;
-        } else if constexpr (kPerThread == 2) {
-          const float2 v = *reinterpret_cast<const float2*>(acc);
-          part[b].o[0] = v.x, part[b].o[1] = v.y;
-        } else {
+        const auto v = *reinterpret_cast<const AlignedLanes<float, kPerThread>*>(acc);
 #pragma unroll
-          for (int i = 0; i < kPerThread; ++i) part[b].o[i] = acc[i];
-        }
+        for (int i = 0; i < kPerThread; ++i) part[b].o[i] = v.element[i];
       } else {
 #pragma unroll
         for (int i = 0; i < kPerThread; ++i)
@@ -711,13 +710,10 @@ __global__ void __launch_bounds__(MergeShape<LANES, LANES_PER_THREAD>::kBlockThr
   const std::size_t output_row = static_cast<std::size_t>(query_row) * batch.num_query_heads + query_head;
   T* const output = static_cast<T*>(batch.output) + output_row * head_dim + first_lane;
   if (whole_vectors) {
-    struct alignas(kPerThread * sizeof(T)) Vector {
-      T element[kPerThread];
-    };
-    Vector v;
+    AlignedLanes<T, kPerThread> v;
 #pragma unroll
     for (int e = 0; e < kPerThread; ++e) v.element[e] = StorageOps<T>::from_float(out[e]);
-    *reinterpret_cast<Vector*>(output) = v;
+    *reinterpret_cast<AlignedLanes<T, kPerThread>*>(output) = v;
   } else {
 #pragma unroll
     for (int e = 0; e < kPerThread; ++e)
