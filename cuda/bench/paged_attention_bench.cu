@@ -11,10 +11,13 @@
 // the CUDA-core kernel), for tuning; --only GQA,BATCH,CONTEXT runs one shape (for a profiler); --split N gives
 // cuda_splitk N keys per split instead of the split that fills the GPU in one wave; --sequential-pool hands the
 // blocks out in pool order instead of scattering them (a diagnostic of address locality); --stages also times
-// cuda_splitk's attention kernel without the merge (splitk_no_merge: what the merge and its launch cost).
+// cuda_splitk's attention kernel without the merge (splitk_no_merge: what the merge and its launch cost);
+// --clean-flush reads a second buffer larger than the L2 after the flush's writes, so that each run starts with
+// clean lines in the L2 rather than the flush's dirty ones, which would otherwise be written back to memory while
+// the kernel runs (a diagnostic of how much of a memory-bound kernel's time that write-back is).
 //
 //   paged_attention_bench [--json FILE] [--repeats N] [--tile-size N] [--layouts] [--only G,B,C] [--split N]
-//                         [--sequential-pool] [--stages]
+//                         [--sequential-pool] [--stages] [--clean-flush]
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -55,6 +58,7 @@ struct Options {
   int split = 0;  // cuda_splitk's keys per split; 0: split_size_filling_gpu
   bool sequential_pool = false;  // blocks handed out in pool order (a diagnostic: scattered is the benchmark)
   bool stages = false;  // also time split-K's attention kernel without its merge (a diagnostic)
+  bool clean_flush = false;  // the flush leaves clean lines in the L2, not dirty ones (a diagnostic)
 };
 
 // Layouts of the bf16, head-dim 128 kernel other than the production one, for --layouts: name, GQA groups it
@@ -106,15 +110,41 @@ void fill(__nv_bfloat16* data, std::size_t count, std::uint64_t seed) {
   check_launch("fill_bf16");
 }
 
+// Reads every 16 bytes of `data` (the grid strides over it) and writes only if their sum is an impossible value, so
+// that the reads cannot be dropped: after it the L2 holds `data`'s clean lines.
+__global__ void read_through(const uint4* data, std::size_t count, unsigned* never_written) {
+  unsigned sum = 0;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const uint4 v = data[i];
+    sum += v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (sum == 0xdeadbeefu && never_written) *never_written = sum;
+}
+
+// The L2 flush before each timed run: overwrites a buffer larger than the L2, so that no run finds the previous
+// one's data there; with a clean buffer, then reads that one, so that the flush's dirty lines are written back
+// before the run rather than during it.
+struct L2Flush {
+  DeviceBuffer<unsigned char> written;
+  DeviceBuffer<unsigned char> clean;  // empty unless --clean-flush
+  void operator()(int run) const {
+    cuda_check(cudaMemsetAsync(written.get(), run & 0xff, written.size()), "flushing the L2");
+    if (clean.size() == 0) return;
+    read_through<<<4096, 256>>>(reinterpret_cast<const uint4*>(clean.get()), clean.size() / 16, nullptr);
+    check_launch("read_through");
+  }
+};
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
 }
 
-// Times `body` (enqueued on the default stream) with CUDA events: the median of `repeats` runs, each after
-// overwriting a buffer larger than the L2 so that no run finds the previous one's data there.
+// Times `body` (enqueued on the default stream) with CUDA events: the median of `repeats` runs, each after the
+// L2 flush.
 template <typename Body>
-double median_ms(int repeats, const DeviceBuffer<unsigned char>& l2_flush, Body body) {
+double median_ms(int repeats, const L2Flush& l2_flush, Body body) {
   cudaEvent_t start, stop;
   cuda_check(cudaEventCreate(&start), "cudaEventCreate");
   cuda_check(cudaEventCreate(&stop), "cudaEventCreate");
@@ -122,7 +152,7 @@ double median_ms(int repeats, const DeviceBuffer<unsigned char>& l2_flush, Body 
   cuda_check(cudaDeviceSynchronize(), "warm-up");
   std::vector<double> times;
   for (int i = 0; i < repeats; ++i) {
-    cuda_check(cudaMemsetAsync(l2_flush.get(), i & 0xff, l2_flush.size()), "flushing the L2");
+    l2_flush(i);
     cuda_check(cudaEventRecord(start), "cudaEventRecord");
     body();
     cuda_check(cudaEventRecord(stop), "cudaEventRecord");
@@ -171,7 +201,11 @@ int run(const Options& o) {
   std::printf("device: %s, %d SMs, L2 %d MB, CUDA driver %d.%d, runtime %d.%d\n", prop.name,
               prop.multiProcessorCount, prop.l2CacheSize >> 20, driver / 1000, driver % 1000 / 10, runtime / 1000,
               runtime % 1000 / 10);
-  DeviceBuffer<unsigned char> l2_flush(std::size_t{256} << 20);
+  const L2Flush l2_flush{DeviceBuffer<unsigned char>(std::size_t{256} << 20),
+                         DeviceBuffer<unsigned char>(o.clean_flush ? std::size_t{256} << 20 : 0)};
+  if (o.clean_flush) cuda_check(cudaMemset(l2_flush.clean.get(), 0, l2_flush.clean.size()), "memset");
+  std::printf("L2 flush: %s\n", o.clean_flush ? "256 MB written, then 256 MB read (clean lines)"
+                                             : "256 MB written (dirty lines)");
 
   // Device-to-device copy: 4 GiB, bytes read plus written.
   double copy_tbps = 0;
@@ -316,6 +350,7 @@ int run(const Options& o) {
                json_escape(prop.name).c_str(), prop.multiProcessorCount, driver / 1000, driver % 1000 / 10);
   std::fprintf(f, "  \"cuda_runtime\": \"%d.%d\",\n  \"repeats\": %d,\n  \"tile_size\": %d,\n", runtime / 1000,
                runtime % 1000 / 10, o.repeats, o.tile_size);
+  std::fprintf(f, "  \"clean_flush\": %s,\n", o.clean_flush ? "true" : "false");
   std::fprintf(f, "  \"shape\": {\"dtype\": \"bf16\", \"head_dim\": %d, \"block_size\": %d, \"num_kv_heads\": %d, "
                   "\"mode\": \"decode\", \"blocks\": \"scattered\"},\n", kHeadDim, kBlockSize, kKvHeads);
   std::fprintf(f, "  \"copy_tbps\": %.4f,\n  \"results\": [\n", copy_tbps);
@@ -354,6 +389,7 @@ int main(int argc, char** argv) {
     else if (a == "--split") o.split = std::max(0, std::atoi(value().c_str()));
     else if (a == "--sequential-pool") o.sequential_pool = true;
     else if (a == "--stages") o.stages = true;
+    else if (a == "--clean-flush") o.clean_flush = true;
     else if (a == "--only") {
       if (std::sscanf(value().c_str(), "%d,%d,%d", &o.only_gqa, &o.only_batch, &o.only_context) != 3) {
         std::fprintf(stderr, "--only takes GQA,BATCH,CONTEXT\n");
@@ -363,7 +399,7 @@ int main(int argc, char** argv) {
     else {
       std::fprintf(stderr,
                    "unknown option %s\nusage: %s [--json FILE] [--repeats N] [--tile-size N] [--layouts] "
-                   "[--only G,B,C] [--split N] [--sequential-pool] [--stages]\n",
+                   "[--only G,B,C] [--split N] [--sequential-pool] [--stages] [--clean-flush]\n",
                    a.c_str(), argv[0]);
       return 2;
     }

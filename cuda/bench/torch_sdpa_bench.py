@@ -5,9 +5,12 @@ decode shapes (bf16, head dim 128, 8 KV heads, GQA 4 and 8 with enable_gqa=True,
 backends. Bandwidth counts the same bytes as the C++ benchmark (K + V + Q + output) over the median CUDA-event
 time of the repeats, the L2 flushed before each.
 
-  python3 torch_sdpa_bench.py [--json FILE] [--repeats N] [--compare paged_attention_bench.json [--markdown FILE]]
+  python3 torch_sdpa_bench.py [--json FILE] [--repeats N] [--only G,B,C] [--clean-flush]
+                              [--compare paged_attention_bench.json [--markdown FILE]]
 
 With --compare it also prints (and writes as a markdown table) each CUDA kernel's bandwidth next to cuDNN's.
+--only and --clean-flush mean what they mean to paged_attention_bench: one shape; a flush that reads a second
+buffer after its writes, so that the L2 holds clean lines, not dirty ones, when the timed call starts.
 """
 import argparse
 import json
@@ -26,13 +29,26 @@ CONTEXTS = (1024, 8192, 32768)
 BACKENDS = (("cudnn", SDPBackend.CUDNN_ATTENTION), ("flash", SDPBackend.FLASH_ATTENTION))
 
 
+class L2Flush:
+    """Overwrites 256 MB (more than the L2) before each timed call; clean: then reads another 256 MB."""
+
+    def __init__(self, clean):
+        self.written = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
+        self.clean = torch.zeros(32 << 20, dtype=torch.int64, device="cuda") if clean else None
+
+    def __call__(self, run):
+        self.written.fill_(run & 0xFF)
+        if self.clean is not None:
+            self.clean.sum()
+
+
 def median_ms(fn, repeats, flush):
     for _ in range(3):
         fn()
     torch.cuda.synchronize()
     times = []
     for i in range(repeats):
-        flush.fill_(i & 0xFF)
+        flush(i)
         start = torch.cuda.Event(enable_timing=True)
         stop = torch.cuda.Event(enable_timing=True)
         start.record()
@@ -43,13 +59,15 @@ def median_ms(fn, repeats, flush):
     return statistics.median(times)
 
 
-def measure(repeats):
-    flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
+def measure(repeats, only, clean_flush):
+    flush = L2Flush(clean_flush)
     results = []
     print(f"{'backend':8} {'gqa':>4} {'batch':>6} {'context':>8} {'ms':>10} {'TB/s':>8}")
     for gqa in GQA_RATIOS:
         for batch in BATCHES:
             for context in CONTEXTS:
+                if only and (gqa, batch, context) != only:
+                    continue
                 heads = KV_HEADS * gqa
                 q = torch.empty(batch, heads, 1, HEAD_DIM, dtype=torch.bfloat16, device="cuda").uniform_(-1, 1)
                 k = torch.empty(batch, KV_HEADS, context, HEAD_DIM, dtype=torch.bfloat16, device="cuda").uniform_(-1, 1)
@@ -117,15 +135,27 @@ def main():
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--compare", help="the JSON written by paged_attention_bench")
     parser.add_argument("--markdown", help="write the comparison table here")
+    parser.add_argument("--only", help="one shape: GQA,BATCH,CONTEXT")
+    parser.add_argument("--clean-flush", action="store_true", help="leave clean lines in the L2, not dirty ones")
     args = parser.parse_args()
+    only = None
+    if args.only:
+        try:
+            only = tuple(int(x) for x in args.only.split(","))
+        except ValueError:
+            only = ()
+        if len(only) != 3:
+            parser.error("--only takes GQA,BATCH,CONTEXT")
     if not torch.cuda.is_available():
         sys.exit("torch_sdpa_bench: no CUDA device")
     props = torch.cuda.get_device_properties(0)
     print(f"device: {props.name}, torch {torch.__version__}, cuDNN {torch.backends.cudnn.version()}")
-    rows = measure(args.repeats)
+    print("L2 flush: " + ("256 MB written, then 256 MB read (clean lines)" if args.clean_flush
+                          else "256 MB written (dirty lines)"))
+    rows = measure(args.repeats, only, args.clean_flush)
     with open(args.json, "w") as out:
         json.dump({"device": props.name, "torch": torch.__version__, "cudnn": torch.backends.cudnn.version(),
-                   "repeats": args.repeats, "results": rows}, out, indent=2)
+                   "repeats": args.repeats, "clean_flush": args.clean_flush, "results": rows}, out, indent=2)
     if args.compare:
         compare(rows, args.compare, args.markdown)
 
