@@ -5,12 +5,12 @@ decode shapes (bf16, head dim 128, 8 KV heads, GQA 4 and 8 with enable_gqa=True,
 backends. Bandwidth counts the same bytes as the C++ benchmark (K + V + Q + output) over the median CUDA-event
 time of the repeats, the L2 flushed before each.
 
-  python3 torch_sdpa_bench.py [--json FILE] [--repeats N] [--only G,B,C] [--clean-flush]
+  python3 torch_sdpa_bench.py [--json FILE] [--repeats N] [--only G,B,C ...] [--clean-flush]
                               [--compare paged_attention_bench.json [--markdown FILE]]
 
 With --compare it also prints (and writes as a markdown table) each CUDA kernel's bandwidth next to cuDNN's.
---only and --clean-flush mean what they mean to paged_attention_bench: one shape; a flush that reads a second
-buffer after its writes, so that the L2 holds clean lines, not dirty ones, when the timed call starts.
+--only (repeatable) and --clean-flush mean what they mean to paged_attention_bench: a shape; a flush that reads a
+second buffer after its writes, so that the L2 holds clean lines, not dirty ones, when the timed call starts.
 """
 import argparse
 import json
@@ -66,7 +66,7 @@ def measure(repeats, only, clean_flush):
     for gqa in GQA_RATIOS:
         for batch in BATCHES:
             for context in CONTEXTS:
-                if only and (gqa, batch, context) != only:
+                if only and (gqa, batch, context) not in only:
                     continue
                 heads = KV_HEADS * gqa
                 q = torch.empty(batch, heads, 1, HEAD_DIM, dtype=torch.bfloat16, device="cuda").uniform_(-1, 1)
@@ -135,17 +135,18 @@ def main():
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--compare", help="the JSON written by paged_attention_bench")
     parser.add_argument("--markdown", help="write the comparison table here")
-    parser.add_argument("--only", help="one shape: GQA,BATCH,CONTEXT")
+    parser.add_argument("--only", action="append", help="a shape GQA,BATCH,CONTEXT (repeatable)")
     parser.add_argument("--clean-flush", action="store_true", help="leave clean lines in the L2, not dirty ones")
     args = parser.parse_args()
-    only = None
-    if args.only:
+    only = set()
+    for shape in args.only or []:
         try:
-            only = tuple(int(x) for x in args.only.split(","))
+            fields = tuple(int(x) for x in shape.split(","))
         except ValueError:
-            only = ()
-        if len(only) != 3:
-            parser.error("--only takes GQA,BATCH,CONTEXT")
+            fields = ()
+        if len(fields) != 3:
+            parser.error(f"--only takes GQA,BATCH,CONTEXT, not '{shape}'")
+        only.add(fields)
     if not torch.cuda.is_available():
         sys.exit("torch_sdpa_bench: no CUDA device")
     props = torch.cuda.get_device_properties(0)
