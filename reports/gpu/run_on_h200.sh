@@ -4,12 +4,14 @@
 # were copied into .gpu-bin/ (listed in .git/info/exclude) beside this script and the folder carried to the H200:
 #   bash .gpu-bin/run_on_h200.sh                      # issue 5's acceptance and issue 8's benchmark
 #   BENCH_ARGS=--layouts bash .gpu-bin/run_on_h200.sh  # plus the alternative kernel layouts
-# CASES, SAN_CASES, LIMIT (seconds per correctness run), BENCH_LIMIT, SKIP_CHECKS=1 and SKIP_TORCH=1 trim a call.
+# CASES, SAN_CASES, LIMIT (seconds per correctness run), BENCH_LIMIT, SKIP_CHECKS=1, SKIP_TORCH=1 and
+# CLEAN_FLUSH=0 trim a call.
 # Results land in $OUT (set by the device tool).
 #
 # One device call: the GPU catalogue at $CASES cases per property on both kernels (general draw and engine shapes)
-# and compute-sanitizer on both (in parallel: correctness only), then, alone on the GPU, the benchmark, torch's SDPA on the same shapes, and
-# (with PROFILE=1) Nsight Compute on the fused kernel at batch 64, 8k.
+# and compute-sanitizer on both (in parallel: correctness only), then, alone on the GPU, the benchmark and torch's
+# SDPA on the same shapes, both again with --clean-flush, and (with PROFILE=1) Nsight Compute on the fused kernel at
+# batch 64, 8k.
 set -u
 cd "$(dirname "$0")"
 CASES=${CASES:-1000}
@@ -44,6 +46,15 @@ for f in /tmp/summary_*.json; do echo "== $f"; cat $f; done > $OUT/catalogue_sum
 for f in /tmp/san/*.log; do echo "=== $f"; tail -c 4000 $f; done > $OUT/sanitizer.log
 { timeout ${BENCH_LIMIT:-200} ./paged_attention_bench ${BENCH_ARGS:-} --json $OUT/bench.json; echo "bench exit $?";
   [ "${SKIP_TORCH:-0}" = 1 ] || PYTHONUNBUFFERED=1 timeout 150 python3 ../cuda/bench/torch_sdpa_bench.py --json $OUT/torch.json --compare $OUT/bench.json; echo "torch exit $?"; } >> $OUT/perf.log 2>&1
+# The same again with the flush leaving clean lines in the L2 (--clean-flush: no write-back of the flush's own
+# dirty lines inside the timed run; session 16 of reports/gpu/issue8-perf.md). CLEAN_FLUSH=0 leaves it out.
+if [ "${CLEAN_FLUSH:-1}" = 1 ]; then
+  { echo "== clean flush"; timeout ${BENCH_LIMIT:-200} ./paged_attention_bench --clean-flush --json /tmp/bench_clean.json
+    echo "bench exit $?"
+    [ "${SKIP_TORCH:-0}" = 1 ] || PYTHONUNBUFFERED=1 timeout 150 python3 ../cuda/bench/torch_sdpa_bench.py --clean-flush \
+      --json /tmp/torch_clean.json --compare /tmp/bench_clean.json; echo "torch exit $?"; } >> $OUT/perf.log 2>&1
+  (cd /tmp && tar czf $OUT/clean_flush.tar.gz bench_clean.json torch_clean.json 2>/dev/null)
+fi
 if [ -n "${SASS:-}" ]; then cuobjdump -sass -fun "$SASS" ./paged_attention_bench > $OUT/sass.txt 2>&1; fi
 if [ "${PROFILE:-0}" = 1 ]; then
   for shape in ${PROFILE_SHAPES:-8,64,8192 4,64,8192}; do
@@ -57,6 +68,6 @@ tar czf $OUT/failures.tar.gz pacheck-failures /tmp/san/f-* 2>/dev/null
 echo "== summary"; grep -h "exit\|PASSED\|FAILED\|Failure\|SKIPPED \]" $OUT/catalogue_*.log | sort | uniq -c | head -40
 grep -h "ERROR SUMMARY\|RACECHECK SUMMARY\|^exit" $OUT/sanitizer.log
 grep -A8 "^worst element" $OUT/catalogue_*.log
-tail -n 45 $OUT/perf.log
+grep -B2 -A30 "^| gqa" $OUT/perf.log | tail -n 80
 # The device tool returns at most 8 files: the correctness logs travel as one archive.
 (cd $OUT && tar czf correctness_logs.tar.gz catalogue_*.log sanitizer.log && rm -f catalogue_*.log sanitizer.log)
