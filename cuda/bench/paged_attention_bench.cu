@@ -110,8 +110,9 @@ void fill(__nv_bfloat16* data, std::size_t count, std::uint64_t seed) {
   check_launch("fill_bf16");
 }
 
-// Reads every 16 bytes of `data` (the grid strides over it) and writes only if their sum is an impossible value, so
-// that the reads cannot be dropped: after it the L2 holds `data`'s clean lines.
+// Reads every 16 bytes of `data` (the grid strides over it); it writes their sum only where it equals one value
+// and a destination is given (never, as the flush calls it), which keeps the compiler from dropping the reads.
+// After it the L2 holds `data`'s clean lines.
 __global__ void read_through(const uint4* data, std::size_t count, unsigned* never_written) {
   unsigned sum = 0;
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
