@@ -1,6 +1,5 @@
 #include "cli/commands.h"
 
-#include <cstdlib>
 #include <stdexcept>
 
 #include "cuda/device_probe.h"
@@ -50,12 +49,7 @@ bool gpu_available(std::string* reason) {
 }
 
 std::string program_for_replay_lines(const std::string& program) {
-  std::string prefix;
-  for (const char* pin : {"PACHECK_TENSOR_CORE_LAYOUT", "PACHECK_SPLITK_MERGE"}) {
-    const char* value = std::getenv(pin);
-    if (value != nullptr && *value != '\0') prefix += std::string(pin) + "=" + value + " ";
-  }
-  return prefix + program;
+  return cuda::replay_prefix_from_environment() + program;
 }
 
 }  // namespace pacheck::cli

@@ -27,6 +27,12 @@ class PinnableChoice {
     pinned_.store(true);
   }
   Choice current() const { return pinned_.load() ? pinned_choice_.load() : from_environment(); }
+  // "NAME=value " for `choice`, and for the variable as the environment holds it (empty when unset or empty).
+  std::string assignment(Choice choice) const { return std::string(variable_) + "=" + name_of(choice) + " "; }
+  std::string assignment_from_environment() const {
+    const char* value = std::getenv(variable_);
+    return value == nullptr || *value == '\0' ? std::string() : std::string(variable_) + "=" + value + " ";
+  }
 
  private:
   Choice from_environment() const {
@@ -38,6 +44,11 @@ class PinnableChoice {
       allowed += std::string(name) + ", ";
     }
     throw std::invalid_argument(std::string(variable_) + " must be " + allowed + "or automatic, not '" + value + "'");
+  }
+  const char* name_of(Choice choice) const {
+    for (const auto& [name, named] : names_)
+      if (named == choice) return name;
+    return "automatic";
   }
   const char* variable_;
   std::array<std::pair<const char*, Choice>, N> names_;
@@ -61,6 +72,13 @@ MergeShapeChoice pinned_merge_shape() { return g_merge_shape.current(); }
 void check_kernel_pins() {
   pinned_tensor_core_layout();
   pinned_merge_shape();
+}
+
+std::string replay_prefix_from_environment() {
+  return g_layout.assignment_from_environment() + g_merge_shape.assignment_from_environment();
+}
+std::string replay_prefix_for(TensorCoreLayoutChoice layout, MergeShapeChoice merge) {
+  return g_layout.assignment(layout) + g_merge_shape.assignment(merge);
 }
 
 }  // namespace pacheck::cuda

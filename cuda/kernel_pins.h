@@ -8,6 +8,8 @@
 // variables before it runs anything, with or without CUDA.
 #pragma once
 
+#include <string>
+
 namespace pacheck::cuda {
 
 enum class TensorCoreLayoutChoice { automatic, deep, wide };
@@ -23,5 +25,12 @@ MergeShapeChoice pinned_merge_shape();
 
 // Reads both variables: throws as above on a malformed one.
 void check_kernel_pins();
+
+// The pins as environment assignments for the front of a replay line, "NAME=value " each:
+// replay_prefix_from_environment gives every pin variable that is set (non-empty) in the environment, as it
+// stands; replay_prefix_for gives both for choices a test pins in the process, so that its replays run those
+// kernels whatever the environment holds.
+std::string replay_prefix_from_environment();
+std::string replay_prefix_for(TensorCoreLayoutChoice layout, MergeShapeChoice merge);
 
 }  // namespace pacheck::cuda

@@ -106,15 +106,16 @@ TEST_P(GpuPropertyTest, Holds) {
   ctx.replay_program = PACHECK_BINARY;
   // Replays run the same kernels: the pinned ones, or the automatic rules even where the environment pins others.
   const bool pinned = GetParam().pin_deep_and_warps;
-  if (pinned)
-    ctx.replay_program = "PACHECK_TENSOR_CORE_LAYOUT=deep PACHECK_SPLITK_MERGE=warps " + ctx.replay_program;
-  else if (std::getenv("PACHECK_TENSOR_CORE_LAYOUT") != nullptr || std::getenv("PACHECK_SPLITK_MERGE") != nullptr)
-    ctx.replay_program = "PACHECK_TENSOR_CORE_LAYOUT=automatic PACHECK_SPLITK_MERGE=automatic " + ctx.replay_program;
+  const cuda::TensorCoreLayoutChoice layout =
+      pinned ? cuda::TensorCoreLayoutChoice::deep : cuda::TensorCoreLayoutChoice::automatic;
+  const cuda::MergeShapeChoice merge = pinned ? cuda::MergeShapeChoice::warps : cuda::MergeShapeChoice::automatic;
+  if (pinned || !cuda::replay_prefix_from_environment().empty())
+    ctx.replay_program = cuda::replay_prefix_for(layout, merge) + ctx.replay_program;
   const std::string variant = ctx.variant->name();
   ctx.observer = [variant](const CaseObservation& c) { record(variant, c); };
   const Property& property = *GetParam().property;
-  cuda::pin_tensor_core_layout(pinned ? cuda::TensorCoreLayoutChoice::deep : cuda::TensorCoreLayoutChoice::automatic);
-  cuda::pin_merge_shape(pinned ? cuda::MergeShapeChoice::warps : cuda::MergeShapeChoice::automatic);
+  cuda::pin_tensor_core_layout(layout);
+  cuda::pin_merge_shape(merge);
   rc::detail::checkGTest([&] { property.body(ctx); });
   cuda::pin_tensor_core_layout(cuda::TensorCoreLayoutChoice::automatic);
   cuda::pin_merge_shape(cuda::MergeShapeChoice::automatic);

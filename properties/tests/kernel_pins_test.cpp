@@ -1,6 +1,7 @@
 // The kernel pins (cuda/kernel_pins.h): the environment variables that pin the CUDA kernels' layout and merge shape
-// are read until a test pins them, and a malformed one is an error naming the variable and what it may hold. Plain
-// C++: runs in every build, with or without CUDA.
+// are read until a test pins them, a malformed one is an error naming the variable and what it may hold, and replay
+// lines spell them as the environment holds them or as a test pinned them. Plain C++: runs in every build, with or
+// without CUDA.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -33,6 +34,9 @@ TEST(KernelPins, ReadTheEnvironmentUntilPinnedAndNameAMalformedValue) {
   setenv("PACHECK_TENSOR_CORE_LAYOUT", "", 1);  // empty: automatic
   EXPECT_EQ(pinned_merge_shape(), MergeShapeChoice::warps);
   EXPECT_EQ(pinned_tensor_core_layout(), TensorCoreLayoutChoice::automatic);
+  EXPECT_EQ(replay_prefix_from_environment(), "PACHECK_SPLITK_MERGE=warps ");  // the empty one is left out
+  EXPECT_EQ(replay_prefix_for(TensorCoreLayoutChoice::deep, MergeShapeChoice::automatic),
+            "PACHECK_TENSOR_CORE_LAYOUT=deep PACHECK_SPLITK_MERGE=automatic ");
 
   setenv("PACHECK_SPLITK_MERGE", "bogus", 1);
   EXPECT_EQ(error_of_check(), "PACHECK_SPLITK_MERGE must be lanes, warps, or automatic, not 'bogus'");
