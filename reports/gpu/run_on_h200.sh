@@ -44,15 +44,20 @@ wait
 fi
 for f in /tmp/summary_*.json; do echo "== $f"; cat $f; done > $OUT/catalogue_summaries.log 2>/dev/null
 for f in /tmp/san/*.log; do echo "=== $f"; tail -c 4000 $f; done > $OUT/sanitizer.log
-{ timeout ${BENCH_LIMIT:-200} ./paged_attention_bench ${BENCH_ARGS:-} --json $OUT/bench.json; echo "bench exit $?";
-  [ "${SKIP_TORCH:-0}" = 1 ] || PYTHONUNBUFFERED=1 timeout 150 python3 ../cuda/bench/torch_sdpa_bench.py --json $OUT/torch.json --compare $OUT/bench.json; echo "torch exit $?"; } >> $OUT/perf.log 2>&1
+# The benchmark, then torch's SDPA on the same shapes compared with it: run_benchmarks BENCH_JSON TORCH_JSON FLUSH
+# [BENCH_OPTION...], FLUSH ("" or --clean-flush) given to both, the rest to the benchmark only.
+run_benchmarks() {
+  local bench_json=$1 torch_json=$2 flush=$3; shift 3
+  timeout ${BENCH_LIMIT:-200} ./paged_attention_bench $flush "$@" --json $bench_json; echo "bench exit $?"
+  [ "${SKIP_TORCH:-0}" = 1 ] || PYTHONUNBUFFERED=1 timeout 150 python3 ../cuda/bench/torch_sdpa_bench.py $flush \
+    --json $torch_json --compare $bench_json; echo "torch exit $?"
+}
+run_benchmarks $OUT/bench.json $OUT/torch.json "" ${BENCH_ARGS:-} >> $OUT/perf.log 2>&1
 # The same again with the flush leaving clean lines in the L2 (--clean-flush: no write-back of the flush's own
 # dirty lines inside the timed run; session 16 of reports/gpu/issue8-perf.md). CLEAN_FLUSH=0 leaves it out.
 if [ "${CLEAN_FLUSH:-1}" = 1 ]; then
-  { echo "== clean flush"; timeout ${BENCH_LIMIT:-200} ./paged_attention_bench --clean-flush --json /tmp/bench_clean.json
-    echo "bench exit $?"
-    [ "${SKIP_TORCH:-0}" = 1 ] || PYTHONUNBUFFERED=1 timeout 150 python3 ../cuda/bench/torch_sdpa_bench.py --clean-flush \
-      --json /tmp/torch_clean.json --compare /tmp/bench_clean.json; echo "torch exit $?"; } >> $OUT/perf.log 2>&1
+  { echo "== clean flush"; run_benchmarks /tmp/bench_clean.json /tmp/torch_clean.json --clean-flush; } \
+    >> $OUT/perf.log 2>&1
   (cd /tmp && tar czf $OUT/clean_flush.tar.gz bench_clean.json torch_clean.json 2>/dev/null)
 fi
 if [ -n "${SASS:-}" ]; then cuobjdump -sass -fun "$SASS" ./paged_attention_bench > $OUT/sass.txt 2>&1; fi
