@@ -14,10 +14,13 @@
 // cuda_splitk's attention kernel without the merge (splitk_no_merge: what the merge and its launch cost);
 // --clean-flush reads a second buffer larger than the L2 after the flush's writes, so that each run starts with
 // clean lines in the L2 rather than the flush's dirty ones, which would otherwise be written back to memory while
-// the kernel runs (a diagnostic of how much of a memory-bound kernel's time that write-back is).
+// the kernel runs (a diagnostic of how much of a memory-bound kernel's time that write-back is); --warm-metadata
+// reads the plan, the sequence records, the block tables and the queries back into the L2 after each flush, as a
+// serving engine's upload of them just before the kernel would leave them (a diagnostic of what the paged
+// indirection's dependent loads cost when they start from memory, as they do in the benchmark).
 //
 //   paged_attention_bench [--json FILE] [--repeats N] [--tile-size N] [--layouts] [--only G,B,C] [--split N]
-//                         [--sequential-pool] [--stages] [--clean-flush]
+//                         [--sequential-pool] [--stages] [--clean-flush] [--warm-metadata]
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -59,6 +62,7 @@ struct Options {
   bool sequential_pool = false;  // blocks handed out in pool order (a diagnostic: scattered is the benchmark)
   bool stages = false;  // also time split-K's attention kernel without its merge (a diagnostic)
   bool clean_flush = false;  // the flush leaves clean lines in the L2, not dirty ones (a diagnostic)
+  bool warm_metadata = false;  // after each flush, the plan and the batch's metadata read back (a diagnostic)
 };
 
 // Layouts of the bf16, head-dim 128 kernel other than the production one, for --layouts: name, GQA groups it
@@ -123,6 +127,29 @@ __global__ void read_through(const uint4* data, std::size_t count, unsigned* nev
   if (sum == 0xdeadbeefu && never_written) *never_written = sum;
 }
 
+// Reads every byte of `data` (the grid strides over it), writing their sum only where it equals one value and a
+// destination is given (never, as --warm-metadata calls it): afterwards the L2 holds `data`'s lines.
+__global__ void touch_bytes(const unsigned char* data, std::size_t count, unsigned* never_written) {
+  unsigned sum = 0;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+    sum += data[i];
+  if (sum == 0xdeadbeefu && never_written) *never_written = sum;
+}
+
+// A device buffer a timed run reads, for --warm-metadata.
+struct Span {
+  const void* data;
+  std::size_t bytes;
+};
+void touch(const std::vector<Span>& spans) {
+  for (const Span& span : spans) {
+    if (span.bytes == 0) continue;
+    touch_bytes<<<64, 256>>>(static_cast<const unsigned char*>(span.data), span.bytes, nullptr);
+    check_launch("touch_bytes");
+  }
+}
+
 // The L2 flush before each timed run: overwrites a buffer larger than the L2, so that no run finds the previous
 // one's data there; with a clean buffer, then reads that one, so that the flush's dirty lines are written back
 // before the run rather than during it.
@@ -143,9 +170,9 @@ double median(std::vector<double> v) {
 }
 
 // Times `body` (enqueued on the default stream) with CUDA events: the median of `repeats` runs, each after the
-// L2 flush.
+// L2 flush and, untimed, the reads of `warm` (--warm-metadata; empty otherwise).
 template <typename Body>
-double median_ms(int repeats, const L2Flush& l2_flush, Body body) {
+double median_ms(int repeats, const L2Flush& l2_flush, Body body, const std::vector<Span>& warm = {}) {
   cudaEvent_t start, stop;
   cuda_check(cudaEventCreate(&start), "cudaEventCreate");
   cuda_check(cudaEventCreate(&stop), "cudaEventCreate");
@@ -154,6 +181,7 @@ double median_ms(int repeats, const L2Flush& l2_flush, Body body) {
   std::vector<double> times;
   for (int i = 0; i < repeats; ++i) {
     l2_flush(i);
+    touch(warm);
     cuda_check(cudaEventRecord(start), "cudaEventRecord");
     body();
     cuda_check(cudaEventRecord(stop), "cudaEventRecord");
@@ -207,6 +235,8 @@ int run(const Options& o) {
   if (o.clean_flush) cuda_check(cudaMemset(l2_flush.clean.get(), 0, l2_flush.clean.size()), "memset");
   std::printf("L2 flush: %s\n", o.clean_flush ? "256 MB written, then 256 MB read (clean lines)"
                                              : "256 MB written (dirty lines)");
+  if (o.warm_metadata)
+    std::printf("after each flush: the plan, sequence records, block tables and queries read back\n");
 
   // Device-to-device copy: 4 GiB, bytes read plus written.
   double copy_tbps = 0;
@@ -282,18 +312,35 @@ int run(const Options& o) {
 
         const double bytes = 2.0 * batch * context * kKvHeads * kHeadDim * 2 + 2.0 * q_elems * 2;
         const int split = o.split > 0 ? o.split : split_size_filling_gpu(batch, context, gqa, prop.multiProcessorCount);
-        const PlanOnDevice fused_plan(plan_attention(shapes, query_heads, kKvHeads, o.tile_size, {}), kKvHeads,
-                                      kHeadDim);
-        const PlanOnDevice splitk_plan(
-            plan_attention(shapes, query_heads, kKvHeads, o.tile_size, std::vector<int>(batch, split)), kKvHeads,
-            kHeadDim);
+        const AttentionPlan fused_host = plan_attention(shapes, query_heads, kKvHeads, o.tile_size, {});
+        const AttentionPlan splitk_host =
+            plan_attention(shapes, query_heads, kKvHeads, o.tile_size, std::vector<int>(batch, split));
+        const PlanOnDevice fused_plan(fused_host, kKvHeads, kHeadDim);
+        const PlanOnDevice splitk_plan(splitk_host, kKvHeads, kHeadDim);
+        // What a launch reads before any K/V: the batch's metadata and queries, the plan's work items and (split-K)
+        // the merge's index arrays.
+        const auto metadata = [&](const AttentionPlan& host, const DevicePlan& plan) {
+          if (!o.warm_metadata) return std::vector<Span>{};
+          return std::vector<Span>{
+              {sequences_d.get(), sequences.size() * sizeof(SequenceMeta)},
+              {tables_d.get(), tables.size() * sizeof(std::int32_t)},
+              {sequence_of_row_d.get(), sequence_of_row.size() * sizeof(int)},
+              {queries.get(), q_elems * sizeof(__nv_bfloat16)},
+              {plan.items, host.items.size() * sizeof(WorkItem)},
+              {plan.split_sizes, host.split_sizes.size() * sizeof(int)},
+              {plan.chunk_offsets, host.chunk_offsets.size() * sizeof(int)},
+              {plan.chunk_first_item, host.chunk_first_item.size() * sizeof(int)}};
+        };
+        const std::vector<Span> fused_metadata = metadata(fused_host, fused_plan.view());
+        const std::vector<Span> splitk_metadata = metadata(splitk_host, splitk_plan.view());
         DeviceBatch fused_batch = db, splitk_batch = db;
         fused_batch.output = out_fused.get();
         splitk_batch.output = out_splitk.get();
-        const double fused_ms = median_ms(o.repeats, l2_flush,
-                                          [&] { launch_attention(fused_batch, fused_plan.view(), nullptr); });
-        const double splitk_ms = median_ms(o.repeats, l2_flush,
-                                           [&] { launch_attention(splitk_batch, splitk_plan.view(), nullptr); });
+        const double fused_ms = median_ms(
+            o.repeats, l2_flush, [&] { launch_attention(fused_batch, fused_plan.view(), nullptr); }, fused_metadata);
+        const double splitk_ms = median_ms(
+            o.repeats, l2_flush, [&] { launch_attention(splitk_batch, splitk_plan.view(), nullptr); },
+            splitk_metadata);
         check_completion(nullptr, "benchmark");
 
         // The two kernels' outputs should agree to a few bf16 ulps (different summation orders).
@@ -312,8 +359,8 @@ int run(const Options& o) {
           // into the output (overwriting each other's rows) instead of storing partial states, and no merge runs.
           DevicePlan attention_only = splitk_plan.view();
           attention_only.split_k = false;
-          const double ms =
-              median_ms(o.repeats, l2_flush, [&] { launch_attention(splitk_batch, attention_only, nullptr); });
+          const double ms = median_ms(
+              o.repeats, l2_flush, [&] { launch_attention(splitk_batch, attention_only, nullptr); }, splitk_metadata);
           check_completion(nullptr, "split-K attention alone");
           rows.push_back({gqa, batch, context, "splitk_no_merge", split, ms, bytes, tbps(ms), 0.0});
         }
@@ -351,7 +398,8 @@ int run(const Options& o) {
                json_escape(prop.name).c_str(), prop.multiProcessorCount, driver / 1000, driver % 1000 / 10);
   std::fprintf(f, "  \"cuda_runtime\": \"%d.%d\",\n  \"repeats\": %d,\n  \"tile_size\": %d,\n", runtime / 1000,
                runtime % 1000 / 10, o.repeats, o.tile_size);
-  std::fprintf(f, "  \"clean_flush\": %s,\n", o.clean_flush ? "true" : "false");
+  std::fprintf(f, "  \"clean_flush\": %s,\n  \"warm_metadata\": %s,\n", o.clean_flush ? "true" : "false",
+               o.warm_metadata ? "true" : "false");
   std::fprintf(f, "  \"shape\": {\"dtype\": \"bf16\", \"head_dim\": %d, \"block_size\": %d, \"num_kv_heads\": %d, "
                   "\"mode\": \"decode\", \"blocks\": \"scattered\"},\n", kHeadDim, kBlockSize, kKvHeads);
   std::fprintf(f, "  \"copy_tbps\": %.4f,\n  \"results\": [\n", copy_tbps);
@@ -391,6 +439,7 @@ int main(int argc, char** argv) {
     else if (a == "--sequential-pool") o.sequential_pool = true;
     else if (a == "--stages") o.stages = true;
     else if (a == "--clean-flush") o.clean_flush = true;
+    else if (a == "--warm-metadata") o.warm_metadata = true;
     else if (a == "--only") {
       if (std::sscanf(value().c_str(), "%d,%d,%d", &o.only_gqa, &o.only_batch, &o.only_context) != 3) {
         std::fprintf(stderr, "--only takes GQA,BATCH,CONTEXT\n");
@@ -400,7 +449,7 @@ int main(int argc, char** argv) {
     else {
       std::fprintf(stderr,
                    "unknown option %s\nusage: %s [--json FILE] [--repeats N] [--tile-size N] [--layouts] "
-                   "[--only G,B,C] [--split N] [--sequential-pool] [--stages] [--clean-flush]\n",
+                   "[--only G,B,C] [--split N] [--sequential-pool] [--stages] [--clean-flush] [--warm-metadata]\n",
                    a.c_str(), argv[0]);
       return 2;
     }
