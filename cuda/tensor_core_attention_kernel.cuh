@@ -370,7 +370,7 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
   // thread's asynchronous copies have.
   const auto wait_for_tile = [&](int i) {
     if (!tensor_copies) {
-      copy_async_wait<STAGES - 2>();
+      copy_async_wait<STAGES - 1>();  // tiles i + 1 .. i + STAGES - 1 may still be in flight
       return;
     }
     barrier_wait(&barriers[(i % STAGES) * kWarps + warp], (i / STAGES) & 1);
@@ -396,8 +396,9 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
   acc[0].init(2 * kLaneBlocks);
   acc[1].init(2 * kLaneBlocks);
 
+  // Every stage starts filling; afterwards a warp refills the stage of each tile it has folded (below).
 #pragma unroll
-  for (int s = 0; s < STAGES - 1; ++s) {
+  for (int s = 0; s < STAGES; ++s) {
     if (s < num_tiles) load_tile(s);
     else if (!tensor_copies) copy_async_commit();  // empty groups keep the wait count uniform
   }
@@ -428,9 +429,7 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
   for (int i = 0; i < num_tiles; ++i) {
     const int t0 = item.key_begin + i * tile;
     wait_for_tile(i);
-    __syncwarp();  // every lane's copies of tile i are in, and every lane is done with tile i - 1's stage
-    if (i + STAGES - 1 < num_tiles) load_tile(i + STAGES - 1);
-    else if (!tensor_copies) copy_async_commit();
+    __syncwarp();  // every lane's copies of tile i are in
     const unsigned char* const stage = kv_tiles + (i % STAGES) * kStageBytes;
 
     // Scores transposed, S^T = K Q^T: the warp's 16 keys are the M rows, the block's rows the N columns.
@@ -511,6 +510,14 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
       mma_bf16_16x8x16(o0, o1, o2, o3, a[0], a[1], a[2], a[3], p_hi0, p_hi1);
       mma_bf16_16x8x16(o0, o1, o2, o3, a[0], a[1], a[2], a[3], p_lo0, p_lo1);
     }
+
+    // Tile i + STAGES into the stage tile i leaves, issued now rather than after the next wait, so that STAGES
+    // tiles are in flight while the warp waits for tile i + 1 (up to 1.2% faster at batch 64 and 256, 8k, and
+    // 1.5-2.5% for the fused kernel at batch 1, than issuing it after that wait: reports/gpu/issue8-perf.md,
+    // session 17).
+    __syncwarp();  // every lane is done with tile i's stage
+    if (i + STAGES < num_tiles) load_tile(i + STAGES);
+    else if (!tensor_copies) copy_async_commit();
   }
 
   // The warps' sums meet in shared memory (the K/V space is free once every warp is past its last tile).
