@@ -512,9 +512,8 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
     }
 
     // Tile i + STAGES into the stage tile i leaves, issued now rather than after the next wait, so that STAGES
-    // tiles are in flight while the warp waits for tile i + 1 (up to 1.2% faster at batch 64 and 256, 8k, and
-    // 1.5-2.5% for the fused kernel at batch 1, than issuing it after that wait: reports/gpu/issue8-perf.md,
-    // session 17).
+    // tiles are in flight while the warp waits for tile i + 1 (about 1% faster for the fused kernel at batch 256,
+    // 8k, and at batch 64 with GQA 8: reports/gpu/issue8-perf.md, session 17).
     __syncwarp();  // every lane is done with tile i's stage
     if (i + STAGES < num_tiles) load_tile(i + STAGES);
     else if (!tensor_copies) copy_async_commit();

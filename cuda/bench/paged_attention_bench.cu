@@ -15,9 +15,10 @@
 // --clean-flush reads a second buffer larger than the L2 after the flush's writes, so that each run starts with
 // clean lines in the L2 rather than the flush's dirty ones, which would otherwise be written back to memory while
 // the kernel runs (a diagnostic of how much of a memory-bound kernel's time that write-back is); --warm-metadata
-// reads the plan, the sequence records, the block tables and the queries back into the L2 after each flush, as a
-// serving engine's upload of them just before the kernel would leave them (a diagnostic of what the paged
-// indirection's dependent loads cost when they start from memory, as they do in the benchmark).
+// reads the plan, the sequence records, the block tables, the query rows' sequence indices and the queries back
+// into the L2 after each flush, as a serving engine's upload of them just before the kernel would leave them (a
+// diagnostic of what the paged indirection's dependent loads cost when they start from memory, as they do in the
+// benchmark).
 //
 //   paged_attention_bench [--json FILE] [--repeats N] [--tile-size N] [--layouts] [--only G,B,C] [--split N]
 //                         [--sequential-pool] [--stages] [--clean-flush] [--warm-metadata]
@@ -236,7 +237,8 @@ int run(const Options& o) {
   std::printf("L2 flush: %s\n", o.clean_flush ? "256 MB written, then 256 MB read (clean lines)"
                                              : "256 MB written (dirty lines)");
   if (o.warm_metadata)
-    std::printf("after each flush: the plan, sequence records, block tables and queries read back\n");
+    std::printf("after each flush: the plan, sequence records, block tables, query rows' sequences and queries "
+                "read back\n");
 
   // Device-to-device copy: 4 GiB, bytes read plus written.
   double copy_tbps = 0;
@@ -367,8 +369,8 @@ int run(const Options& o) {
         if (o.layouts) {
           for (const Layout& layout : kAlternativeLayouts) {
             if (layout.row_capacity != row_capacity(gqa)) continue;
-            const double ms = median_ms(o.repeats, l2_flush,
-                                        [&] { layout.launch(fused_batch, fused_plan.view(), nullptr); });
+            const double ms = median_ms(
+                o.repeats, l2_flush, [&] { layout.launch(fused_batch, fused_plan.view(), nullptr); }, fused_metadata);
             check_completion(nullptr, layout.name);
             const std::vector<__nv_bfloat16> c = out_fused.download();
             double layout_diff = 0;  // other tile sizes fold differently: a few bf16 ulps from the production output
@@ -377,8 +379,9 @@ int run(const Options& o) {
                   layout_diff, static_cast<double>(std::fabs(__bfloat162float(c[e]) - __bfloat162float(a[e]))));
             rows.push_back({gqa, batch, context, layout.name, context, ms, bytes, tbps(ms), layout_diff});
             if (std::string(layout.name).rfind("tc_", 0) != 0) continue;
-            const double split_ms = median_ms(o.repeats, l2_flush,
-                                              [&] { layout.launch(splitk_batch, splitk_plan.view(), nullptr); });
+            const double split_ms = median_ms(
+                o.repeats, l2_flush, [&] { layout.launch(splitk_batch, splitk_plan.view(), nullptr); },
+                splitk_metadata);
             check_completion(nullptr, layout.name);
             rows.push_back({gqa, batch, context, std::string(layout.name) + "+sk", split, split_ms, bytes,
                             tbps(split_ms), 0.0});
