@@ -115,26 +115,20 @@ void fill(__nv_bfloat16* data, std::size_t count, std::uint64_t seed) {
   check_launch("fill_bf16");
 }
 
-// Reads every 16 bytes of `data` (the grid strides over it); it writes their sum only where it equals one value
-// and a destination is given (never, as the flush calls it), which keeps the compiler from dropping the reads.
-// After it the L2 holds `data`'s clean lines.
-__global__ void read_through(const uint4* data, std::size_t count, unsigned* never_written) {
-  unsigned sum = 0;
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    const uint4 v = data[i];
-    sum += v.x ^ v.y ^ v.z ^ v.w;
-  }
-  if (sum == 0xdeadbeefu && never_written) *never_written = sum;
-}
+// What read_through sums of one element: any function of all its bits would do.
+__device__ inline unsigned element_bits(const uint4& v) { return v.x ^ v.y ^ v.z ^ v.w; }
+__device__ inline unsigned element_bits(unsigned char v) { return v; }
 
-// Reads every byte of `data` (the grid strides over it), writing their sum only where it equals one value and a
-// destination is given (never, as --warm-metadata calls it): afterwards the L2 holds `data`'s lines.
-__global__ void touch_bytes(const unsigned char* data, std::size_t count, unsigned* never_written) {
+// Reads every element of `data` (the grid strides over it); it writes their sum only where it equals one value
+// and a destination is given (never, as the benchmark calls it), which keeps the compiler from dropping the reads.
+// After it the L2 holds `data`'s clean lines: the clean flush reads 16-byte pieces, --warm-metadata bytes (its
+// buffers' sizes need not be multiples of 16).
+template <typename Element>
+__global__ void read_through(const Element* data, std::size_t count, unsigned* never_written) {
   unsigned sum = 0;
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
-    sum += data[i];
+    sum += element_bits(data[i]);
   if (sum == 0xdeadbeefu && never_written) *never_written = sum;
 }
 
@@ -146,8 +140,8 @@ struct Span {
 void touch(const std::vector<Span>& spans) {
   for (const Span& span : spans) {
     if (span.bytes == 0) continue;
-    touch_bytes<<<64, 256>>>(static_cast<const unsigned char*>(span.data), span.bytes, nullptr);
-    check_launch("touch_bytes");
+    read_through<<<64, 256>>>(static_cast<const unsigned char*>(span.data), span.bytes, nullptr);
+    check_launch("read_through (metadata)");
   }
 }
 
