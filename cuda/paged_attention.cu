@@ -1,6 +1,6 @@
 // The production instantiations of the paged-attention kernels (paged_attention_kernel.cuh): one layout per
-// storage type, head capacity (32, 64, 128, 256 lanes) and row capacity (4, 8), two for bf16 at 128 lanes (deep
-// and wide, chosen per launch).
+// storage type, head capacity (32, 64, 128, 256 lanes) and row capacity (4, 8), three for bf16 at 128 lanes (deep,
+// wide and wide-tma, chosen per launch).
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -46,13 +46,21 @@ int multiprocessor_count() {
   return multiprocessors;
 }
 
-// The wide layout when the grid fits in one wave of it or spans at least four (see paged_attention.h).
-bool wide_layout_for(const DeviceBatch& batch, const DevicePlan& plan) {
+// The layout at 128 lanes (see paged_attention.h): wide-tma when the grid fits in one wave of the wide layout,
+// wide when it spans at least four, deep otherwise.
+TensorCoreLayoutChoice tensor_core_layout_for(const DeviceBatch& batch, const DevicePlan& plan) {
   const TensorCoreLayoutChoice pinned = pinned_tensor_core_layout();
-  if (pinned != TensorCoreLayoutChoice::automatic) return pinned == TensorCoreLayoutChoice::wide;
+  if (pinned != TensorCoreLayoutChoice::automatic) return pinned;
   const long long blocks = static_cast<long long>(plan.num_items) * batch.num_kv_heads;
   const long long wave = 3LL * multiprocessor_count();
-  return blocks <= wave || blocks >= 4 * wave;
+  if (blocks <= wave) return TensorCoreLayoutChoice::wide_tma;
+  return blocks >= 4 * wave ? TensorCoreLayoutChoice::wide : TensorCoreLayoutChoice::deep;
+}
+
+template <template <int> class LAYOUT>
+void launch_with_rows(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream) {
+  if (plan.row_capacity == 4) return LAYOUT<4>::launch(batch, plan, stream);
+  LAYOUT<layout::kMaxRows>::launch(batch, plan, stream);
 }
 
 template <typename T, int LANES, int ROWS>
@@ -66,9 +74,14 @@ void launch_rows(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t 
     // The error models read the same choice (kernel_arithmetic), so dispatch and bound cannot disagree.
     if (kernel_arithmetic(batch.storage, batch.head_dim).tensor_cores) {
       if constexpr (LANES == 128) {
-        if (wide_layout_for(batch, plan)) {
-          if (plan.row_capacity == 4) return kernels::WideTensorCoreLayout<4>::launch(batch, plan, stream);
-          return kernels::WideTensorCoreLayout<layout::kMaxRows>::launch(batch, plan, stream);
+        switch (tensor_core_layout_for(batch, plan)) {
+          case TensorCoreLayoutChoice::wide_tma:
+            return launch_with_rows<kernels::WideTmaTensorCoreLayout>(batch, plan, stream);
+          case TensorCoreLayoutChoice::wide:
+            return launch_with_rows<kernels::WideTensorCoreLayout>(batch, plan, stream);
+          case TensorCoreLayoutChoice::deep:
+          case TensorCoreLayoutChoice::automatic:  // never returned: the rule resolves it
+            break;                                   // the production layout below
         }
       }
       if (plan.row_capacity == 4) return kernels::ProductionTensorCoreLayout<LANES, 4>::launch(batch, plan, stream);

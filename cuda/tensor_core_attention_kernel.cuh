@@ -36,6 +36,8 @@
 
 #include <cuda_bf16.h>
 
+#include <type_traits>
+
 #include "cuda/kv_tensor_maps.h"
 #include "cuda/paged_attention_kernel.cuh"
 
@@ -192,7 +194,11 @@ constexpr int tensor_core_min_blocks() {
 // 16 keys, each warp's 16 keys of a tile arrive as tensor copies (one per 64 lanes of K and of V, issued by one
 // lane) instead of 16-byte asynchronous copies whose addresses every lane computes: about a sixth of the
 // instructions of a tile, and the copy engine does the address arithmetic. Other items (and !TMA) use those.
-template <int LANES, int ROWS, int STAGES, int TABLE, bool TMA>
+// VALUES_ASYNC (with TMA): only K arrives by tensor copies; V always by the 16-byte asynchronous copies, so that a
+// tile's bytes come in by both paths at once. Where the grid fills the GPU the copy engine alone delivers less than
+// the memory can (fused at batch 256, 8k: 3.3-3.6% faster, batch 64 0.2-3.2%); within one wave the extra copy
+// instructions cost more than that gains (paged_attention.h; reports/gpu/issue8-perf.md, session 18).
+template <int LANES, int ROWS, int STAGES, int TABLE, bool TMA, bool VALUES_ASYNC>
 __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks<LANES, ROWS, STAGES, TABLE, TMA>()))
     tensor_core_attention_kernel(const DeviceBatch batch, const DevicePlan plan, const FastDivmod block_div,
                                  const __grid_constant__ KvTensorMaps maps) {
@@ -210,6 +216,8 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
   static_assert(STAGES >= 2, "one tile is folded while the next ones land");
   static_assert(!TMA || (LANES % kTensorCopyLanes == 0 && kWarpKeys == kTensorCopyKeys),
                 "the swizzled layout holds whole 64-lane boxes of a warp's 16 keys");
+  static_assert(TMA || !VALUES_ASYNC, "V by asynchronous copies beside K's tensor copies");
+  constexpr int kTensorCopiedHalves = VALUES_ASYNC ? 1 : 2;  // of K and V, with tensor copies
 
   extern __shared__ __align__(1024) unsigned char tensor_core_shared[];
   unsigned char* const shared = tensor_core_shared;
@@ -313,6 +321,8 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
   const unsigned char* const k_pool = static_cast<const unsigned char*>(batch.k_pool);
   const unsigned char* const v_pool = static_cast<const unsigned char*>(batch.v_pool);
   const int num_tiles = (item.key_end - item.key_begin + tile - 1) / tile;
+  // Whether this thread's asynchronous copies of a tile form a commit group (every tile of the item has one).
+  const bool async_groups = !tensor_copies || VALUES_ASYNC;
   // This warp's keys of tile i that lie in the item: a prefix of its 16, the same in every tile but the item's
   // last (16, or 0 for a warp past a tile shorter than 64 keys).
   const auto warp_live_keys = [&](int i) {
@@ -325,30 +335,12 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
     const unsigned physical = table_staged ? table_s[logical_block - first_block] : __ldg(table + logical_block);
     return physical * batch.block_size + slot;
   };
-  // Starts the copies of this warp's keys of tile i.
-  const auto load_tile = [&](int i) {
+  // 16-byte asynchronous copies of this warp's keys of tile i: K where `keys` holds, V where `values` does
+  // (std::bool_constant: C++17 has no template lambdas). Lane k < 16 looks up key k; the lanes share the vector
+  // indices by shuffle. Keys past the item are zero-filled, never read from the pools.
+  const auto copy_rows_async = [&](int i, auto keys, auto values) {
     unsigned char* const stage = kv_tiles + (i % STAGES) * kStageBytes;
     const int live_keys = warp_live_keys(i);
-    if (tensor_copies) {
-      // Lane 0 copies the 16 slots' K and V boxes (lanes past head_dim read as zeros) and announces their bytes;
-      // a warp with no keys here still arrives, so that every phase completes. Dead rows are zeroed on arrival.
-      if (lane == 0) {
-        std::uint64_t* const barrier = &barriers[(i % STAGES) * kWarps + warp];
-        const int boxes = live_keys > 0 ? (head_dim + kTensorCopyLanes - 1) / kTensorCopyLanes : 0;
-        barrier_arrive_expecting(barrier, static_cast<unsigned>(boxes * 2 * kBoxBytes));
-        if (boxes > 0) {
-          const int first_row = static_cast<int>(slot_row(i, 0));
-          for (int b = 0; b < boxes; ++b) {
-            unsigned char* const k_box = stage + piece_offset(0, warp * kWarpKeys, 8 * b);
-            tensor_copy(k_box, maps.k, b * kTensorCopyLanes, kv_head, first_row, barrier);
-            tensor_copy(k_box + kStageBytes / 2, maps.v, b * kTensorCopyLanes, kv_head, first_row, barrier);
-          }
-        }
-      }
-      return;
-    }
-    // Lane k < 16 looks up key k; the lanes share the vector indices by shuffle. Keys past the item are
-    // zero-filled, never read from the pools.
     const unsigned looked_up =
         lane < live_keys ? static_cast<unsigned>(slot_row(i, lane)) * batch.num_kv_heads + kv_head : 0u;
 #pragma unroll
@@ -358,27 +350,52 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
       const std::size_t src = static_cast<std::size_t>(__shfl_sync(0xffffffffu, looked_up, key)) * kv_head_stride;
       const bool live = key < live_keys;
       if (chunk >= live_chunks) continue;
-      copy_async_16(stage + piece_offset(0, warp * kWarpKeys + key, chunk), k_pool + (live ? src + chunk * 16 : 0),
-                    live ? 16 : 0);
-      copy_async_16(stage + piece_offset(1, warp * kWarpKeys + key, chunk), v_pool + (live ? src + chunk * 16 : 0),
-                    live ? 16 : 0);
+      if constexpr (decltype(keys)::value)
+        copy_async_16(stage + piece_offset(0, warp * kWarpKeys + key, chunk), k_pool + (live ? src + chunk * 16 : 0),
+                      live ? 16 : 0);
+      if constexpr (decltype(values)::value)
+        copy_async_16(stage + piece_offset(1, warp * kWarpKeys + key, chunk), v_pool + (live ? src + chunk * 16 : 0),
+                      live ? 16 : 0);
     }
     copy_async_commit();
+  };
+  // Starts the copies of this warp's keys of tile i.
+  const auto load_tile = [&](int i) {
+    if (!tensor_copies) return copy_rows_async(i, std::true_type{}, std::true_type{});
+    // Lane 0 copies the 16 slots' K boxes (and without VALUES_ASYNC the V boxes; lanes past head_dim read as
+    // zeros) and announces their bytes; a warp with no keys here still arrives, so that every phase completes.
+    // Dead rows are zeroed on arrival.
+    if (lane == 0) {
+      unsigned char* const stage = kv_tiles + (i % STAGES) * kStageBytes;
+      std::uint64_t* const barrier = &barriers[(i % STAGES) * kWarps + warp];
+      const int boxes = warp_live_keys(i) > 0 ? (head_dim + kTensorCopyLanes - 1) / kTensorCopyLanes : 0;
+      barrier_arrive_expecting(barrier, static_cast<unsigned>(boxes * kTensorCopiedHalves * kBoxBytes));
+      if (boxes > 0) {
+        const int first_row = static_cast<int>(slot_row(i, 0));
+        for (int b = 0; b < boxes; ++b) {
+          unsigned char* const k_box = stage + piece_offset(0, warp * kWarpKeys, 8 * b);
+          tensor_copy(k_box, maps.k, b * kTensorCopyLanes, kv_head, first_row, barrier);
+          if constexpr (!VALUES_ASYNC)
+            tensor_copy(k_box + kStageBytes / 2, maps.v, b * kTensorCopyLanes, kv_head, first_row, barrier);
+        }
+      }
+    }
+    if constexpr (VALUES_ASYNC) copy_rows_async(i, std::false_type{}, std::true_type{});
   };
   // Tile i is in shared memory for this warp: its tensor copies have landed (the rows of keys past the item
   // zeroed, as the asynchronous copies zero-fill them: a 0 weight times stale or poisoned V would be NaN), or this
   // thread's asynchronous copies have.
   const auto wait_for_tile = [&](int i) {
-    if (!tensor_copies) {
+    if (async_groups) {
       copy_async_wait<STAGES - 1>();  // tiles i + 1 .. i + STAGES - 1 may still be in flight
-      return;
+      if (!tensor_copies) return;
     }
     barrier_wait(&barriers[(i % STAGES) * kWarps + warp], (i / STAGES) & 1);
     const int live_keys = warp_live_keys(i);
     if (live_keys < kWarpKeys) {
       unsigned char* const stage = kv_tiles + (i % STAGES) * kStageBytes;
       const int pieces = (kWarpKeys - live_keys) * kChunksPerRow;
-      for (int p = lane; p < 2 * pieces; p += 32) {
+      for (int p = lane; p < kTensorCopiedHalves * pieces; p += 32) {  // K's dead rows, then V's
         const int kv = p / pieces, key = live_keys + p % pieces / kChunksPerRow, chunk = p % kChunksPerRow;
         *reinterpret_cast<uint4*>(stage + piece_offset(kv, warp * kWarpKeys + key, chunk)) = make_uint4(0, 0, 0, 0);
       }
@@ -400,7 +417,7 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
 #pragma unroll
   for (int s = 0; s < STAGES; ++s) {
     if (s < num_tiles) load_tile(s);
-    else if (!tensor_copies) copy_async_commit();  // empty groups keep the wait count uniform
+    else if (async_groups) copy_async_commit();  // empty groups keep the wait count uniform
   }
 
   // ldmatrix row addresses. K and V are both A operands (16 M rows): K of the scores (matrices: keys 0-7 | 8-15 x
@@ -516,7 +533,7 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
     // 8k, and at batch 64 with GQA 8: reports/gpu/issue8-perf.md, session 17).
     __syncwarp();  // every lane is done with tile i's stage
     if (i + STAGES < num_tiles) load_tile(i + STAGES);
-    else if (!tensor_copies) copy_async_commit();
+    else if (async_groups) copy_async_commit();
   }
 
   // The warps' sums meet in shared memory (the K/V space is free once every warp is past its last tile).
@@ -549,11 +566,11 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
 
 // --- launching --------------------------------------------------------------------------------------------------
 
-template <int LANES, int ROWS, int STAGES, int TABLE, bool TMA>
+template <int LANES, int ROWS, int STAGES, int TABLE, bool TMA, bool VALUES_ASYNC = false>
 using TensorCoreLayout =
-    AttentionLauncher<tensor_core_attention_kernel<LANES, ROWS, STAGES, TABLE, TMA>, __nv_bfloat16, LANES, ROWS,
-                      tensor_core::kThreads, tensor_core::shared_layout(LANES, ROWS, STAGES, TABLE, TMA).total,
-                      /*TENSOR_MAPS=*/true>;
+    AttentionLauncher<tensor_core_attention_kernel<LANES, ROWS, STAGES, TABLE, TMA, VALUES_ASYNC>, __nv_bfloat16,
+                      LANES, ROWS, tensor_core::kThreads,
+                      tensor_core::shared_layout(LANES, ROWS, STAGES, TABLE, TMA).total, /*TENSOR_MAPS=*/true>;
 
 // Three 64-key tiles in shared memory (32 KB each at 128 lanes) leave room for two blocks per multiprocessor
 // (the deep layout of paged_attention.h); at 256 lanes two tiles take one multiprocessor's worth. Measured against
@@ -561,14 +578,23 @@ using TensorCoreLayout =
 template <int LANES>
 inline constexpr int kTensorCoreStages = LANES >= 256 ? 2 : 3;
 
+// V by asynchronous copies beside K's tensor copies (VALUES_ASYNC) in the deep and wide layouts at 128 lanes,
+// where it was measured faster (paged_attention.h; reports/gpu/issue8-perf.md, session 18); 64 and 256 lanes were
+// not measured and copy both by tensor copies, as the wide-tma layout does.
+template <int LANES>
+inline constexpr bool kValuesAsync = LANES == 128;
+
 // 64 lanes and wider: the swizzled layout with tensor copies (the 32-lane rows are narrower than the swizzle).
 template <int LANES, int ROWS>
-using ProductionTensorCoreLayout =
-    TensorCoreLayout<LANES, ROWS, kTensorCoreStages<LANES>, layout::kTableEntries, (LANES >= kTensorCopyLanes)>;
+using ProductionTensorCoreLayout = TensorCoreLayout<LANES, ROWS, kTensorCoreStages<LANES>, layout::kTableEntries,
+                                                    (LANES >= kTensorCopyLanes), kValuesAsync<LANES>>;
 // The wide layout at 128 lanes: two tiles (64 KB) and the whole staged table, 73 KB: three blocks per
 // multiprocessor.
 template <int ROWS>
-using WideTensorCoreLayout = TensorCoreLayout<128, ROWS, 2, layout::kTableEntries, true>;
+using WideTensorCoreLayout = TensorCoreLayout<128, ROWS, 2, layout::kTableEntries, true, kValuesAsync<128>>;
+// The wide layout with K and V by tensor copies: for grids within one wave of it.
+template <int ROWS>
+using WideTmaTensorCoreLayout = TensorCoreLayout<128, ROWS, 2, layout::kTableEntries, true, false>;
 static_assert(tensor_core_min_blocks<128, 8, 2, layout::kTableEntries, true>() == 3, "the wide layout fits three");
 static_assert(tensor_core_min_blocks<128, 8, 3, layout::kTableEntries, true>() == 2, "the deep layout fits two");
 

@@ -68,7 +68,8 @@ struct Options {
 
 // Layouts of the bf16, head-dim 128 kernel other than the production one, for --layouts: name, GQA groups it
 // serves (4: up to 4 query heads per KV head, 8: 5 to 8), and its launcher. Tensor-core layouts read
-// tc_s<stages>_t<table entries staged>[_tma] (tiles in shared memory; _tma: swizzled, with tensor copies, else
+// tc_s<stages>_t<table entries staged>[_tma] (tiles in shared memory; _tma: swizzled, K and V by tensor copies,
+// the production layouts of sessions 13-17, where production now brings V by 16-byte asynchronous copies; else
 // padded with 16-byte asynchronous copies, the layout before 2026-11-30's session 13); each is timed fused and
 // split-K (name+sk). The CUDA-core kernel (the production layout for fp32, fp16 and odd head dims) reads
 // cc_r<rows per thread>x<row sets>_t<keys per tile>_s<stages>_l<head lanes per thread>.
@@ -81,13 +82,14 @@ template <int RPT, int SETS, int TILE, int STAGES, int LPT>
 constexpr Layout cuda_core_layout(const char* name) {
   return {name, RPT * SETS, kernels::KernelLayout<__nv_bfloat16, kHeadDim, RPT, SETS, TILE, STAGES, LPT>::launch};
 }
-template <int ROWS, int STAGES, int TABLE, bool TMA = false>
+template <int ROWS, int STAGES, int TABLE, bool TMA = false, bool VALUES_ASYNC = false>
 constexpr Layout tensor_core_layout(const char* name) {
-  return {name, ROWS, kernels::TensorCoreLayout<kHeadDim, ROWS, STAGES, TABLE, TMA>::launch};
+  return {name, ROWS, kernels::TensorCoreLayout<kHeadDim, ROWS, STAGES, TABLE, TMA, VALUES_ASYNC>::launch};
 }
 const Layout kAlternativeLayouts[] = {
     tensor_core_layout<4, 3, 2048>("tc_s3_t2048"), tensor_core_layout<8, 3, 2048>("tc_s3_t2048"),
     tensor_core_layout<4, 2, 2048, true>("tc_s2_t2048_tma"), tensor_core_layout<8, 2, 2048, true>("tc_s2_t2048_tma"),
+    tensor_core_layout<4, 3, 2048, true>("tc_s3_t2048_tma"), tensor_core_layout<8, 3, 2048, true>("tc_s3_t2048_tma"),
     tensor_core_layout<4, 2, 2048>("tc_s2_t2048"), tensor_core_layout<8, 2, 2048>("tc_s2_t2048"),
     tensor_core_layout<4, 2, 512>("tc_s2_t512"),   tensor_core_layout<8, 2, 512>("tc_s2_t512"),
     tensor_core_layout<4, 3, 512>("tc_s3_t512"),   tensor_core_layout<8, 3, 512>("tc_s3_t512"),

@@ -1,8 +1,9 @@
 // The GPU suite (ctest label `gpu`): every property of the catalogue against every variant that needs a GPU, one
 // gtest per (property, variant), e.g. GpuCatalogue/GpuPropertyTest.Holds/UlpBoundedAgreement__cuda_fused, on the
 // general draw and on serving-engine shapes only (GpuEngineShapes/...: where the tensor copies run), each with the
-// tensor-core layout and split-K merge shape chosen as in production, and pinned to the deep layout and the
-// warp-per-row merge (...Deep/...), which the catalogue's mostly small problems would not otherwise run. Case
+// tensor-core layout and split-K merge shape chosen as in production, pinned to the deep layout and the
+// warp-per-row merge (...Deep/...), and pinned to the wide layout (...Wide/...), which the catalogue's mostly
+// small problems would not otherwise run (production gives them the wide-tma layout). Case
 // counts come from RC_PARAMS (RC_PARAMS="max_success=1000" for the acceptance run). Without a CUDA device every
 // test skips with the reason. At the end it prints, per variant and dtype, the worst error seen against its
 // bound (and writes it as JSON to $PACHECK_GPU_SUMMARY when set): the figures reports/gpu/ quotes.
@@ -77,18 +78,21 @@ struct PropertyOnVariant {
   const Property* property;
   const Variant* variant;
   bool engine_shapes;  // gen::Limits::engine_shapes: the shapes where the tensor-core kernel's tensor copies run
-  // The catalogue's problems are mostly grids of at most one wave, for which the automatic choice is the wide
+  // The catalogue's problems are mostly grids of at most one wave, for which the automatic choice is the wide-tma
   // layout (some split-K draws reach more), and a few rows, which the merge takes a head lane per thread; the
-  // Deep suites pin the deep layout and the warp-per-row merge, the others leave both to production.
-  bool pin_deep_and_warps;
+  // Deep suites pin the deep layout and the warp-per-row merge, the Wide suites the wide layout, the others leave
+  // both to production.
+  cuda::TensorCoreLayoutChoice layout;
+  cuda::MergeShapeChoice merge;
 };
 
-std::vector<PropertyOnVariant> gpu_pairs(bool engine_shapes, bool pin_deep_and_warps) {
+std::vector<PropertyOnVariant> gpu_pairs(bool engine_shapes, cuda::TensorCoreLayoutChoice layout,
+                                         cuda::MergeShapeChoice merge) {
   std::vector<PropertyOnVariant> pairs;
   for (const Property& p : catalogue())
     for (const Variant* v : Registry::instance().variants())
       if (v->capabilities().needs_gpu && p.applies(v->capabilities()))
-        pairs.push_back({&p, v, engine_shapes, pin_deep_and_warps});
+        pairs.push_back({&p, v, engine_shapes, layout, merge});
   return pairs;
 }
 
@@ -105,10 +109,10 @@ TEST_P(GpuPropertyTest, Holds) {
   ctx.limits.engine_shapes = GetParam().engine_shapes;
   ctx.replay_program = PACHECK_BINARY;
   // Replays run the same kernels: the pinned ones, or the automatic rules even where the environment pins others.
-  const bool pinned = GetParam().pin_deep_and_warps;
-  const cuda::TensorCoreLayoutChoice layout =
-      pinned ? cuda::TensorCoreLayoutChoice::deep : cuda::TensorCoreLayoutChoice::automatic;
-  const cuda::MergeShapeChoice merge = pinned ? cuda::MergeShapeChoice::warps : cuda::MergeShapeChoice::automatic;
+  const cuda::TensorCoreLayoutChoice layout = GetParam().layout;
+  const cuda::MergeShapeChoice merge = GetParam().merge;
+  const bool pinned =
+      layout != cuda::TensorCoreLayoutChoice::automatic || merge != cuda::MergeShapeChoice::automatic;
   if (pinned || !cuda::replay_prefix_from_environment().empty())
     ctx.replay_program = cuda::replay_prefix_for(layout, merge) + ctx.replay_program;
   const std::string variant = ctx.variant->name();
@@ -124,11 +128,23 @@ TEST_P(GpuPropertyTest, Holds) {
 std::string test_name(const ::testing::TestParamInfo<PropertyOnVariant>& info) {
   return info.param.property->name + "__" + info.param.variant->name();
 }
-INSTANTIATE_TEST_SUITE_P(GpuCatalogue, GpuPropertyTest, ::testing::ValuesIn(gpu_pairs(false, false)), test_name);
-INSTANTIATE_TEST_SUITE_P(GpuCatalogueDeep, GpuPropertyTest, ::testing::ValuesIn(gpu_pairs(false, true)), test_name);
-INSTANTIATE_TEST_SUITE_P(GpuEngineShapes, GpuPropertyTest, ::testing::ValuesIn(gpu_pairs(true, false)), test_name);
-INSTANTIATE_TEST_SUITE_P(GpuEngineShapesDeep, GpuPropertyTest, ::testing::ValuesIn(gpu_pairs(true, true)),
+constexpr auto kAutomaticLayout = cuda::TensorCoreLayoutChoice::automatic;
+constexpr auto kDeep = cuda::TensorCoreLayoutChoice::deep;
+constexpr auto kWide = cuda::TensorCoreLayoutChoice::wide;
+constexpr auto kAutomaticMerge = cuda::MergeShapeChoice::automatic;
+constexpr auto kWarps = cuda::MergeShapeChoice::warps;
+INSTANTIATE_TEST_SUITE_P(GpuCatalogue, GpuPropertyTest,
+                         ::testing::ValuesIn(gpu_pairs(false, kAutomaticLayout, kAutomaticMerge)), test_name);
+INSTANTIATE_TEST_SUITE_P(GpuCatalogueDeep, GpuPropertyTest, ::testing::ValuesIn(gpu_pairs(false, kDeep, kWarps)),
                          test_name);
+INSTANTIATE_TEST_SUITE_P(GpuCatalogueWide, GpuPropertyTest,
+                         ::testing::ValuesIn(gpu_pairs(false, kWide, kAutomaticMerge)), test_name);
+INSTANTIATE_TEST_SUITE_P(GpuEngineShapes, GpuPropertyTest,
+                         ::testing::ValuesIn(gpu_pairs(true, kAutomaticLayout, kAutomaticMerge)), test_name);
+INSTANTIATE_TEST_SUITE_P(GpuEngineShapesDeep, GpuPropertyTest, ::testing::ValuesIn(gpu_pairs(true, kDeep, kWarps)),
+                         test_name);
+INSTANTIATE_TEST_SUITE_P(GpuEngineShapesWide, GpuPropertyTest,
+                         ::testing::ValuesIn(gpu_pairs(true, kWide, kAutomaticMerge)), test_name);
 
 // A kernel that touches memory it does not own must surface as an exception carrying CUDA's own text, not as a
 // hang or zeros. The access poisons the CUDA context, so it runs in a fresh process (death-test style).
