@@ -59,7 +59,7 @@ class PinnableChoice {
 PinnableChoice<TensorCoreLayoutChoice, 3> g_layout("PACHECK_TENSOR_CORE_LAYOUT",
                                                    {{{"deep", TensorCoreLayoutChoice::deep},
                                                      {"wide", TensorCoreLayoutChoice::wide},
-                                                     {"wide-tma", TensorCoreLayoutChoice::wide_tma}}});
+                                                     {"wide-kv-tma", TensorCoreLayoutChoice::wide_kv_tma}}});
 PinnableChoice<MergeShapeChoice, 2> g_merge_shape(
     "PACHECK_SPLITK_MERGE", {{{"lanes", MergeShapeChoice::lanes}, {"warps", MergeShapeChoice::warps}}});
 

@@ -136,22 +136,23 @@ int resident_blocks_per_multiprocessor(Storage storage, int head_dim, int gqa_ra
 
 // bf16 with head dims 65 to 128 (multiples of 8) runs one of three layouts of the tensor-core kernel, all swizzled
 // and with tensor copies where the block size, tile and item allow (kv_tensor_maps.h):
-//   deep      three 64-key tiles in flight, two blocks per multiprocessor; K by tensor copies, V by 16-byte
-//             asynchronous copies, so that a tile's bytes arrive by both paths;
-//   wide      two tiles in flight, three blocks per multiprocessor, the same copies: more warps to hide latency,
-//             faster per wave, but a grid of 1.3 waves ends in a partial wave of at most one block per
-//             multiprocessor, which cannot keep HBM busy;
-//   wide-tma  the wide layout with V by tensor copies too.
-// automatic: wide-tma when the grid (work items x KV heads) fits in one wave of the wide layout, wide when it spans
-// at least four, deep otherwise (so the choice depends on the GPU's multiprocessor count). Where the grid fills the
-// GPU, the copy engine alone delivers less than the memory can: V by asynchronous copies made cuda_fused at batch
-// 256, 8k 3.3-3.6% faster and at batch 64 0.2-3.2% (reports/gpu/issue8-perf.md, session 18). Within one wave,
-// where a multiprocessor holds one or two blocks, the same copies made cuda_fused at batch 1-8 8-10% slower (and
-// split-K at batch 1 no faster): there a warp waits on its own instructions more than on memory, and the
-// asynchronous copies add to them. Pinning a layout is for tests, so that the catalogue's mostly small problems
-// run all three: pin_tensor_core_layout (process-wide; `automatic` then means the rule above, whatever the
-// environment), or PACHECK_TENSOR_CORE_LAYOUT=deep|wide|wide-tma|automatic in the environment, read at each
-// launch while nothing is pinned (replay lines carry it; kernel_pins.h).
+//   deep         three 64-key tiles in flight, two blocks per multiprocessor; K by tensor copies, V by 16-byte
+//                asynchronous copies, so that a tile's bytes arrive by both paths;
+//   wide         two tiles in flight, three blocks per multiprocessor, the same copies: more warps to hide
+//                latency, faster per wave, but a grid of 1.3 waves ends in a partial wave of at most one block per
+//                multiprocessor, which cannot keep HBM busy;
+//   wide-kv-tma  the wide layout with V by tensor copies too (the production layout of sessions 13-17).
+// automatic: wide-kv-tma when the grid (work items x KV heads) fits in one wave of the wide layout, wide when it
+// spans at least four, deep otherwise (so the choice depends on the GPU's multiprocessor count; the thresholds
+// were measured with K and V both by tensor copies). Where the grid fills the GPU, V by asynchronous copies made
+// cuda_fused at batch 256, 8k 3.3-3.6% faster and at batch 64, GQA 8 2.7-3.2% (GQA 4 within noise;
+// reports/gpu/issue8-perf.md, session 18), presumably because the copy engine alone delivers less than the memory
+// can. Within one wave, where a multiprocessor holds one or two blocks, the same copies made cuda_fused at batch
+// 1-8 8-10% slower (and split-K at batch 1 no faster), presumably because there a warp's own instructions, which
+// the asynchronous copies add to, matter more than the memory. Pinning a layout is for tests, so that the
+// catalogue's mostly small problems run all three: pin_tensor_core_layout (process-wide; `automatic` then means
+// the rule above, whatever the environment), or PACHECK_TENSOR_CORE_LAYOUT=deep|wide|wide-kv-tma|automatic in the
+// environment, read at each launch while nothing is pinned (replay lines carry it; kernel_pins.h).
 
 // The split-K merge (merge_splits_kernel) runs in one of two shapes:
 //   lanes  a row per LANES threads, one head lane each: a few rows with many splits each (batch 1) merge fastest

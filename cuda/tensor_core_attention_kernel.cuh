@@ -8,10 +8,10 @@
 // A block is 4 warps. A tile is up to 64 keys; warp w owns keys [16 w, 16 w + 16) of every tile: it copies their
 // K and V rows into shared memory (STAGES tiles in flight) and reads back only those, so a warp never waits for
 // another's copies. The copies are tensor copies where the block size and the item allow (16 keys = 16
-// consecutive slots of one block: one instruction per 64 lanes of K and of V, kv_tensor_maps.h), 16-byte
-// asynchronous copies otherwise. A tensor copy reads the whole 16-slot run, so in an item's last tile it may read
-// slots past the item's last key (in the same block, so in the pool); their rows are zeroed before use, as the
-// asynchronous copies zero-fill them without reading. Per tile:
+// consecutive slots of one block: one instruction per 64 lanes, kv_tensor_maps.h) for K, and for V too unless
+// VALUES_ASYNC (below), 16-byte asynchronous copies otherwise. A tensor copy reads the whole 16-slot run, so in an
+// item's last tile it may read slots past the item's last key (in the same block, so in the pool); their rows are
+// zeroed before use, as the asynchronous copies zero-fill them without reading. Per tile:
 //   scores   S^T[key, row] = K Q^T by mma.m16n8k16, transposed so that no operand is padding: the warp's 16
 //            keys are the M rows, the block's rows (at most 8) the N columns, the head the K dimension; each
 //            thread ends up with keys g and g + 8 (g = lane / 4) of rows 2t and 2t + 1 (t = lane % 4);
@@ -195,9 +195,9 @@ constexpr int tensor_core_min_blocks() {
 // lane) instead of 16-byte asynchronous copies whose addresses every lane computes: about a sixth of the
 // instructions of a tile, and the copy engine does the address arithmetic. Other items (and !TMA) use those.
 // VALUES_ASYNC (with TMA): only K arrives by tensor copies; V always by the 16-byte asynchronous copies, so that a
-// tile's bytes come in by both paths at once. Where the grid fills the GPU the copy engine alone delivers less than
-// the memory can (fused at batch 256, 8k: 3.3-3.6% faster, batch 64 0.2-3.2%); within one wave the extra copy
-// instructions cost more than that gains (paged_attention.h; reports/gpu/issue8-perf.md, session 18).
+// tile's bytes come in by both paths at once. Where the grid fills the GPU that was faster (fused at batch 256,
+// 8k: 3.3-3.6%, batch 64 at GQA 8 2.7-3.2%), presumably because the copy engine alone delivers less than the
+// memory can; within one wave it was slower (paged_attention.h; reports/gpu/issue8-perf.md, session 18).
 template <int LANES, int ROWS, int STAGES, int TABLE, bool TMA, bool VALUES_ASYNC>
 __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks<LANES, ROWS, STAGES, TABLE, TMA>()))
     tensor_core_attention_kernel(const DeviceBatch batch, const DevicePlan plan, const FastDivmod block_div,
@@ -382,9 +382,9 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
     }
     if constexpr (VALUES_ASYNC) copy_rows_async(i, std::false_type{}, std::true_type{});
   };
-  // Tile i is in shared memory for this warp: its tensor copies have landed (the rows of keys past the item
-  // zeroed, as the asynchronous copies zero-fill them: a 0 weight times stale or poisoned V would be NaN), or this
-  // thread's asynchronous copies have.
+  // Tile i is in shared memory for this warp: this thread's asynchronous copies have landed (all of the tile, or
+  // with VALUES_ASYNC its V), and its tensor copies have (the rows of keys past the item zeroed, as the
+  // asynchronous copies zero-fill them: a 0 weight times stale or poisoned V would be NaN).
   const auto wait_for_tile = [&](int i) {
     if (async_groups) {
       copy_async_wait<STAGES - 1>();  // tiles i + 1 .. i + STAGES - 1 may still be in flight
@@ -580,7 +580,7 @@ inline constexpr int kTensorCoreStages = LANES >= 256 ? 2 : 3;
 
 // V by asynchronous copies beside K's tensor copies (VALUES_ASYNC) in the deep and wide layouts at 128 lanes,
 // where it was measured faster (paged_attention.h; reports/gpu/issue8-perf.md, session 18); 64 and 256 lanes were
-// not measured and copy both by tensor copies, as the wide-tma layout does.
+// not measured and copy both by tensor copies, as the wide-kv-tma layout does.
 template <int LANES>
 inline constexpr bool kValuesAsync = LANES == 128;
 
@@ -594,7 +594,7 @@ template <int ROWS>
 using WideTensorCoreLayout = TensorCoreLayout<128, ROWS, 2, layout::kTableEntries, true, kValuesAsync<128>>;
 // The wide layout with K and V by tensor copies: for grids within one wave of it.
 template <int ROWS>
-using WideTmaTensorCoreLayout = TensorCoreLayout<128, ROWS, 2, layout::kTableEntries, true, false>;
+using WideKvTmaTensorCoreLayout = TensorCoreLayout<128, ROWS, 2, layout::kTableEntries, true, false>;
 static_assert(tensor_core_min_blocks<128, 8, 2, layout::kTableEntries, true>() == 3, "the wide layout fits three");
 static_assert(tensor_core_min_blocks<128, 8, 3, layout::kTableEntries, true>() == 2, "the deep layout fits two");
 

@@ -3,7 +3,7 @@
 // general draw and on serving-engine shapes only (GpuEngineShapes/...: where the tensor copies run), each with the
 // tensor-core layout and split-K merge shape chosen as in production, pinned to the deep layout and the
 // warp-per-row merge (...Deep/...), and pinned to the wide layout (...Wide/...), which the catalogue's mostly
-// small problems would not otherwise run (production gives them the wide-tma layout). Case
+// small problems would not otherwise run (production gives them the wide-kv-tma layout). Case
 // counts come from RC_PARAMS (RC_PARAMS="max_success=1000" for the acceptance run). Without a CUDA device every
 // test skips with the reason. At the end it prints, per variant and dtype, the worst error seen against its
 // bound (and writes it as JSON to $PACHECK_GPU_SUMMARY when set): the figures reports/gpu/ quotes.
@@ -78,10 +78,10 @@ struct PropertyOnVariant {
   const Property* property;
   const Variant* variant;
   bool engine_shapes;  // gen::Limits::engine_shapes: the shapes where the tensor-core kernel's tensor copies run
-  // The catalogue's problems are mostly grids of at most one wave, for which the automatic choice is the wide-tma
-  // layout (some split-K draws reach more), and a few rows, which the merge takes a head lane per thread; the
-  // Deep suites pin the deep layout and the warp-per-row merge, the Wide suites the wide layout, the others leave
-  // both to production.
+  // The catalogue's problems are mostly grids of at most one wave, for which the automatic choice is the
+  // wide-kv-tma layout (some split-K draws reach more), and a few rows, which the merge takes a head lane per
+  // thread; the Deep suites pin the deep layout and the warp-per-row merge, the Wide suites the wide layout, the
+  // others leave both to production.
   cuda::TensorCoreLayoutChoice layout;
   cuda::MergeShapeChoice merge;
 };

@@ -43,11 +43,11 @@ TEST(KernelPins, ReadTheEnvironmentUntilPinnedAndNameAMalformedValue) {
   setenv("PACHECK_SPLITK_MERGE", "lanes", 1);
   setenv("PACHECK_TENSOR_CORE_LAYOUT", "sideways", 1);
   EXPECT_EQ(error_of_check(),
-            "PACHECK_TENSOR_CORE_LAYOUT must be deep, wide, wide-tma, or automatic, not 'sideways'");
-  setenv("PACHECK_TENSOR_CORE_LAYOUT", "wide-tma", 1);
-  EXPECT_EQ(pinned_tensor_core_layout(), TensorCoreLayoutChoice::wide_tma);
-  EXPECT_EQ(replay_prefix_for(TensorCoreLayoutChoice::wide_tma, MergeShapeChoice::lanes),
-            "PACHECK_TENSOR_CORE_LAYOUT=wide-tma PACHECK_SPLITK_MERGE=lanes ");
+            "PACHECK_TENSOR_CORE_LAYOUT must be deep, wide, wide-kv-tma, or automatic, not 'sideways'");
+  setenv("PACHECK_TENSOR_CORE_LAYOUT", "wide-kv-tma", 1);
+  EXPECT_EQ(pinned_tensor_core_layout(), TensorCoreLayoutChoice::wide_kv_tma);
+  EXPECT_EQ(replay_prefix_for(TensorCoreLayoutChoice::wide_kv_tma, MergeShapeChoice::lanes),
+            "PACHECK_TENSOR_CORE_LAYOUT=wide-kv-tma PACHECK_SPLITK_MERGE=lanes ");
   setenv("PACHECK_TENSOR_CORE_LAYOUT", "wide", 1);
   EXPECT_EQ(pinned_tensor_core_layout(), TensorCoreLayoutChoice::wide);
 

@@ -34,7 +34,7 @@ wait  # the sanitizers after: alongside, they slowed the catalogue past its limi
 mkdir -p /tmp/san
 # Each sanitizer on the general draw and on engine shapes (where the tensor-core kernel's tensor copies run), each
 # also with the deep tensor-core layout and the warp-per-row split-K merge pinned (-deep: small problems otherwise
-# run the wide-tma layout and the lane-per-thread merge), and on engine shapes with the wide layout pinned.
+# run the wide-kv-tma layout and the lane-per-thread merge), and on engine shapes with the wide layout pinned.
 for v in cuda_fused cuda_splitk; do for t in memcheck racecheck initcheck; do
 for draw in general general-deep engine engine-deep engine-wide; do
   (export PACHECK_TENSOR_CORE_LAYOUT=$(case $draw in *-deep) echo deep;; *-wide) echo wide;; *) echo automatic;; esac)
