@@ -17,7 +17,7 @@ cd "$(dirname "$0")"
 CASES=${CASES:-1000}
 SAN_CASES=${SAN_CASES:-100}
 # Seconds for each correctness run. Twelve catalogue processes share the GPU: at 1,000 cases per property the
-# split-K engine-shape ones ran past 280 s (session 18, call 4) and took 145-159 s alone.
+# split-K engine-shape ones ran past 280 s (session 18, call 4) and took 145-159 s with only those three running.
 LIMIT=${LIMIT:-420}
 { date -u; nvidia-smi --query-gpu=name,serial,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv;
   uname -r; compute-sanitizer --version | tail -1; python3 -c 'import torch;print("torch",torch.__version__)'; } > $OUT/perf.log 2>&1
