@@ -36,6 +36,7 @@
 
 #include <cuda_bf16.h>
 
+#include <cstdint>
 #include <type_traits>
 
 #include "cuda/kv_tensor_maps.h"
@@ -256,12 +257,16 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
   if (tensor_copies && shared_address(kv_tiles) % 1024 != 0) __trap();
 
   // Row g's q as mma B fragments of the scores (N columns: the block's rows, zero past them):
-  // qb[s] = dims 16 s + 2t, + 1 and 16 s + 8 + 2t, + 1.
+  // qb[s] = dims 16 s + 2t, + 1 and 16 s + 8 + 2t, + 1. Each pair is one 4-byte load where the queries are 4-byte
+  // aligned (dim is even and a row is whole 16 bytes; two 2-byte loads otherwise): a block's first copies wait for
+  // the table, whose loads come after these, and half as many loads here staged the table 0.8 us sooner at batch
+  // 1 (split-K 1-3% faster at 32k, 7-8% at 1k; reports/gpu/issue8-perf.md, session 19).
   unsigned qb[kHeadSteps][2];
   {
     const bool q_present = g < ROWS && g < item.num_rows;
     const int q_row = item.first_row + g;
     const unsigned short* const queries = static_cast<const unsigned short*>(batch.queries);
+    const bool word_loads = reinterpret_cast<std::uintptr_t>(queries) % 4 == 0;
     const std::size_t query_row = static_cast<std::size_t>(seq.query_row_offset + q_row / gqa);
     const std::size_t base = (query_row * batch.num_query_heads + kv_head * gqa + q_row % gqa) * head_dim;
 #pragma unroll
@@ -269,7 +274,12 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int dim = 16 * s + 8 * h + 2 * t;  // head_dim % 8 == 0: dim and dim + 1 are both in or both out
-        qb[s][h] = q_present && dim < head_dim ? queries[base + dim] | (unsigned{queries[base + dim + 1]} << 16) : 0u;
+        if (!q_present || dim >= head_dim)
+          qb[s][h] = 0u;
+        else if (word_loads)  // little-endian: dim in the low half, as pack_bf16 places the lower index
+          qb[s][h] = *reinterpret_cast<const unsigned*>(queries + base + dim);
+        else
+          qb[s][h] = queries[base + dim] | (unsigned{queries[base + dim + 1]} << 16);
       }
   }
 
