@@ -257,10 +257,11 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
   if (tensor_copies && shared_address(kv_tiles) % 1024 != 0) __trap();
 
   // Row g's q as mma B fragments of the scores (N columns: the block's rows, zero past them):
-  // qb[s] = dims 16 s + 2t, + 1 and 16 s + 8 + 2t, + 1. Each pair is one 4-byte load where the queries are 4-byte
-  // aligned (dim is even and a row is whole 16 bytes; two 2-byte loads otherwise): a block's first copies wait for
-  // the table, whose loads come after these, and half as many loads here staged the table 0.8 us sooner at batch
-  // 1 (split-K 1-3% faster at 32k, 7-8% at 1k; reports/gpu/issue8-perf.md, session 19).
+  // qb[s] = dims 16 s + 2t, + 1 and 16 s + 8 + 2t, + 1. Where the queries pointer is 4-byte aligned, each pair is
+  // one 4-byte load (then every pair is aligned: base is a multiple of head_dim, itself of 8, and dim is even); two
+  // 2-byte loads otherwise. A block's first copies wait for the table, whose loads come after these: half as many
+  // loads here staged the table 0.5-0.8 us sooner at batch 1 (split-K 1-3% faster at 32k, 6.6-8% at 1k;
+  // reports/gpu/issue8-perf.md, session 19).
   unsigned qb[kHeadSteps][2];
   {
     const bool q_present = g < ROWS && g < item.num_rows;

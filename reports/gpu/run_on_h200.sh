@@ -35,14 +35,15 @@ mkdir -p /tmp/san
 # Each sanitizer on the general draw and on engine shapes (where the tensor-core kernel's tensor copies run), each
 # also with the deep tensor-core layout and the warp-per-row split-K merge pinned (-deep: small problems otherwise
 # run the wide-kv-tma layout and the lane-per-thread merge), and on engine shapes with the wide layout pinned.
-# synccheck (barriers, mbarriers included) needs a larger table of tracked barriers than it sizes by itself: with
-# its default, 16 or 64 it stops at "overflow of tracked cuda::barrier structures" and the launch fails; with 256 it
-# runs (reports/gpu/issue8-perf.md, session 19).
+# synccheck (barriers, mbarriers included) runs with --num-cuda-barriers 256: on these kernels (at most 12
+# mbarriers a block) its default, 16 and 64 report an overflow of tracked cuda::barrier structures and the launch
+# fails; 256 works. The cause is not known (reports/gpu/issue8-perf.md, session 19).
 for v in cuda_fused cuda_splitk; do for t in memcheck racecheck initcheck synccheck; do
 for draw in general general-deep engine engine-deep engine-wide; do
   (export PACHECK_TENSOR_CORE_LAYOUT=$(case $draw in *-deep) echo deep;; *-wide) echo wide;; *) echo automatic;; esac)
    export PACHECK_SPLITK_MERGE=$(case $draw in *-deep) echo warps;; *) echo automatic;; esac)
-   timeout $LIMIT compute-sanitizer --tool $t $([ $t = synccheck ] && echo --num-cuda-barriers 256) --error-exitcode 9 ./pacheck check --variant $v --property UlpBoundedAgreement \
+   timeout $LIMIT compute-sanitizer --tool $t $([ $t = synccheck ] && echo --num-cuda-barriers 256) --error-exitcode 9 \
+     ./pacheck check --variant $v --property UlpBoundedAgreement \
      --property MaskedLanesZeroWeight --cases $SAN_CASES $(case $draw in engine*) echo --engine-shapes;; esac) \
      --failures /tmp/san/f-$v-$t-$draw > /tmp/san/$v-$t-$draw.log 2>&1; echo "exit $?" >> /tmp/san/$v-$t-$draw.log) &
 done; done; done
