@@ -57,16 +57,24 @@ TensorCoreLayoutChoice tensor_core_layout_for(const DeviceBatch& batch, const De
   return blocks >= 4 * wave ? TensorCoreLayoutChoice::wide : TensorCoreLayoutChoice::deep;
 }
 
+// A layout's instantiation for the plan's row capacity (4 or 8 rows a block).
 template <template <int> class LAYOUT>
 void launch_with_rows(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream) {
   if (plan.row_capacity == 4) return LAYOUT<4>::launch(batch, plan, stream);
   LAYOUT<layout::kMaxRows>::launch(batch, plan, stream);
 }
 
-template <typename T, int LANES, int ROWS>
-void launch_default(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream) {
-  kernels::ProductionLayout<T, LANES, ROWS>::launch(batch, plan, stream);
-}
+// The production layouts with everything but the row capacity fixed, for launch_with_rows.
+template <int LANES>
+struct ProductionTensorCoreRows {
+  template <int ROWS>
+  using Layout = kernels::ProductionTensorCoreLayout<LANES, ROWS>;
+};
+template <typename T, int LANES>
+struct ProductionCudaCoreRows {
+  template <int ROWS>
+  using Layout = kernels::ProductionLayout<T, LANES, ROWS>;
+};
 
 template <typename T, int LANES>
 void launch_rows(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream) {
@@ -84,14 +92,10 @@ void launch_rows(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t 
             break;                                   // the production layout below
         }
       }
-      if (plan.row_capacity == 4) return kernels::ProductionTensorCoreLayout<LANES, 4>::launch(batch, plan, stream);
-      return kernels::ProductionTensorCoreLayout<LANES, layout::kMaxRows>::launch(batch, plan, stream);
+      return launch_with_rows<ProductionTensorCoreRows<LANES>::template Layout>(batch, plan, stream);
     }
   }
-  if (plan.row_capacity == 4)
-    launch_default<T, LANES, 4>(batch, plan, stream);
-  else
-    launch_default<T, LANES, layout::kMaxRows>(batch, plan, stream);
+  launch_with_rows<ProductionCudaCoreRows<T, LANES>::template Layout>(batch, plan, stream);
 }
 
 template <typename T>
