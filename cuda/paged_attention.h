@@ -134,14 +134,19 @@ struct DevicePlan {
 // multiprocessor (measured best for the wide layout too: reports/gpu/issue8-perf.md).
 int resident_blocks_per_multiprocessor(Storage storage, int head_dim, int gqa_ratio);
 
-// bf16 with head dims 65 to 128 (multiples of 8) runs one of three layouts of the tensor-core kernel, all swizzled
-// and with tensor copies where the block size, tile and item allow (kv_tensor_maps.h):
+// bf16 with head dims 65 to 128 (multiples of 8) runs one of three layouts of the tensor-core kernel, all swizzled.
+// Their copies depend on the block's row capacity. With 8 rows (GQA 5-8) they use tensor copies where the block
+// size, tile and item allow (kv_tensor_maps.h):
 //   deep         three 64-key tiles in flight, two blocks per multiprocessor; K by tensor copies, V by 16-byte
 //                asynchronous copies, so that a tile's bytes arrive by both paths;
 //   wide         two tiles in flight, three blocks per multiprocessor, the same copies: more warps to hide
 //                latency, faster per wave, but a grid of 1.3 waves ends in a partial wave of at most one block per
 //                multiprocessor, which cannot keep HBM busy;
 //   wide-kv-tma  the wide layout with V by tensor copies too (the production layout of sessions 13-17).
+// With 4 rows (GQA 1-4) every layout brings K and V by 16-byte asynchronous copies, no tensor copies, so wide-kv-tma
+// is the wide layout there. Against the copies above that made cuda_fused at GQA 4 9-13% faster at batch 1-8 and
+// 3-4% at batch 64, and cuda_splitk at batch 1, 32k 2-7.5%; at 8 rows the same change made cuda_fused at batch
+// 1-8 8% slower (reports/gpu/issue8-perf.md, session 20; tensor_core_attention_kernel.cuh, production_copies).
 // automatic: wide-kv-tma when the grid (work items x KV heads) fits in one wave of the wide layout, wide when it
 // spans at least four, deep otherwise (so the choice depends on the GPU's multiprocessor count; the thresholds
 // were measured with K and V both by tensor copies). Where the grid fills the GPU, V by asynchronous copies made

@@ -7,9 +7,9 @@
 //
 // A block is 4 warps. A tile is up to 64 keys; warp w owns keys [16 w, 16 w + 16) of every tile: it copies their
 // K and V rows into shared memory (STAGES tiles in flight) and reads back only those, so a warp never waits for
-// another's copies. The copies are tensor copies where the block size and the item allow (16 keys = 16
-// consecutive slots of one block: one instruction per 64 lanes, kv_tensor_maps.h) for K, and for V too unless
-// VALUES_ASYNC (below), 16-byte asynchronous copies otherwise. A tensor copy reads the whole 16-slot run, so in an
+// another's copies. The copies are tensor copies where the layout's TileCopies ask for them and the block size and
+// the item allow (16 keys = 16 consecutive slots of one block: one instruction per 64 lanes, kv_tensor_maps.h),
+// 16-byte asynchronous copies otherwise. A tensor copy reads the whole 16-slot run, so in an
 // item's last tile it may read slots past the item's last key (in the same block, so in the pool); their rows are
 // zeroed before use, as the asynchronous copies zero-fill them without reading. Per tile:
 //   scores   S^T[key, row] = K Q^T by mma.m16n8k16, transposed so that no operand is padding: the warp's 16
@@ -139,6 +139,14 @@ __device__ inline void barrier_wait(std::uint64_t* barrier, unsigned parity) {
 
 namespace tensor_core {
 
+// How the swizzled layout's tiles reach shared memory (the padded layout always uses 16-byte asynchronous
+// copies):
+//   tensor_kv  K and V by tensor copies;
+//   tensor_k   K by tensor copies, V by 16-byte asynchronous copies, so that a tile's bytes come in by both paths;
+//   async      K and V by 16-byte asynchronous copies, whose addresses every lane computes (no mbarriers).
+// Which is fastest depends on the grid and the block's rows: the production choice is production_copies below.
+enum class TileCopies { tensor_kv, tensor_k, async };
+
 inline constexpr int kWarps = 4;
 inline constexpr int kThreads = 32 * kWarps;
 inline constexpr int kTileKeys = 64;
@@ -191,15 +199,13 @@ constexpr int tensor_core_min_blocks() {
 
 // STAGES tiles sit in shared memory: one is folded while the others land. The first TABLE entries of the item's
 // block table are staged in shared memory; an item with more reads its table from global memory (through L1).
-// TMA (64 lanes and wider): the swizzled layout, and where `maps` are usable and the item starts at a multiple of
-// 16 keys, each warp's 16 keys of a tile arrive as tensor copies (one per 64 lanes of K and of V, issued by one
-// lane) instead of 16-byte asynchronous copies whose addresses every lane computes: about a sixth of the
-// instructions of a tile, and the copy engine does the address arithmetic. Other items (and !TMA) use those.
-// VALUES_ASYNC (with TMA): only K arrives by tensor copies; V always by the 16-byte asynchronous copies, so that a
-// tile's bytes come in by both paths at once. Where the grid fills the GPU that was faster (fused at batch 256,
-// 8k: 3.3-3.6%, batch 64 at GQA 8 2.7-3.2%), presumably because the copy engine alone delivers less than the
-// memory can; within one wave it was slower (paged_attention.h; reports/gpu/issue8-perf.md, session 18).
-template <int LANES, int ROWS, int STAGES, int TABLE, bool TMA, bool VALUES_ASYNC>
+// TMA (64 lanes and wider): the swizzled layout. Unless COPIES is async, where `maps` are usable and the item
+// starts at a multiple of 16 keys, each warp's 16 keys of a tile then arrive as tensor copies (one per 64 lanes of
+// K, and of V with tensor_kv, issued by one lane) instead of 16-byte asynchronous copies whose addresses every lane
+// computes: about a sixth of the instructions of a tile, and the copy engine does the address arithmetic. Other
+// items (and !TMA) use the asynchronous copies. Which copies are fastest was measured per layout and row capacity
+// (production_copies).
+template <int LANES, int ROWS, int STAGES, int TABLE, bool TMA, tensor_core::TileCopies COPIES>
 __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks<LANES, ROWS, STAGES, TABLE, TMA>()))
     tensor_core_attention_kernel(const DeviceBatch batch, const DevicePlan plan, const FastDivmod block_div,
                                  const __grid_constant__ KvTensorMaps maps) {
@@ -217,8 +223,9 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
   static_assert(STAGES >= 2, "one tile is folded while the next ones land");
   static_assert(!TMA || (LANES % kTensorCopyLanes == 0 && kWarpKeys == kTensorCopyKeys),
                 "the swizzled layout holds whole 64-lane boxes of a warp's 16 keys");
-  static_assert(TMA || !VALUES_ASYNC, "V by asynchronous copies beside K's tensor copies");
-  constexpr int kTensorCopiedHalves = VALUES_ASYNC ? 1 : 2;  // of K and V, with tensor copies
+  static_assert(TMA || COPIES == TileCopies::async, "tensor copies need the swizzled layout");
+  constexpr bool kValuesAsync = COPIES == TileCopies::tensor_k;  // V by asynchronous copies beside K's tensor copies
+  constexpr int kTensorCopiedHalves = kValuesAsync ? 1 : 2;     // of K and V, with tensor copies
 
   extern __shared__ __align__(1024) unsigned char tensor_core_shared[];
   unsigned char* const shared = tensor_core_shared;
@@ -253,7 +260,7 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
   // are then whole runs of 16 slots of one block if it starts at a multiple of 16. The swizzle needs the stages
   // 1024-byte aligned, which the declaration asks for; should a toolchain not honour it, fail loudly rather than
   // read misplaced rows (or fall back to a silently slower path).
-  const bool tensor_copies = TMA && maps.usable && item.key_begin % kWarpKeys == 0;
+  const bool tensor_copies = COPIES != TileCopies::async && maps.usable && item.key_begin % kWarpKeys == 0;
   if (tensor_copies && shared_address(kv_tiles) % 1024 != 0) __trap();
 
   // Row g's q as mma B fragments of the scores (N columns: the block's rows, zero past them):
@@ -333,7 +340,7 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
   const unsigned char* const v_pool = static_cast<const unsigned char*>(batch.v_pool);
   const int num_tiles = (item.key_end - item.key_begin + tile - 1) / tile;
   // Whether this thread's asynchronous copies of a tile form a commit group (every tile of the item has one).
-  const bool async_groups = !tensor_copies || VALUES_ASYNC;
+  const bool async_groups = !tensor_copies || kValuesAsync;
   // This warp's keys of tile i that lie in the item: a prefix of its 16, the same in every tile but the item's
   // last (16, or 0 for a warp past a tile shorter than 64 keys).
   const auto warp_live_keys = [&](int i) {
@@ -373,7 +380,7 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
   // Starts the copies of this warp's keys of tile i.
   const auto load_tile = [&](int i) {
     if (!tensor_copies) return copy_rows_async(i, std::true_type{}, std::true_type{});
-    // Lane 0 copies the 16 slots' K boxes (and without VALUES_ASYNC the V boxes; lanes past head_dim read as
+    // Lane 0 copies the 16 slots' K boxes (and with tensor_kv the V boxes; lanes past head_dim read as
     // zeros) and announces their bytes; a warp with no keys here still arrives, so that every phase completes.
     // Dead rows are zeroed on arrival.
     if (lane == 0) {
@@ -386,15 +393,15 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
         for (int b = 0; b < boxes; ++b) {
           unsigned char* const k_box = stage + piece_offset(0, warp * kWarpKeys, 8 * b);
           tensor_copy(k_box, maps.k, b * kTensorCopyLanes, kv_head, first_row, barrier);
-          if constexpr (!VALUES_ASYNC)
+          if constexpr (!kValuesAsync)
             tensor_copy(k_box + kStageBytes / 2, maps.v, b * kTensorCopyLanes, kv_head, first_row, barrier);
         }
       }
     }
-    if constexpr (VALUES_ASYNC) copy_rows_async(i, std::false_type{}, std::true_type{});
+    if constexpr (kValuesAsync) copy_rows_async(i, std::false_type{}, std::true_type{});
   };
   // Tile i is in shared memory for this warp: this thread's asynchronous copies have landed (all of the tile, or
-  // with VALUES_ASYNC its V), and its tensor copies have (the rows of keys past the item zeroed, as the
+  // with tensor_k its V), and its tensor copies have (the rows of keys past the item zeroed, as the
   // asynchronous copies zero-fill them: a 0 weight times stale or poisoned V would be NaN).
   const auto wait_for_tile = [&](int i) {
     if (async_groups) {
@@ -577,9 +584,10 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
 
 // --- launching --------------------------------------------------------------------------------------------------
 
-template <int LANES, int ROWS, int STAGES, int TABLE, bool TMA, bool VALUES_ASYNC = false>
+template <int LANES, int ROWS, int STAGES, int TABLE, bool TMA,
+          tensor_core::TileCopies COPIES = TMA ? tensor_core::TileCopies::tensor_kv : tensor_core::TileCopies::async>
 using TensorCoreLayout =
-    AttentionLauncher<tensor_core_attention_kernel<LANES, ROWS, STAGES, TABLE, TMA, VALUES_ASYNC>, __nv_bfloat16,
+    AttentionLauncher<tensor_core_attention_kernel<LANES, ROWS, STAGES, TABLE, TMA, COPIES>, __nv_bfloat16,
                       LANES, ROWS, tensor_core::kThreads,
                       tensor_core::shared_layout(LANES, ROWS, STAGES, TABLE, TMA).total, /*TENSOR_MAPS=*/true>;
 
@@ -589,23 +597,35 @@ using TensorCoreLayout =
 template <int LANES>
 inline constexpr int kTensorCoreStages = LANES >= 256 ? 2 : 3;
 
-// V by asynchronous copies beside K's tensor copies (VALUES_ASYNC) in the deep and wide layouts at 128 lanes,
-// where it was measured faster (paged_attention.h; reports/gpu/issue8-perf.md, session 18); 64 and 256 lanes were
-// not measured and copy both by tensor copies, as the wide-kv-tma layout does.
-template <int LANES>
-inline constexpr bool kValuesAsync = LANES == 128;
+// The copies of a production layout (paged_attention.h; reports/gpu/issue8-perf.md, sessions 18 and 20), given
+// what the layout takes at 8 rows a block (`eight_rows`: tensor_k for deep and wide, tensor_kv for wide-kv-tma):
+//   128 lanes, up to 4 rows: async, in every layout. Against the tensor copies, cuda_fused at GQA 4 ran 9-13%
+//     faster at batch 1-8 and 3-4% at batch 64, and cuda_splitk at batch 1, 32k 2-7.5% (session 20). Not at 8
+//     rows: there ptxas gives the asynchronous form about 94 registers instead of 160, and cuda_fused at batch 1-8
+//     ran 8% slower (batch 64 1.4%);
+//   128 lanes, 5-8 rows: eight_rows (session 18: V by asynchronous copies beside K's tensor copies where the grid
+//     fills the GPU, fused at batch 256, 8k 3.3-3.6% faster; K and V by tensor copies within one wave);
+//   64 and 256 lanes: tensor_kv (not measured otherwise).
+constexpr tensor_core::TileCopies production_copies(int lanes, int rows, tensor_core::TileCopies eight_rows) {
+  return lanes != 128 ? tensor_core::TileCopies::tensor_kv : rows <= 4 ? tensor_core::TileCopies::async : eight_rows;
+}
 
-// 64 lanes and wider: the swizzled layout with tensor copies (the 32-lane rows are narrower than the swizzle).
+// 64 lanes and wider: the swizzled layout (the 32-lane rows are narrower than the swizzle).
 template <int LANES, int ROWS>
-using ProductionTensorCoreLayout = TensorCoreLayout<LANES, ROWS, kTensorCoreStages<LANES>, layout::kTableEntries,
-                                                    (LANES >= kTensorCopyLanes), kValuesAsync<LANES>>;
+using ProductionTensorCoreLayout =
+    TensorCoreLayout<LANES, ROWS, kTensorCoreStages<LANES>, layout::kTableEntries, (LANES >= kTensorCopyLanes),
+                     LANES >= kTensorCopyLanes ? production_copies(LANES, ROWS, tensor_core::TileCopies::tensor_k)
+                                               : tensor_core::TileCopies::async>;
 // The wide layout at 128 lanes: two tiles (64 KB) and the whole staged table, 73 KB: three blocks per
 // multiprocessor.
 template <int ROWS>
-using WideTensorCoreLayout = TensorCoreLayout<128, ROWS, 2, layout::kTableEntries, true, kValuesAsync<128>>;
-// The wide layout with K and V by tensor copies: for grids within one wave of it.
+using WideTensorCoreLayout = TensorCoreLayout<128, ROWS, 2, layout::kTableEntries, true,
+                                              production_copies(128, ROWS, tensor_core::TileCopies::tensor_k)>;
+// The wide layout for grids within one wave of it: at 8 rows K and V by tensor copies (at 4 rows the same kernel
+// as WideTensorCoreLayout).
 template <int ROWS>
-using WideKvTmaTensorCoreLayout = TensorCoreLayout<128, ROWS, 2, layout::kTableEntries, true, false>;
+using WideKvTmaTensorCoreLayout = TensorCoreLayout<128, ROWS, 2, layout::kTableEntries, true,
+                                                   production_copies(128, ROWS, tensor_core::TileCopies::tensor_kv)>;
 static_assert(tensor_core_min_blocks<128, 8, 2, layout::kTableEntries, true>() == 3, "the wide layout fits three");
 static_assert(tensor_core_min_blocks<128, 8, 3, layout::kTableEntries, true>() == 2, "the deep layout fits two");
 
