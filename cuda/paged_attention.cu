@@ -1,6 +1,6 @@
 // The production instantiations of the paged-attention kernels (paged_attention_kernel.cuh): one layout per
-// storage type, head capacity (32, 64, 128, 256 lanes) and row capacity (4, 8), three for bf16 at 128 lanes (deep,
-// wide and wide-kv-tma, chosen per launch).
+// storage type, head capacity (32, 64, 128, 256 lanes) and row capacity (4, 8), two for bf16 at 128 lanes (deep and
+// wide, chosen per launch) and a third there for pinning (wide-kv-tma).
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -46,15 +46,14 @@ int multiprocessor_count() {
   return multiprocessors;
 }
 
-// The layout at 128 lanes (see paged_attention.h): wide-kv-tma when the grid fits in one wave of the wide layout,
-// wide when it spans at least four, deep otherwise.
+// The layout at 128 lanes (see paged_attention.h): wide when the grid fits in one wave of it or spans at least
+// four, deep otherwise.
 TensorCoreLayoutChoice tensor_core_layout_for(const DeviceBatch& batch, const DevicePlan& plan) {
   const TensorCoreLayoutChoice pinned = pinned_tensor_core_layout();
   if (pinned != TensorCoreLayoutChoice::automatic) return pinned;
   const long long blocks = static_cast<long long>(plan.num_items) * batch.num_kv_heads;
   const long long wave = 3LL * multiprocessor_count();
-  if (blocks <= wave) return TensorCoreLayoutChoice::wide_kv_tma;
-  return blocks >= 4 * wave ? TensorCoreLayoutChoice::wide : TensorCoreLayoutChoice::deep;
+  return blocks <= wave || blocks >= 4 * wave ? TensorCoreLayoutChoice::wide : TensorCoreLayoutChoice::deep;
 }
 
 // A layout's instantiation for the plan's row capacity (4 or 8 rows a block).

@@ -134,30 +134,25 @@ struct DevicePlan {
 // multiprocessor (measured best for the wide layout too: reports/gpu/issue8-perf.md).
 int resident_blocks_per_multiprocessor(Storage storage, int head_dim, int gqa_ratio);
 
-// bf16 with head dims 65 to 128 (multiples of 8) runs one of three layouts of the tensor-core kernel, all swizzled.
-// Their copies depend on the block's row capacity. With 8 rows (GQA 5-8) they use tensor copies where the block
-// size, tile and item allow (kv_tensor_maps.h):
-//   deep         three 64-key tiles in flight, two blocks per multiprocessor; K by tensor copies, V by 16-byte
-//                asynchronous copies, so that a tile's bytes arrive by both paths;
-//   wide         two tiles in flight, three blocks per multiprocessor, the same copies: more warps to hide
-//                latency, faster per wave, but a grid of 1.3 waves ends in a partial wave of at most one block per
-//                multiprocessor, which cannot keep HBM busy;
-//   wide-kv-tma  the wide layout with V by tensor copies too (the production layout of sessions 13-17).
-// With 4 rows (GQA 1-4) every layout brings K and V by 16-byte asynchronous copies, no tensor copies, so wide-kv-tma
-// is the wide layout there. Against the copies above that made cuda_fused at GQA 4 9-13% faster at batch 1-8 and
-// 3-4% at batch 64, and cuda_splitk at batch 1, 32k 2-7.5%; at 8 rows the same change made cuda_fused at batch
-// 1-8 8% slower (reports/gpu/issue8-perf.md, session 20; tensor_core_attention_kernel.cuh, production_copies).
-// automatic: wide-kv-tma when the grid (work items x KV heads) fits in one wave of the wide layout, wide when it
-// spans at least four, deep otherwise (so the choice depends on the GPU's multiprocessor count; the thresholds
-// were measured with K and V both by tensor copies). Where the grid fills the GPU, V by asynchronous copies made
-// cuda_fused at batch 256, 8k 3.3-3.6% faster and at batch 64, GQA 8 2.7-3.2% (GQA 4 within noise;
-// reports/gpu/issue8-perf.md, session 18), presumably because the copy engine alone delivers less than the memory
-// can. Within one wave, where a multiprocessor holds one or two blocks, the same copies made cuda_fused at batch
-// 1-8 8-10% slower (and split-K at batch 1 no faster), presumably because there a warp's own instructions, which
-// the asynchronous copies add to, matter more than the memory. Pinning a layout is for tests, so that the
-// catalogue's mostly small problems run all three: pin_tensor_core_layout (process-wide; `automatic` then means
-// the rule above, whatever the environment), or PACHECK_TENSOR_CORE_LAYOUT=deep|wide|wide-kv-tma|automatic in the
-// environment, read at each launch while nothing is pinned (replay lines carry it; kernel_pins.h).
+// bf16 with head dims 65 to 128 (multiples of 8) runs one of two layouts of the tensor-core kernel, both swizzled,
+// both bringing K and V by 16-byte asynchronous copies:
+//   deep         three 64-key tiles in flight, two blocks per multiprocessor;
+//   wide         two tiles in flight, three blocks per multiprocessor: more warps to hide latency, faster per wave,
+//                but a grid of 1.3 waves ends in a partial wave of at most one block per multiprocessor, which
+//                cannot keep HBM busy.
+// automatic: wide when the grid (work items x KV heads) fits in one wave of it or spans at least four, deep
+// otherwise (so the choice depends on the GPU's multiprocessor count; the thresholds were measured with tensor
+// copies, and the one-wave choice rechecked with these copies in session 20).
+// A third layout, wide-kv-tma, is the wide layout with K and V by sm_90 tensor copies (kv_tensor_maps.h): the
+// one-wave production layout of sessions 13-19, kept for pinning (tests, benchmark). The asynchronous copies
+// replaced the tensor copies in session 20 (reports/gpu/issue8-perf.md): against them (tensor copies for K, and
+// for V within one wave) cuda_fused ran 9-13% faster at GQA 4 and batch 1-8, 4-5% at GQA 4 and batch 64 and 4% at
+// GQA 8 and batch 1-8, cuda_splitk at batch 1, 32k 1.6-6.6% faster; where the grid fills the GPU at batch 256
+// they are level. Heads of 64 lanes or fewer and of 129-256 lanes still use tensor copies (not measured
+// otherwise). Pinning a layout is for tests, so that the catalogue's mostly small problems run all three:
+// pin_tensor_core_layout (process-wide; `automatic` then means the rule above, whatever the environment), or
+// PACHECK_TENSOR_CORE_LAYOUT=deep|wide|wide-kv-tma|automatic in the environment, read at each launch while nothing
+// is pinned (replay lines carry it; kernel_pins.h).
 
 // The split-K merge (merge_splits_kernel) runs in one of two shapes:
 //   lanes  a row per LANES threads, one head lane each: a few rows with many splits each (batch 1) merge fastest

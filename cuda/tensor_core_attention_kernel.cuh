@@ -366,8 +366,14 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
       const int piece = lane + 32 * c;
       const int key = piece / kChunksPerRow, chunk = piece % kChunksPerRow;
       const std::size_t src = static_cast<std::size_t>(__shfl_sync(0xffffffffu, looked_up, key)) * kv_head_stride;
-      const bool live = key < live_keys;
-      if (chunk >= live_chunks) continue;
+      // Pieces past the head (head_dim < LANES) stay zero from the start: skipped at 4 rows a block, zero-filled at
+      // 8. The two forms are the same bytes; ptxas compiles them differently per instantiation, and at 8 rows the
+      // skip became a branch around every copy (94 registers against 120-126; cuda_fused at GQA 8, batch 1-8, 4%
+      // slower than zero-filling), while at 4 rows zero-filling was about 1% slower (reports/gpu/issue8-perf.md,
+      // session 20).
+      if constexpr (ROWS <= 4)
+        if (chunk >= live_chunks) continue;
+      const bool live = key < live_keys && chunk < live_chunks;
       if constexpr (decltype(keys)::value)
         copy_async_16(stage + piece_offset(0, warp * kWarpKeys + key, chunk), k_pool + (live ? src + chunk * 16 : 0),
                       live ? 16 : 0);
@@ -597,35 +603,29 @@ using TensorCoreLayout =
 template <int LANES>
 inline constexpr int kTensorCoreStages = LANES >= 256 ? 2 : 3;
 
-// The copies of a production layout (paged_attention.h; reports/gpu/issue8-perf.md, sessions 18 and 20), given
-// what the layout takes at 8 rows a block (`eight_rows`: tensor_k for deep and wide, tensor_kv for wide-kv-tma):
-//   128 lanes, up to 4 rows: async, in every layout. Against the tensor copies, cuda_fused at GQA 4 ran 9-13%
-//     faster at batch 1-8 and 3-4% at batch 64, and cuda_splitk at batch 1, 32k 2-7.5% (session 20). Not at 8
-//     rows: there ptxas gives the asynchronous form about 94 registers instead of 160, and cuda_fused at batch 1-8
-//     ran 8% slower (batch 64 1.4%);
-//   128 lanes, 5-8 rows: eight_rows (session 18: V by asynchronous copies beside K's tensor copies where the grid
-//     fills the GPU, fused at batch 256, 8k 3.3-3.6% faster; K and V by tensor copies within one wave);
+// The copies of a production layout (paged_attention.h; reports/gpu/issue8-perf.md, sessions 18 and 20):
+//   128 lanes: async, in every layout. Against session 18's copies (tensor_k where the grid fills the GPU,
+//     tensor_kv within one wave) cuda_fused ran 9-13% faster at GQA 4 and batch 1-8, 4-5% at batch 64, and 4% at
+//     GQA 8, batch 1-8; cuda_splitk at batch 1, 32k 1.6-6.6% (session 20);
 //   64 and 256 lanes: tensor_kv (not measured otherwise).
-constexpr tensor_core::TileCopies production_copies(int lanes, int rows, tensor_core::TileCopies eight_rows) {
-  return lanes != 128 ? tensor_core::TileCopies::tensor_kv : rows <= 4 ? tensor_core::TileCopies::async : eight_rows;
+constexpr tensor_core::TileCopies production_copies(int lanes) {
+  return lanes == 128 ? tensor_core::TileCopies::async : tensor_core::TileCopies::tensor_kv;
 }
 
 // 64 lanes and wider: the swizzled layout (the 32-lane rows are narrower than the swizzle).
 template <int LANES, int ROWS>
 using ProductionTensorCoreLayout =
     TensorCoreLayout<LANES, ROWS, kTensorCoreStages<LANES>, layout::kTableEntries, (LANES >= kTensorCopyLanes),
-                     LANES >= kTensorCopyLanes ? production_copies(LANES, ROWS, tensor_core::TileCopies::tensor_k)
-                                               : tensor_core::TileCopies::async>;
+                     LANES >= kTensorCopyLanes ? production_copies(LANES) : tensor_core::TileCopies::async>;
 // The wide layout at 128 lanes: two tiles (64 KB) and the whole staged table, 73 KB: three blocks per
 // multiprocessor.
 template <int ROWS>
-using WideTensorCoreLayout = TensorCoreLayout<128, ROWS, 2, layout::kTableEntries, true,
-                                              production_copies(128, ROWS, tensor_core::TileCopies::tensor_k)>;
-// The wide layout for grids within one wave of it: at 8 rows K and V by tensor copies (at 4 rows the same kernel
-// as WideTensorCoreLayout).
+using WideTensorCoreLayout = TensorCoreLayout<128, ROWS, 2, layout::kTableEntries, true, production_copies(128)>;
+// The wide layout with K and V by tensor copies (sessions 13-19's layout for grids within one wave): kept for
+// the benchmark's and the tests' pins, no longer a production choice.
 template <int ROWS>
-using WideKvTmaTensorCoreLayout = TensorCoreLayout<128, ROWS, 2, layout::kTableEntries, true,
-                                                   production_copies(128, ROWS, tensor_core::TileCopies::tensor_kv)>;
+using WideKvTmaTensorCoreLayout =
+    TensorCoreLayout<128, ROWS, 2, layout::kTableEntries, true, tensor_core::TileCopies::tensor_kv>;
 static_assert(tensor_core_min_blocks<128, 8, 2, layout::kTableEntries, true>() == 3, "the wide layout fits three");
 static_assert(tensor_core_min_blocks<128, 8, 3, layout::kTableEntries, true>() == 2, "the deep layout fits two");
 

@@ -69,7 +69,7 @@ struct Options {
 // Layouts of the bf16, head-dim 128 kernel other than the production one, for --layouts: name, GQA groups it
 // serves (4: up to 4 query heads per KV head, 8: 5 to 8), and its launcher. Tensor-core layouts read
 // tc_s<stages>_t<table entries staged>[_tma] (tiles in shared memory; _tma: swizzled, K and V by tensor copies,
-// the production layouts of sessions 13-17, of which tc_s2_t2048_tma is still production as wide-kv-tma; else
+// the production layouts of sessions 13-17, tc_s2_t2048_tma the wide-kv-tma layout of paged_attention.h; else
 // padded with 16-byte asynchronous copies, the layout before 2026-11-30's session 13); each is timed fused and
 // split-K (name+sk). The CUDA-core kernel (the production layout for fp32, fp16 and odd head dims) reads
 // cc_r<rows per thread>x<row sets>_t<keys per tile>_s<stages>_l<head lanes per thread>.
