@@ -146,10 +146,10 @@ int resident_blocks_per_multiprocessor(Storage storage, int head_dim, int gqa_ra
 // A third layout, wide-kv-tma, is the wide layout with K and V by sm_90 tensor copies (kv_tensor_maps.h): the
 // one-wave production layout of sessions 13-19, kept for pinning (tests, benchmark). The asynchronous copies
 // replaced the tensor copies in session 20 (reports/gpu/issue8-perf.md): against them (tensor copies for K, and
-// for V within one wave) cuda_fused ran 9-13% faster at GQA 4 and batch 1-8, 4-5% at GQA 4 and batch 64 and 4% at
-// GQA 8 and batch 1-8, cuda_splitk at batch 1, 32k 1.6-6.6% faster; where the grid fills the GPU at batch 256
-// they are level. Heads of 64 lanes or fewer and of 129-256 lanes still use tensor copies (not measured
-// otherwise). Pinning a layout is for tests, so that the catalogue's mostly small problems run all three:
+// for V within one wave) cuda_fused ran 9-13% faster at GQA 4 and batch 1-8, 4-5% at GQA 4 and batch 64, 3-4% at
+// GQA 8 and batch 1-8, cuda_splitk at batch 1, 32k 1.6-6.6% (GQA 4) and 1.4-5.1% (GQA 8) faster; where the grid
+// fills the GPU at batch 256 they are level. Heads of 33-64 and of 129-256 lanes still use tensor copies (not
+// measured otherwise). Pinning a layout is for tests, so that the catalogue's mostly small problems run all three:
 // pin_tensor_core_layout (process-wide; `automatic` then means the rule above, whatever the environment), or
 // PACHECK_TENSOR_CORE_LAYOUT=deep|wide|wide-kv-tma|automatic in the environment, read at each launch while nothing
 // is pinned (replay lines carry it; kernel_pins.h).

@@ -141,11 +141,12 @@ namespace tensor_core {
 
 // How the swizzled layout's tiles reach shared memory (the padded layout always uses 16-byte asynchronous
 // copies):
-//   tensor_kv  K and V by tensor copies;
-//   tensor_k   K by tensor copies, V by 16-byte asynchronous copies, so that a tile's bytes come in by both paths;
-//   async      K and V by 16-byte asynchronous copies, whose addresses every lane computes (no mbarriers).
-// Which is fastest depends on the grid and the block's rows: the production choice is production_copies below.
-enum class TileCopies { tensor_kv, tensor_k, async };
+//   tensor  K and V by tensor copies where the launch and the item allow them (16-byte asynchronous copies
+//           otherwise);
+//   async   K and V by 16-byte asynchronous copies, whose addresses every lane computes (no mbarriers).
+// production_copies (below) says which the production layouts use. (Until session 20 a third form copied K by
+// tensor copies and V asynchronously: the production deep and wide layouts of session 18.)
+enum class TileCopies { tensor, async };
 
 inline constexpr int kWarps = 4;
 inline constexpr int kThreads = 32 * kWarps;
@@ -191,22 +192,22 @@ __host__ __device__ constexpr SharedLayout shared_layout(int lanes, int rows, in
 // --- the kernel -------------------------------------------------------------------------------------------------
 
 // Blocks per multiprocessor the registers must allow: as many as the shared memory fits, at most 3.
-template <int LANES, int ROWS, int STAGES, int TABLE, bool TMA>
+template <int LANES, int ROWS, int STAGES, int TABLE, bool SWIZZLED>
 constexpr int tensor_core_min_blocks() {
-  const int fit = 227 * 1024 / (tensor_core::shared_layout(LANES, ROWS, STAGES, TABLE, TMA).total + 1024);
+  const int fit = 227 * 1024 / (tensor_core::shared_layout(LANES, ROWS, STAGES, TABLE, SWIZZLED).total + 1024);
   return fit < 1 ? 1 : fit > 3 ? 3 : fit;
 }
 
 // STAGES tiles sit in shared memory: one is folded while the others land. The first TABLE entries of the item's
 // block table are staged in shared memory; an item with more reads its table from global memory (through L1).
-// TMA (64 lanes and wider): the swizzled layout. Unless COPIES is async, where `maps` are usable and the item
-// starts at a multiple of 16 keys, each warp's 16 keys of a tile then arrive as tensor copies (one per 64 lanes of
-// K, and of V with tensor_kv, issued by one lane) instead of 16-byte asynchronous copies whose addresses every lane
-// computes: about a sixth of the instructions of a tile, and the copy engine does the address arithmetic. Other
-// items (and !TMA) use the asynchronous copies. Which copies are fastest was measured per layout and row capacity
-// (production_copies).
-template <int LANES, int ROWS, int STAGES, int TABLE, bool TMA, tensor_core::TileCopies COPIES>
-__global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks<LANES, ROWS, STAGES, TABLE, TMA>()))
+// SWIZZLED (64 lanes and wider): the swizzled layout, which tensor copies need. With COPIES = tensor, where
+// `maps` are usable and the item starts at a multiple of 16 keys, each warp's 16 keys of a tile arrive as tensor
+// copies (one per 64 lanes of K and of V, issued by one lane) instead of 16-byte asynchronous copies whose
+// addresses every lane computes: about a sixth of the instructions of a tile, and the copy engine does the address
+// arithmetic. Other items, COPIES = async and the padded layout use the asynchronous copies.
+template <int LANES, int ROWS, int STAGES, int TABLE, bool SWIZZLED, tensor_core::TileCopies COPIES>
+__global__ void __launch_bounds__(tensor_core::kThreads,
+                                  (tensor_core_min_blocks<LANES, ROWS, STAGES, TABLE, SWIZZLED>()))
     tensor_core_attention_kernel(const DeviceBatch batch, const DevicePlan plan, const FastDivmod block_div,
                                  const __grid_constant__ KvTensorMaps maps) {
   using namespace tensor_core;
@@ -216,16 +217,20 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
   constexpr int kLaneBlocks = LANES / 16;         // mma M blocks of the output lanes
   constexpr int kCopiesPerLane = kWarpKeys * kChunksPerRow / 32;
   constexpr int kBoxes = LANES / kTensorCopyLanes;  // swizzled layout: 64-lane boxes per row
-  constexpr int kStageBytes = stage_bytes(LANES, TMA);
-  constexpr SharedLayout kShared = shared_layout(LANES, ROWS, STAGES, TABLE, TMA);
+  constexpr int kStageBytes = stage_bytes(LANES, SWIZZLED);
+  constexpr SharedLayout kShared = shared_layout(LANES, ROWS, STAGES, TABLE, SWIZZLED);
   static_assert(ROWS <= 8, "the block's rows are M rows 0..7 of the mma");
   static_assert(LANES % 16 == 0 && kCopiesPerLane * 32 == kWarpKeys * kChunksPerRow, "whole mma steps and copies");
   static_assert(STAGES >= 2, "one tile is folded while the next ones land");
-  static_assert(!TMA || (LANES % kTensorCopyLanes == 0 && kWarpKeys == kTensorCopyKeys),
+  static_assert(!SWIZZLED || (LANES % kTensorCopyLanes == 0 && kWarpKeys == kTensorCopyKeys),
                 "the swizzled layout holds whole 64-lane boxes of a warp's 16 keys");
-  static_assert(TMA || COPIES == TileCopies::async, "tensor copies need the swizzled layout");
-  constexpr bool kValuesAsync = COPIES == TileCopies::tensor_k;  // V by asynchronous copies beside K's tensor copies
-  constexpr int kTensorCopiedHalves = kValuesAsync ? 1 : 2;     // of K and V, with tensor copies
+  static_assert(SWIZZLED || COPIES == TileCopies::async, "tensor copies need the swizzled layout");
+  // How the asynchronous copies treat the pieces of a row past the head (head_dim < LANES), which stay zero from
+  // the kernel's start either way: skipped, or zero-filled (8 rows a block at 128 lanes with COPIES = async). The
+  // bytes are the same; ptxas compiles the two differently. There it made the skip a branch around every copy
+  // (94 registers against 120-126, cuda_fused at GQA 8, batch 1-8 4% slower), while at 4 rows zero-filling was up
+  // to 1.8% slower (reports/gpu/issue8-perf.md, session 20). Other kernels keep the skip, as measured before.
+  constexpr bool kZeroFillPastHead = ROWS > 4 && LANES == 128 && COPIES == TileCopies::async;
 
   extern __shared__ __align__(1024) unsigned char tensor_core_shared[];
   unsigned char* const shared = tensor_core_shared;
@@ -260,7 +265,7 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
   // are then whole runs of 16 slots of one block if it starts at a multiple of 16. The swizzle needs the stages
   // 1024-byte aligned, which the declaration asks for; should a toolchain not honour it, fail loudly rather than
   // read misplaced rows (or fall back to a silently slower path).
-  const bool tensor_copies = COPIES != TileCopies::async && maps.usable && item.key_begin % kWarpKeys == 0;
+  const bool tensor_copies = COPIES == TileCopies::tensor && maps.usable && item.key_begin % kWarpKeys == 0;
   if (tensor_copies && shared_address(kv_tiles) % 1024 != 0) __trap();
 
   // Row g's q as mma B fragments of the scores (N columns: the block's rows, zero past them):
@@ -293,18 +298,19 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
 
   // Byte offset in a stage of 16-byte piece `chunk` of tile key `key`'s K row (kv = 0) or V row (kv = 1).
   const auto piece_offset = [](int kv, int key, int chunk) {
-    if constexpr (TMA)
+    if constexpr (SWIZZLED)
       return kv * (kStageBytes / 2) + ((key / kWarpKeys) * kBoxes + chunk / 8) * kBoxBytes + (key % kWarpKeys) * 128 +
              ((chunk % 8) ^ (key % 8)) * 16;
     else
       return (kv * kTileKeys + key) * kRowBytes + chunk * 16;
   };
 
-  // Zero the lanes past the head in every stage: copies write only live pieces. Padded: this warp's rows, with
-  // the same lane-to-piece map as the copies, so each address is written by one thread in program order (always
-  // done: the padding is never written). Swizzled: only when head_dim < LANES, every byte of the stages, fenced
-  // before any tensor copy writes them.
-  if constexpr (TMA) {
+  // Zero the lanes past the head in every stage: copies read only live pieces (and write, where they skip the
+  // others, only those; kZeroFillPastHead). Padded: this warp's rows, with the same lane-to-piece map as the
+  // copies, so each address is written by one thread in program order (always done: the 16-byte row padding is
+  // never written). Swizzled: only when head_dim < LANES, every byte of the stages, fenced before any tensor copy
+  // writes them.
+  if constexpr (SWIZZLED) {
     if (head_dim < LANES) {
       for (int i = threadIdx.x; i < STAGES * kStageBytes / 16; i += kThreads)
         reinterpret_cast<uint4*>(kv_tiles)[i] = make_uint4(0, 0, 0, 0);
@@ -340,7 +346,7 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
   const unsigned char* const v_pool = static_cast<const unsigned char*>(batch.v_pool);
   const int num_tiles = (item.key_end - item.key_begin + tile - 1) / tile;
   // Whether this thread's asynchronous copies of a tile form a commit group (every tile of the item has one).
-  const bool async_groups = !tensor_copies || kValuesAsync;
+  const bool async_groups = !tensor_copies;
   // This warp's keys of tile i that lie in the item: a prefix of its 16, the same in every tile but the item's
   // last (16, or 0 for a warp past a tile shorter than 64 keys).
   const auto warp_live_keys = [&](int i) {
@@ -353,10 +359,9 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
     const unsigned physical = table_staged ? table_s[logical_block - first_block] : __ldg(table + logical_block);
     return physical * batch.block_size + slot;
   };
-  // 16-byte asynchronous copies of this warp's keys of tile i: K where `keys` holds, V where `values` does
-  // (std::bool_constant: C++17 has no template lambdas). Lane k < 16 looks up key k; the lanes share the vector
-  // indices by shuffle. Keys past the item are zero-filled, never read from the pools.
-  const auto copy_rows_async = [&](int i, auto keys, auto values) {
+  // 16-byte asynchronous copies of this warp's K and V rows of tile i. Lane k < 16 looks up key k; the lanes share
+  // the vector indices by shuffle. Keys past the item are zero-filled, never read from the pools.
+  const auto copy_rows_async = [&](int i) {
     unsigned char* const stage = kv_tiles + (i % STAGES) * kStageBytes;
     const int live_keys = warp_live_keys(i);
     const unsigned looked_up =
@@ -366,60 +371,49 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
       const int piece = lane + 32 * c;
       const int key = piece / kChunksPerRow, chunk = piece % kChunksPerRow;
       const std::size_t src = static_cast<std::size_t>(__shfl_sync(0xffffffffu, looked_up, key)) * kv_head_stride;
-      // Pieces past the head (head_dim < LANES) stay zero from the start: skipped at 4 rows a block, zero-filled at
-      // 8. The two forms are the same bytes; ptxas compiles them differently per instantiation, and at 8 rows the
-      // skip became a branch around every copy (94 registers against 120-126; cuda_fused at GQA 8, batch 1-8, 4%
-      // slower than zero-filling), while at 4 rows zero-filling was about 1% slower (reports/gpu/issue8-perf.md,
-      // session 20).
-      if constexpr (ROWS <= 4)
-        if (chunk >= live_chunks) continue;
+      if (!kZeroFillPastHead && chunk >= live_chunks) continue;
       const bool live = key < live_keys && chunk < live_chunks;
-      if constexpr (decltype(keys)::value)
-        copy_async_16(stage + piece_offset(0, warp * kWarpKeys + key, chunk), k_pool + (live ? src + chunk * 16 : 0),
-                      live ? 16 : 0);
-      if constexpr (decltype(values)::value)
-        copy_async_16(stage + piece_offset(1, warp * kWarpKeys + key, chunk), v_pool + (live ? src + chunk * 16 : 0),
-                      live ? 16 : 0);
+      copy_async_16(stage + piece_offset(0, warp * kWarpKeys + key, chunk), k_pool + (live ? src + chunk * 16 : 0),
+                    live ? 16 : 0);
+      copy_async_16(stage + piece_offset(1, warp * kWarpKeys + key, chunk), v_pool + (live ? src + chunk * 16 : 0),
+                    live ? 16 : 0);
     }
     copy_async_commit();
   };
   // Starts the copies of this warp's keys of tile i.
   const auto load_tile = [&](int i) {
-    if (!tensor_copies) return copy_rows_async(i, std::true_type{}, std::true_type{});
-    // Lane 0 copies the 16 slots' K boxes (and with tensor_kv the V boxes; lanes past head_dim read as
-    // zeros) and announces their bytes; a warp with no keys here still arrives, so that every phase completes.
-    // Dead rows are zeroed on arrival.
+    if (!tensor_copies) return copy_rows_async(i);
+    // Lane 0 copies the 16 slots' K and V boxes (lanes past head_dim read as zeros) and announces their bytes; a
+    // warp with no keys here still arrives, so that every phase completes. Dead rows are zeroed on arrival.
     if (lane == 0) {
       unsigned char* const stage = kv_tiles + (i % STAGES) * kStageBytes;
       std::uint64_t* const barrier = &barriers[(i % STAGES) * kWarps + warp];
       const int boxes = warp_live_keys(i) > 0 ? (head_dim + kTensorCopyLanes - 1) / kTensorCopyLanes : 0;
-      barrier_arrive_expecting(barrier, static_cast<unsigned>(boxes * kTensorCopiedHalves * kBoxBytes));
+      barrier_arrive_expecting(barrier, static_cast<unsigned>(boxes * 2 * kBoxBytes));
       if (boxes > 0) {
         const int first_row = static_cast<int>(slot_row(i, 0));
         for (int b = 0; b < boxes; ++b) {
           unsigned char* const k_box = stage + piece_offset(0, warp * kWarpKeys, 8 * b);
           tensor_copy(k_box, maps.k, b * kTensorCopyLanes, kv_head, first_row, barrier);
-          if constexpr (!kValuesAsync)
-            tensor_copy(k_box + kStageBytes / 2, maps.v, b * kTensorCopyLanes, kv_head, first_row, barrier);
+          tensor_copy(k_box + kStageBytes / 2, maps.v, b * kTensorCopyLanes, kv_head, first_row, barrier);
         }
       }
     }
-    if constexpr (kValuesAsync) copy_rows_async(i, std::false_type{}, std::true_type{});
   };
-  // Tile i is in shared memory for this warp: this thread's asynchronous copies have landed (all of the tile, or
-  // with tensor_k its V), and its tensor copies have (the rows of keys past the item zeroed, as the
-  // asynchronous copies zero-fill them: a 0 weight times stale or poisoned V would be NaN).
+  // Tile i is in shared memory for this warp: this thread's asynchronous copies have landed, or its tensor copies
+  // have (the rows of keys past the item zeroed, as the asynchronous copies zero-fill them: a 0 weight times stale
+  // or poisoned V would be NaN).
   const auto wait_for_tile = [&](int i) {
     if (async_groups) {
       copy_async_wait<STAGES - 1>();  // tiles i + 1 .. i + STAGES - 1 may still be in flight
-      if (!tensor_copies) return;
+      return;
     }
     barrier_wait(&barriers[(i % STAGES) * kWarps + warp], (i / STAGES) & 1);
     const int live_keys = warp_live_keys(i);
     if (live_keys < kWarpKeys) {
       unsigned char* const stage = kv_tiles + (i % STAGES) * kStageBytes;
       const int pieces = (kWarpKeys - live_keys) * kChunksPerRow;
-      for (int p = lane; p < kTensorCopiedHalves * pieces; p += 32) {  // K's dead rows, then V's
+      for (int p = lane; p < 2 * pieces; p += 32) {  // K's dead rows, then V's
         const int kv = p / pieces, key = live_keys + p % pieces / kChunksPerRow, chunk = p % kChunksPerRow;
         *reinterpret_cast<uint4*>(stage + piece_offset(kv, warp * kWarpKeys + key, chunk)) = make_uint4(0, 0, 0, 0);
       }
@@ -457,13 +451,13 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
     int piece_xor;  // swizzled: (x ^ key % 8) * 16
   };
   const auto matrix_row = [&](int kv, int key, int piece) {
-    if constexpr (TMA) return MatrixRow{piece_offset(kv, key, 0) - (key % 8) * 16, (piece ^ (key % 8)) * 16};
+    if constexpr (SWIZZLED) return MatrixRow{piece_offset(kv, key, 0) - (key % 8) * 16, (piece ^ (key % 8)) * 16};
     else return MatrixRow{piece_offset(kv, key, piece), 0};
   };
   const MatrixRow k_row = matrix_row(0, k_matrix_key, k_matrix_piece);
   const MatrixRow v_row = matrix_row(1, v_matrix_key, v_matrix_piece);
   const auto matrix_offset = [&](const MatrixRow& r, int n) {
-    if constexpr (TMA) return r.start + (n / 4) * kBoxBytes + ((32 * (n % 4)) ^ r.piece_xor);
+    if constexpr (SWIZZLED) return r.start + (n / 4) * kBoxBytes + ((32 * (n % 4)) ^ r.piece_xor);
     else return r.start + 32 * n;
   };
 
@@ -590,12 +584,12 @@ __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core_min_blocks
 
 // --- launching --------------------------------------------------------------------------------------------------
 
-template <int LANES, int ROWS, int STAGES, int TABLE, bool TMA,
-          tensor_core::TileCopies COPIES = TMA ? tensor_core::TileCopies::tensor_kv : tensor_core::TileCopies::async>
+template <int LANES, int ROWS, int STAGES, int TABLE, bool SWIZZLED,
+          tensor_core::TileCopies COPIES = SWIZZLED ? tensor_core::TileCopies::tensor : tensor_core::TileCopies::async>
 using TensorCoreLayout =
-    AttentionLauncher<tensor_core_attention_kernel<LANES, ROWS, STAGES, TABLE, TMA, COPIES>, __nv_bfloat16,
+    AttentionLauncher<tensor_core_attention_kernel<LANES, ROWS, STAGES, TABLE, SWIZZLED, COPIES>, __nv_bfloat16,
                       LANES, ROWS, tensor_core::kThreads,
-                      tensor_core::shared_layout(LANES, ROWS, STAGES, TABLE, TMA).total, /*TENSOR_MAPS=*/true>;
+                      tensor_core::shared_layout(LANES, ROWS, STAGES, TABLE, SWIZZLED).total, /*TENSOR_MAPS=*/true>;
 
 // Three 64-key tiles in shared memory (32 KB each at 128 lanes) leave room for two blocks per multiprocessor
 // (the deep layout of paged_attention.h); at 256 lanes two tiles take one multiprocessor's worth. Measured against
@@ -603,29 +597,29 @@ using TensorCoreLayout =
 template <int LANES>
 inline constexpr int kTensorCoreStages = LANES >= 256 ? 2 : 3;
 
-// The copies of a production layout (paged_attention.h; reports/gpu/issue8-perf.md, sessions 18 and 20):
-//   128 lanes: async, in every layout. Against session 18's copies (tensor_k where the grid fills the GPU,
-//     tensor_kv within one wave) cuda_fused ran 9-13% faster at GQA 4 and batch 1-8, 4-5% at batch 64, and 4% at
-//     GQA 8, batch 1-8; cuda_splitk at batch 1, 32k 1.6-6.6% (session 20);
-//   64 and 256 lanes: tensor_kv (not measured otherwise).
+// The copies of a production layout (paged_attention.h; reports/gpu/issue8-perf.md, session 20):
+//   128 lanes: async, in every layout. Against the copies before (K by tensor copies, V too within one wave)
+//     cuda_fused ran 9-13% faster at GQA 4 and batch 1-8, 4-5% at GQA 4 and batch 64, 3-4% at GQA 8 and batch 1-8;
+//     cuda_splitk at batch 1, 32k 1.6-6.6% (GQA 4) and 1.4-5.1% (GQA 8);
+//   64 and 256 lanes: tensor (not measured otherwise);
+//   32 lanes: async (the padded layout: its rows are narrower than the swizzle).
 constexpr tensor_core::TileCopies production_copies(int lanes) {
-  return lanes == 128 ? tensor_core::TileCopies::async : tensor_core::TileCopies::tensor_kv;
+  return lanes == 128 || lanes < kTensorCopyLanes ? tensor_core::TileCopies::async : tensor_core::TileCopies::tensor;
 }
 
 // 64 lanes and wider: the swizzled layout (the 32-lane rows are narrower than the swizzle).
 template <int LANES, int ROWS>
-using ProductionTensorCoreLayout =
-    TensorCoreLayout<LANES, ROWS, kTensorCoreStages<LANES>, layout::kTableEntries, (LANES >= kTensorCopyLanes),
-                     LANES >= kTensorCopyLanes ? production_copies(LANES) : tensor_core::TileCopies::async>;
+using ProductionTensorCoreLayout = TensorCoreLayout<LANES, ROWS, kTensorCoreStages<LANES>, layout::kTableEntries,
+                                                    (LANES >= kTensorCopyLanes), production_copies(LANES)>;
 // The wide layout at 128 lanes: two tiles (64 KB) and the whole staged table, 73 KB: three blocks per
 // multiprocessor.
 template <int ROWS>
 using WideTensorCoreLayout = TensorCoreLayout<128, ROWS, 2, layout::kTableEntries, true, production_copies(128)>;
 // The wide layout with K and V by tensor copies (sessions 13-19's layout for grids within one wave): kept for
-// the benchmark's and the tests' pins, no longer a production choice.
+// pinning (tests, benchmark), no longer a production choice.
 template <int ROWS>
 using WideKvTmaTensorCoreLayout =
-    TensorCoreLayout<128, ROWS, 2, layout::kTableEntries, true, tensor_core::TileCopies::tensor_kv>;
+    TensorCoreLayout<128, ROWS, 2, layout::kTableEntries, true, tensor_core::TileCopies::tensor>;
 static_assert(tensor_core_min_blocks<128, 8, 2, layout::kTableEntries, true>() == 3, "the wide layout fits three");
 static_assert(tensor_core_min_blocks<128, 8, 3, layout::kTableEntries, true>() == 2, "the deep layout fits two");
 

@@ -27,7 +27,7 @@ struct Limits {
   std::function<bool(int)> head_dim_supported = [](int) { return true; };
   // Only what serving engines run: bf16 where allowed, real head dims (and 40, 48), block sizes 16, 32 and 64,
   // tiles and splits that are multiples of 16. The general draw reaches those corners in well under one case in a
-  // hundred, yet the kernels' fastest paths (the CUDA tensor-core kernel's tensor copies) run only there.
+  // hundred, yet serving runs little else, and the CUDA tensor-core kernel's tensor copies run only there.
   bool engine_shapes = false;
 };
 
