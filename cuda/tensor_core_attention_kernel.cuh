@@ -228,8 +228,9 @@ __global__ void __launch_bounds__(tensor_core::kThreads,
   // How the asynchronous copies treat the pieces of a row past the head (head_dim < LANES), which stay zero from
   // the kernel's start either way: skipped, or zero-filled (8 rows a block at 128 lanes with COPIES = async). The
   // bytes are the same; ptxas compiles the two differently. There it made the skip a branch around every copy
-  // (94 registers against 120-126, cuda_fused at GQA 8, batch 1-8 4% slower), while at 4 rows zero-filling was up
-  // to 1.8% slower (reports/gpu/issue8-perf.md, session 20). Other kernels keep the skip, as measured before.
+  // (94 registers against 120-126): cuda_fused at GQA 8, batch 1-8 ran 8% slower than with tensor copies when
+  // skipping, 4% faster when zero-filling. At 4 rows zero-filling was up to 1.8% slower (reports/gpu/
+  // issue8-perf.md, session 20). Other kernels keep the skip, as measured before.
   constexpr bool kZeroFillPastHead = ROWS > 4 && LANES == 128 && COPIES == TileCopies::async;
 
   extern __shared__ __align__(1024) unsigned char tensor_core_shared[];
