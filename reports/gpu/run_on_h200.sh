@@ -24,7 +24,8 @@ LIMIT=${LIMIT:-420}
 export RC_PARAMS="max_success=$CASES"
 if [ "${SKIP_CHECKS:-0}" != 1 ]; then
 # One process per (suite, kernel): the six suites of gpu_catalogue_test.cpp, twelve processes side by side.
-for suite in GpuCatalogue GpuCatalogueDeep GpuCatalogueWideKvTma GpuEngineShapes GpuEngineShapesDeep GpuEngineShapesWideKvTma; do
+for suite in GpuCatalogue GpuCatalogueDeep GpuCatalogueWideKvTma \
+             GpuEngineShapes GpuEngineShapesDeep GpuEngineShapesWideKvTma; do
 for v in cuda_fused cuda_splitk; do
   filter="$suite/*__$v"; [ $suite$v = GpuCataloguecuda_fused ] && filter="$filter:GpuKernelErrors*"
   (PACHECK_GPU_SUMMARY=/tmp/summary_$suite-$v.json timeout $LIMIT ./gpu_catalogue_test --gtest_filter="$filter" \
@@ -41,7 +42,8 @@ mkdir -p /tmp/san
 # fails; 256 works. The cause is not known (reports/gpu/issue8-perf.md, session 19).
 for v in cuda_fused cuda_splitk; do for t in memcheck racecheck initcheck synccheck; do
 for draw in general general-deep engine engine-deep engine-kv-tma; do
-  (export PACHECK_TENSOR_CORE_LAYOUT=$(case $draw in *-deep) echo deep;; *-kv-tma) echo wide-kv-tma;; *) echo automatic;; esac)
+  (export PACHECK_TENSOR_CORE_LAYOUT=$(case $draw in
+     *-deep) echo deep;; *-kv-tma) echo wide-kv-tma;; *) echo automatic;; esac)
    export PACHECK_SPLITK_MERGE=$(case $draw in *-deep) echo warps;; *) echo automatic;; esac)
    timeout $LIMIT compute-sanitizer --tool $t $([ $t = synccheck ] && echo --num-cuda-barriers 256) --error-exitcode 9 \
      ./pacheck check --variant $v --property UlpBoundedAgreement \
