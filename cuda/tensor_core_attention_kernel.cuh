@@ -346,8 +346,6 @@ __global__ void __launch_bounds__(tensor_core::kThreads,
   const unsigned char* const k_pool = static_cast<const unsigned char*>(batch.k_pool);
   const unsigned char* const v_pool = static_cast<const unsigned char*>(batch.v_pool);
   const int num_tiles = (item.key_end - item.key_begin + tile - 1) / tile;
-  // Whether this thread's asynchronous copies of a tile form a commit group (every tile of the item has one).
-  const bool async_groups = !tensor_copies;
   // This warp's keys of tile i that lie in the item: a prefix of its 16, the same in every tile but the item's
   // last (16, or 0 for a warp past a tile shorter than 64 keys).
   const auto warp_live_keys = [&](int i) {
@@ -405,7 +403,7 @@ __global__ void __launch_bounds__(tensor_core::kThreads,
   // have (the rows of keys past the item zeroed, as the asynchronous copies zero-fill them: a 0 weight times stale
   // or poisoned V would be NaN).
   const auto wait_for_tile = [&](int i) {
-    if (async_groups) {
+    if (!tensor_copies) {
       copy_async_wait<STAGES - 1>();  // tiles i + 1 .. i + STAGES - 1 may still be in flight
       return;
     }
@@ -436,7 +434,7 @@ __global__ void __launch_bounds__(tensor_core::kThreads,
 #pragma unroll
   for (int s = 0; s < STAGES; ++s) {
     if (s < num_tiles) load_tile(s);
-    else if (async_groups) copy_async_commit();  // empty groups keep the wait count uniform
+    else if (!tensor_copies) copy_async_commit();  // empty commit groups keep the wait count uniform
   }
 
   // ldmatrix row addresses. K and V are both A operands (16 M rows): K of the scores (matrices: keys 0-7 | 8-15 x
@@ -552,7 +550,7 @@ __global__ void __launch_bounds__(tensor_core::kThreads,
     // 8k, and at batch 64 with GQA 8: reports/gpu/issue8-perf.md, session 17).
     __syncwarp();  // every lane is done with tile i's stage
     if (i + STAGES < num_tiles) load_tile(i + STAGES);
-    else if (async_groups) copy_async_commit();
+    else if (!tensor_copies) copy_async_commit();
   }
 
   // The warps' sums meet in shared memory (the K/V space is free once every warp is past its last tile).
