@@ -17,8 +17,9 @@
 //            thread ends up with keys g and g + 8 (g = lane / 4) of rows 2t and 2t + 1 (t = lane % 4);
 //   max      a row's tile max over the 8 threads that hold it (shuffles) and over the warps (shared memory: the
 //            one barrier per tile), so every thread of a row keeps the same running max;
-//   weights  raise_running_max and key_weight (online_softmax.h) on each thread's own keys; its share of the
-//            denominator sums them in fp32;
+//   weights  raise_running_max_unbranched and masked_key_weight (online_softmax.h) on each thread's own keys,
+//            every row rescaled every tile, no branch around an exp; its share of the denominator sums them in
+//            fp32;
 //   values   O^T[lane, row] += V^T P^T by mma, 16 lanes a block as the M rows: the fp32 weights are split
 //            exactly into bf16 hi + lo (two mma: the weights enter with 16 significant bits, not bf16's 8),
 //            transposed into the B operand's layout in registers (movmatrix), and the accumulator fragments are
@@ -358,6 +359,14 @@ __global__ void __launch_bounds__(tensor_core::kThreads,
     const unsigned physical = table_staged ? table_s[logical_block - first_block] : __ldg(table + logical_block);
     return physical * batch.block_size + slot;
   };
+  // A lane's pieces of a tile: piece lane + 32 c is chunk lane % kChunksPerRow of key lane / kChunksPerRow +
+  // c kKeysPerCopy, so its chunk, and where that chunk starts in a row of the pools, are the same in every copy.
+  static_assert(32 % kChunksPerRow == 0, "a copy instruction covers whole rows");
+  constexpr int kKeysPerCopy = 32 / kChunksPerRow;
+  const int copy_chunk = lane % kChunksPerRow, copy_first_key = lane / kChunksPerRow;
+  const unsigned char* const k_chunk = k_pool + copy_chunk * 16;
+  const unsigned char* const v_chunk = v_pool + copy_chunk * 16;
+  const unsigned row_stride = static_cast<unsigned>(head_dim) * 2;  // bytes per (slot, head)
   // 16-byte asynchronous copies of this warp's K and V rows of tile i. Lane k < 16 looks up key k; the lanes share
   // the vector indices by shuffle. Keys past the item are zero-filled, never read from the pools.
   const auto copy_rows_async = [&](int i) {
@@ -365,6 +374,22 @@ __global__ void __launch_bounds__(tensor_core::kThreads,
     const int live_keys = warp_live_keys(i);
     const unsigned looked_up =
         lane < live_keys ? static_cast<unsigned>(slot_row(i, lane)) * batch.num_kv_heads + kv_head : 0u;
+    // A whole tile of whole rows (every tile but an item's last, when head_dim = LANES): every piece is read, so
+    // a copy's addresses are one multiply-add from its key's row and a swizzled offset, with no zero-fill
+    // predicate. This is the loop's bulk: the general form below took about 190 instructions a tile, a third of
+    // the loop's (reports/gpu/issue8-perf.md, session 21).
+    if (live_keys == kWarpKeys && live_chunks == kChunksPerRow) {
+#pragma unroll
+      for (int c = 0; c < kCopiesPerLane; ++c) {
+        const int key = copy_first_key + c * kKeysPerCopy;
+        const unsigned row = __shfl_sync(0xffffffffu, looked_up, key);
+        unsigned char* const dst = stage + piece_offset(0, warp * kWarpKeys + key, copy_chunk);
+        copy_async_16(dst, k_chunk + static_cast<std::size_t>(row) * row_stride, 16);
+        copy_async_16(dst + kStageBytes / 2, v_chunk + static_cast<std::size_t>(row) * row_stride, 16);
+      }
+      copy_async_commit();
+      return;
+    }
 #pragma unroll
     for (int c = 0; c < kCopiesPerLane; ++c) {
       const int piece = lane + 32 * c;
@@ -504,13 +529,14 @@ __global__ void __launch_bounds__(tensor_core::kThreads,
       tile_max[0] = fmaxf(tile_max[0], m.x);
       tile_max[1] = fmaxf(tile_max[1], m.y);
     }
-    // A tile fully masked for a row changes nothing of its state (its weights below are all 0). No early exit:
-    // mma.sync needs every lane of the warp, and the warp's other rows may have keys here.
+    // A tile fully masked for a row changes nothing of its state: its factor is 1 (0 on the empty state, whose sums
+    // are 0) and its weights below are all 0. No early exit and no branch: mma.sync needs every lane of the warp,
+    // the warp's other rows may have keys here, and the exps of a thread's two rows and four weights, each chosen
+    // on its argument, run side by side (22-27% faster at batch 1-8 than a branch around each; session 21).
 #pragma unroll
     for (int e = 0; e < 2; ++e) {
-      if (tile_max[e] == -INFINITY) continue;
-      const float alpha = raise_running_max(run_max[e], run_den[e], tile_max[e]);
-      if (alpha != 1.0f) acc[e].scale_lanes(alpha, 2 * kLaneBlocks);  // multiplying by exactly 1 changes nothing
+      const float alpha = raise_running_max_unbranched(run_max[e], run_den[e], tile_max[e]);
+      acc[e].scale_lanes(alpha, 2 * kLaneBlocks);
     }
 
     // Weights and their share of the denominator in key order, split into bf16 hi + lo.
@@ -519,7 +545,7 @@ __global__ void __launch_bounds__(tensor_core::kThreads,
     for (int e = 0; e < 2; ++e)
 #pragma unroll
       for (int k = 0; k < 2; ++k) {
-        const float p = score[e][k] == -INFINITY ? 0.0f : key_weight(score[e][k], run_max[e]);
+        const float p = masked_key_weight(score[e][k], run_max[e]);
         run_den[e] += p;
         w[e][k] = split_weight(p);
       }

@@ -30,7 +30,8 @@ PACHECK_HOST_DEVICE inline float rescale_factor(float m_old, float m_new) {
 }
 // The same value bit for bit, chosen on the argument (exp(-inf) = 0 exactly) rather than around the exp: a GPU
 // evaluates it without a branch, so code that needs many factors at once (merge_in_order) overlaps their exps.
-// The attention kernels keep the branching form: they need one factor per tile, and measured 1% faster with it.
+// The tensor-core attention kernel uses it too (raise_running_max_unbranched); the CUDA-core kernel keeps the
+// branching form, which measured 1% faster there when it was last compared (2026-11-30).
 PACHECK_HOST_DEVICE inline float rescale_factor_unbranched(float m_old, float m_new) {
   return expf(m_old == -INFINITY ? -INFINITY : m_old - m_new);
 }
@@ -57,6 +58,29 @@ PACHECK_HOST_DEVICE inline float raise_running_max(float& m, float& d, float til
 
 // The weight of an unmasked key against the running max m.
 PACHECK_HOST_DEVICE inline float key_weight(float score, float m) { return expf(score - m); }
+
+// Unbranched forms of the two steps above, for a GPU thread that weighs several keys and rows per tile: each exp
+// is chosen on its argument (exp(-inf) = 0 exactly) rather than guarded by a branch, so that ptxas can schedule
+// them side by side. As branches, a tensor-core thread's six exps a tile ran one after another (cuda_fused took
+// 22-27% longer at batch 1-8; reports/gpu/issue8-perf.md, session 21).
+
+// `score == -inf ? 0 : key_weight(score, m)` bit for bit: a masked key's weight is exactly 0, whatever m is.
+PACHECK_HOST_DEVICE inline float masked_key_weight(float score, float m) {
+  return expf(score == -INFINITY ? -INFINITY : score - m);
+}
+
+// raise_running_max for a tile whose largest score may be -inf (every key masked for the row). Where tile_max is
+// not -inf: the same m, d and factor bit for bit. Where it is: m and d stay as they are and the factor is 1, or 0
+// for the empty state (m = -inf, whose d and accumulator are 0), so that scaling the accumulator by it changes
+// nothing either; a kernel may then rescale every row every tile, with no branch on whether the tile counts.
+// (A state whose max is +inf has NaN sums already, which a factor of NaN leaves NaN.)
+PACHECK_HOST_DEVICE inline float raise_running_max_unbranched(float& m, float& d, float tile_max) {
+  const float m_new = fmaxf(m, tile_max);
+  const float alpha = rescale_factor_unbranched(m, m_new);
+  d *= alpha;
+  m = m_new;
+  return alpha;
+}
 
 template <int Capacity>
 struct OnlineSoftmaxState {

@@ -234,6 +234,71 @@ TEST(OnlineSoftmaxLaws, TheUnbranchedRescaleFactorIsTheRescaleFactor) {
     }
 }
 
+// The unbranched steps the tensor-core kernel folds with (masked_key_weight, raise_running_max_unbranched) are the
+// branching ones bit for bit, and a tile fully masked for a row leaves its state as it was. Over a grid of maxima,
+// scores and sums with -inf, +-0, +inf and NaN among them; any NaN counts as any other. Each law is a predicate of
+// the step it checks, so that a plausible mistake in each step can be shown to break it.
+const float kExtremes[] = {-INFINITY, -1e30f, -88.5f, -3.25f, -0.0f, 0.0f, 1e-7f, 2.5f, 87.0f, 1e30f, INFINITY, NAN};
+
+bool same_bits(float a, float b) { return (std::isnan(a) && std::isnan(b)) || std::memcmp(&a, &b, sizeof(float)) == 0; }
+
+using KeyWeight = std::function<float(float, float)>;
+bool is_the_masked_key_weight(const KeyWeight& weight) {
+  for (float score : kExtremes)
+    for (float m : kExtremes)
+      if (!same_bits(weight(score, m), score == -INFINITY ? 0.0f : key_weight(score, m))) return false;
+  return true;
+}
+
+TEST(OnlineSoftmaxLaws, TheUnbranchedKeyWeightIsTheMaskedKeyWeight) {
+  EXPECT_TRUE(is_the_masked_key_weight(masked_key_weight));
+  // Broken: the weight of the difference alone, which is NaN for a masked key against an empty max (-inf - -inf).
+  EXPECT_FALSE(is_the_masked_key_weight([](float score, float m) { return expf(score - m); }));
+}
+
+using Raise = std::function<float(float&, float&, float)>;
+// For every state an online softmax can be in (m = -inf: nothing folded, d and o 0; m finite; m = +inf: sums NaN,
+// as an infinite score leaves them) and every tile max: where the tile max is not -inf, the branching raise's m, d
+// and factor; where it is, a factor that leaves m, d and o as they were.
+bool is_the_raise_and_leaves_masked_tiles_alone(const Raise& raise) {
+  const float sums[] = {0.0f, 1.0f, 3.5f, 1e30f};
+  for (float m0 : kExtremes)
+    for (float d0 : sums)
+      for (float tile_max : kExtremes) {
+        if (std::isnan(m0) || (m0 == -INFINITY && d0 != 0.0f)) continue;  // no state has them
+        const float state_d = m0 == INFINITY ? NAN : d0, state_o = m0 == -INFINITY ? 0.0f : state_d * 0.75f;
+        float m = m0, d = state_d;
+        const float alpha = raise(m, d, tile_max);
+        if (tile_max == -INFINITY) {
+          if (!same_bits(m, m0) || !same_bits(d, state_d) || !same_bits(state_o * alpha, state_o)) return false;
+        } else {
+          float branching_m = m0, branching_d = state_d;
+          const float branching_alpha = raise_running_max(branching_m, branching_d, tile_max);
+          if (!same_bits(m, branching_m) || !same_bits(d, branching_d) || !same_bits(alpha, branching_alpha))
+            return false;
+        }
+      }
+  return true;
+}
+
+TEST(OnlineSoftmaxLaws, TheUnbranchedRaiseIsTheRaiseAndLeavesMaskedTilesAlone) {
+  EXPECT_TRUE(is_the_raise_and_leaves_masked_tiles_alone(raise_running_max_unbranched));
+  // Broken: the factor of the difference alone, NaN when an empty state meets a fully masked tile.
+  EXPECT_FALSE(is_the_raise_and_leaves_masked_tiles_alone([](float& m, float& d, float tile_max) {
+    const float m_new = fmaxf(m, tile_max), alpha = expf(m - m_new);
+    d *= alpha;
+    m = m_new;
+    return alpha;
+  }));
+  // Broken: the running max taken as the tile's, which forgets a larger max for a fully masked tile.
+  EXPECT_FALSE(is_the_raise_and_leaves_masked_tiles_alone([](float& m, float& d, float tile_max) {
+    const float alpha = rescale_factor_unbranched(m, tile_max);
+    d *= alpha;
+    m = tile_max;
+    return alpha;
+  }));
+}
+
 // merge_in_order, the phased merge the GPU split-K reduce runs, is a schedule of successive merges, not another
 // arithmetic: over any parts (empty ones among them, at any position; maxima +inf or NaN now and then) it gives the
 // same state bit for bit, any NaN counting as any other.
