@@ -374,10 +374,11 @@ __global__ void __launch_bounds__(tensor_core::kThreads,
     const int live_keys = warp_live_keys(i);
     const unsigned looked_up =
         lane < live_keys ? static_cast<unsigned>(slot_row(i, lane)) * batch.num_kv_heads + kv_head : 0u;
-    // A whole tile of whole rows (every tile but an item's last, when head_dim = LANES): every piece is read, so
-    // a copy's addresses are one multiply-add from its key's row and a swizzled offset, with no zero-fill
-    // predicate. This is the loop's bulk: the general form below took about 190 instructions a tile, a third of
-    // the loop's (reports/gpu/issue8-perf.md, session 21).
+    // A whole tile of whole rows (at tile = 64 and head_dim = LANES, every tile but an item's last): every piece
+    // is read, so a copy's addresses are one multiply-add from its key's row and a swizzled offset, with no
+    // zero-fill predicate. This is the loop's bulk: in the SASS of the 4-row wide kernel the general form below
+    // took about 190 of the loop's 544 instructions a tile, this one about 90 (reports/gpu/issue8-perf.md,
+    // session 21).
     if (live_keys == kWarpKeys && live_chunks == kChunksPerRow) {
 #pragma unroll
       for (int c = 0; c < kCopiesPerLane; ++c) {
@@ -532,7 +533,8 @@ __global__ void __launch_bounds__(tensor_core::kThreads,
     // A tile fully masked for a row changes nothing of its state: its factor is 1 (0 on the empty state, whose sums
     // are 0) and its weights below are all 0. No early exit and no branch: mma.sync needs every lane of the warp,
     // the warp's other rows may have keys here, and the exps of a thread's two rows and four weights, each chosen
-    // on its argument, run side by side (22-27% faster at batch 1-8 than a branch around each; session 21).
+    // on its argument, run side by side (cuda_fused took 15-23% less time at batch 1-8 than with a branch around
+    // each; session 21).
 #pragma unroll
     for (int e = 0; e < 2; ++e) {
       const float alpha = raise_running_max_unbranched(run_max[e], run_den[e], tile_max[e]);

@@ -30,8 +30,9 @@ PACHECK_HOST_DEVICE inline float rescale_factor(float m_old, float m_new) {
 }
 // The same value bit for bit, chosen on the argument (exp(-inf) = 0 exactly) rather than around the exp: a GPU
 // evaluates it without a branch, so code that needs many factors at once (merge_in_order) overlaps their exps.
-// The tensor-core attention kernel uses it too (raise_running_max_unbranched); the CUDA-core kernel keeps the
-// branching form, which measured 1% faster there when it was last compared (2026-11-30).
+// The tensor-core attention kernel uses it too (raise_running_max_unbranched). There, on 2026-11-30, this factor
+// alone measured 1% slower than the branching one; with the weights unbranched as well (masked_key_weight) it is
+// the faster (session 21). The CUDA-core kernel (fp32, fp16) keeps the branching forms: not measured with these.
 PACHECK_HOST_DEVICE inline float rescale_factor_unbranched(float m_old, float m_new) {
   return expf(m_old == -INFINITY ? -INFINITY : m_old - m_new);
 }
@@ -61,8 +62,8 @@ PACHECK_HOST_DEVICE inline float key_weight(float score, float m) { return expf(
 
 // Unbranched forms of the two steps above, for a GPU thread that weighs several keys and rows per tile: each exp
 // is chosen on its argument (exp(-inf) = 0 exactly) rather than guarded by a branch, so that ptxas can schedule
-// them side by side. As branches, a tensor-core thread's six exps a tile ran one after another (cuda_fused took
-// 22-27% longer at batch 1-8; reports/gpu/issue8-perf.md, session 21).
+// them side by side. As branches, a tensor-core thread's six exps a tile ran one after another (cuda_fused at batch
+// 1-8 took 15-23% less time without them; reports/gpu/issue8-perf.md, session 21).
 
 // `score == -inf ? 0 : key_weight(score, m)` bit for bit: a masked key's weight is exactly 0, whatever m is.
 PACHECK_HOST_DEVICE inline float masked_key_weight(float score, float m) {
@@ -71,9 +72,11 @@ PACHECK_HOST_DEVICE inline float masked_key_weight(float score, float m) {
 
 // raise_running_max for a tile whose largest score may be -inf (every key masked for the row). Where tile_max is
 // not -inf: the same m, d and factor bit for bit. Where it is: m and d stay as they are and the factor is 1, or 0
-// for the empty state (m = -inf, whose d and accumulator are 0), so that scaling the accumulator by it changes
-// nothing either; a kernel may then rescale every row every tile, with no branch on whether the tile counts.
-// (A state whose max is +inf has NaN sums already, which a factor of NaN leaves NaN.)
+// for a state with max -inf (whose sums are 0, or NaN where only NaN scores were folded), so that scaling the
+// accumulator by it changes nothing either; a kernel may then rescale every row every tile, with no branch on
+// whether the tile counts. The exception is a max of +inf (an infinite score): the factor is NaN, as the branching
+// raise's is at the next tile that is not fully masked, and a sum that was still finite (a GPU thread's share
+// without the infinite key) becomes NaN one tile sooner; the row's output is NaN either way.
 PACHECK_HOST_DEVICE inline float raise_running_max_unbranched(float& m, float& d, float tile_max) {
   const float m_new = fmaxf(m, tile_max);
   const float alpha = rescale_factor_unbranched(m, m_new);

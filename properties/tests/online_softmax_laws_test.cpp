@@ -257,22 +257,27 @@ TEST(OnlineSoftmaxLaws, TheUnbranchedKeyWeightIsTheMaskedKeyWeight) {
 }
 
 using Raise = std::function<float(float&, float&, float)>;
-// For every state an online softmax can be in (m = -inf: nothing folded, d and o 0; m finite; m = +inf: sums NaN,
-// as an infinite score leaves them) and every tile max: where the tile max is not -inf, the branching raise's m, d
-// and factor; where it is, a factor that leaves m, d and o as they were.
+// For every state an online softmax can be in and every tile max: where the tile max is not -inf, the branching
+// raise's m, d and factor; where it is, a factor that leaves m, d and o as they were, except at m = +inf, where
+// the factor is NaN (online_softmax.h). The states: m = -inf with d and o 0 (nothing folded) or NaN (only NaN
+// scores folded: fmaxf drops a NaN from the max); m finite with any d (NaN after a NaN score); m = +inf with d 0
+// (a GPU thread's share without the infinite key) or NaN. A max is never NaN (fmaxf).
 bool is_the_raise_and_leaves_masked_tiles_alone(const Raise& raise) {
-  const float sums[] = {0.0f, 1.0f, 3.5f, 1e30f};
+  const float sums[] = {0.0f, 1.0f, 3.5f, 1e30f, NAN};
   for (float m0 : kExtremes)
     for (float d0 : sums)
       for (float tile_max : kExtremes) {
-        if (std::isnan(m0) || (m0 == -INFINITY && d0 != 0.0f)) continue;  // no state has them
-        const float state_d = m0 == INFINITY ? NAN : d0, state_o = m0 == -INFINITY ? 0.0f : state_d * 0.75f;
-        float m = m0, d = state_d;
+        if (std::isnan(m0)) continue;
+        if ((m0 == -INFINITY || m0 == INFINITY) && d0 != 0.0f && !std::isnan(d0)) continue;  // no state has them
+        const float o0 = m0 == -INFINITY && d0 == 0.0f ? 0.0f : d0 * 0.75f;
+        float m = m0, d = d0;
         const float alpha = raise(m, d, tile_max);
-        if (tile_max == -INFINITY) {
-          if (!same_bits(m, m0) || !same_bits(d, state_d) || !same_bits(state_o * alpha, state_o)) return false;
+        if (tile_max == -INFINITY && m0 == INFINITY) {
+          if (!same_bits(m, m0) || !std::isnan(d) || !std::isnan(alpha)) return false;
+        } else if (tile_max == -INFINITY) {
+          if (!same_bits(m, m0) || !same_bits(d, d0) || !same_bits(o0 * alpha, o0)) return false;
         } else {
-          float branching_m = m0, branching_d = state_d;
+          float branching_m = m0, branching_d = d0;
           const float branching_alpha = raise_running_max(branching_m, branching_d, tile_max);
           if (!same_bits(m, branching_m) || !same_bits(d, branching_d) || !same_bits(alpha, branching_alpha))
             return false;
