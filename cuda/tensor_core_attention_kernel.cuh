@@ -17,9 +17,8 @@
 //            thread ends up with keys g and g + 8 (g = lane / 4) of rows 2t and 2t + 1 (t = lane % 4);
 //   max      a row's tile max over the 8 threads that hold it (shuffles) and over the warps (shared memory: the
 //            one barrier per tile), so every thread of a row keeps the same running max;
-//   weights  raise_running_max_unbranched and masked_key_weight (online_softmax.h) on each thread's own keys,
-//            every row rescaled every tile, no branch around an exp; its share of the denominator sums them in
-//            fp32;
+//   weights  raise_running_max and key_weight (online_softmax.h) on each thread's own keys, every row rescaled
+//            every tile, no branch around an exp; its share of the denominator sums them in fp32;
 //   values   O^T[lane, row] += V^T P^T by mma, 16 lanes a block as the M rows: the fp32 weights are split
 //            exactly into bf16 hi + lo (two mma: the weights enter with 16 significant bits, not bf16's 8),
 //            transposed into the B operand's layout in registers (movmatrix), and the accumulator fragments are
@@ -537,7 +536,7 @@ __global__ void __launch_bounds__(tensor_core::kThreads,
     // each; session 21).
 #pragma unroll
     for (int e = 0; e < 2; ++e) {
-      const float alpha = raise_running_max_unbranched(run_max[e], run_den[e], tile_max[e]);
+      const float alpha = raise_running_max(run_max[e], run_den[e], tile_max[e]);
       acc[e].scale_lanes(alpha, 2 * kLaneBlocks);
     }
 
@@ -547,7 +546,7 @@ __global__ void __launch_bounds__(tensor_core::kThreads,
     for (int e = 0; e < 2; ++e)
 #pragma unroll
       for (int k = 0; k < 2; ++k) {
-        const float p = masked_key_weight(score[e][k], run_max[e]);
+        const float p = key_weight(score[e][k], run_max[e]);
         run_den[e] += p;
         w[e][k] = split_weight(p);
       }

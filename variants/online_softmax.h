@@ -23,17 +23,15 @@
 
 namespace pacheck {
 
+// Each exp below is chosen on its argument (exp(-inf) = 0 exactly) rather than guarded by a branch: a GPU thread
+// then evaluates its several exps side by side. With a branch around each, the tensor-core kernel ran a thread's
+// six exps a tile one after another (cuda_fused at batch 1-8 took 15-23% less time without them;
+// reports/gpu/issue8-perf.md, session 21), and the split-K reduce waited on one merge's exps after another.
+
 // exp(m_old - m_new), the factor that re-expresses a state's sums against a larger max. When nothing has been
-// folded yet (m_old = -inf) the factor is 0 and, importantly, is not NaN when m_new is -inf too.
+// folded yet (m_old = -inf) the factor is 0 and, importantly, is not NaN when m_new is -inf too: the value of
+// `m_old == -inf ? 0 : expf(m_old - m_new)`, bit for bit.
 PACHECK_HOST_DEVICE inline float rescale_factor(float m_old, float m_new) {
-  return m_old == -INFINITY ? 0.0f : expf(m_old - m_new);
-}
-// The same value bit for bit, chosen on the argument (exp(-inf) = 0 exactly) rather than around the exp: a GPU
-// evaluates it without a branch, so code that needs many factors at once (merge_in_order) overlaps their exps.
-// The tensor-core attention kernel uses it too (raise_running_max_unbranched). There, on 2026-11-30, this factor
-// alone measured 1% slower than the branching one; with the weights unbranched as well (masked_key_weight) it is
-// the faster (session 21). The CUDA-core kernel (fp32, fp16) keeps the branching forms: not measured with these.
-PACHECK_HOST_DEVICE inline float rescale_factor_unbranched(float m_old, float m_new) {
   return expf(m_old == -INFINITY ? -INFINITY : m_old - m_new);
 }
 
@@ -47,8 +45,14 @@ PACHECK_HOST_DEVICE inline float online_softmax_tile_max(const float* scores, in
   return tile_max;
 }
 
-// Raises the running max m to cover a tile whose largest score is tile_max (not -inf) and re-expresses the
-// denominator d against it; returns the factor alpha by which the accumulator lanes must be multiplied.
+// Raises the running max m to cover a tile whose largest score is tile_max and re-expresses the denominator d
+// against it; returns the factor alpha by which the accumulator lanes must be multiplied. A tile fully masked for
+// the row (tile_max = -inf) leaves m and d as they are, and its factor is 1, or 0 for a state with max -inf (whose
+// sums are 0, or NaN where only NaN scores were folded), so that scaling the accumulator by it changes nothing
+// either: a kernel may rescale every row every tile, with no branch on whether the tile counts. The exception is a
+// max of +inf (an infinite score): the factor is NaN, as it is at the next tile that is not fully masked, so a sum
+// that was still finite (a GPU thread's share without the infinite key) becomes NaN one tile sooner; the row's
+// output is NaN either way.
 PACHECK_HOST_DEVICE inline float raise_running_max(float& m, float& d, float tile_max) {
   const float m_new = fmaxf(m, tile_max);
   const float alpha = rescale_factor(m, m_new);
@@ -57,32 +61,9 @@ PACHECK_HOST_DEVICE inline float raise_running_max(float& m, float& d, float til
   return alpha;
 }
 
-// The weight of an unmasked key against the running max m.
-PACHECK_HOST_DEVICE inline float key_weight(float score, float m) { return expf(score - m); }
-
-// Unbranched forms of the two steps above, for a GPU thread that weighs several keys and rows per tile: each exp
-// is chosen on its argument (exp(-inf) = 0 exactly) rather than guarded by a branch, so that ptxas can schedule
-// them side by side. As branches, a tensor-core thread's six exps a tile ran one after another (cuda_fused at batch
-// 1-8 took 15-23% less time without them; reports/gpu/issue8-perf.md, session 21).
-
-// `score == -inf ? 0 : key_weight(score, m)` bit for bit: a masked key's weight is exactly 0, whatever m is.
-PACHECK_HOST_DEVICE inline float masked_key_weight(float score, float m) {
+// The weight of a key against the running max m: exactly 0 for a masked key (score -inf), whatever m is.
+PACHECK_HOST_DEVICE inline float key_weight(float score, float m) {
   return expf(score == -INFINITY ? -INFINITY : score - m);
-}
-
-// raise_running_max for a tile whose largest score may be -inf (every key masked for the row). Where tile_max is
-// not -inf: the same m, d and factor bit for bit. Where it is: m and d stay as they are and the factor is 1, or 0
-// for a state with max -inf (whose sums are 0, or NaN where only NaN scores were folded), so that scaling the
-// accumulator by it changes nothing either; a kernel may then rescale every row every tile, with no branch on
-// whether the tile counts. The exception is a max of +inf (an infinite score): the factor is NaN, as the branching
-// raise's is at the next tile that is not fully masked, and a sum that was still finite (a GPU thread's share
-// without the infinite key) becomes NaN one tile sooner; the row's output is NaN either way.
-PACHECK_HOST_DEVICE inline float raise_running_max_unbranched(float& m, float& d, float tile_max) {
-  const float m_new = fmaxf(m, tile_max);
-  const float alpha = rescale_factor_unbranched(m, m_new);
-  d *= alpha;
-  m = m_new;
-  return alpha;
 }
 
 template <int Capacity>
@@ -174,10 +155,10 @@ struct OnlineSoftmaxState {
   // The factors of merge's step for a part of max part_max joining a state of max `before`: the state's and the
   // part's. (For an empty part they are whatever they are: apply_merges_in_order skips that part.)
   PACHECK_HOST_DEVICE static float merge_self_factor(float before, float part_max) {
-    return rescale_factor_unbranched(before, fmaxf(before, part_max));
+    return rescale_factor(before, fmaxf(before, part_max));
   }
   PACHECK_HOST_DEVICE static float merge_other_factor(float before, float part_max) {
-    return rescale_factor_unbranched(part_max, fmaxf(before, part_max));
+    return rescale_factor(part_max, fmaxf(before, part_max));
   }
   // Merge's sums for each part in order, given its factors, then the max merge_maxima returned.
   template <int Parts>

@@ -224,40 +224,50 @@ bool fails_on_some_case(const std::function<void()>& property) {
   return result.match(failure);
 }
 
-TEST(OnlineSoftmaxLaws, TheUnbranchedRescaleFactorIsTheRescaleFactor) {
-  const float maxima[] = {-INFINITY, -1e30f, -88.5f, -3.25f, -0.0f, 0.0f, 1e-7f, 2.5f, 87.0f, 1e30f, INFINITY};
-  for (float m_old : maxima)
-    for (float m_new : maxima) {
-      if (m_new < m_old) continue;  // factors re-express a state against a max at least its own
-      const float branching = rescale_factor(m_old, m_new), unbranched = rescale_factor_unbranched(m_old, m_new);
-      EXPECT_EQ(std::memcmp(&branching, &unbranched, sizeof(float)), 0) << m_old << " -> " << m_new;
-    }
-}
-
-// The unbranched steps the tensor-core kernel folds with (masked_key_weight, raise_running_max_unbranched) are the
-// branching ones bit for bit, and a tile fully masked for a row leaves its state as it was. Over a grid of maxima,
-// scores and sums with -inf, +-0, +inf and NaN among them; any NaN counts as any other. Each law is a predicate of
-// the step it checks, so that a plausible mistake in each step can be shown to break it.
+// The exps of the fold and merge steps are chosen on their arguments, without a branch (online_softmax.h); each
+// step is the textbook one, with a select around the exp, bit for bit, and a tile fully masked for a row leaves
+// its state as it was. Over a grid of maxima, scores and sums with -inf, +-0, +inf and NaN among them; any NaN
+// counts as any other. Each law is a predicate of the step it checks, so that a plausible mistake in each step can
+// be shown to break it.
 const float kExtremes[] = {-INFINITY, -1e30f, -88.5f, -3.25f, -0.0f, 0.0f, 1e-7f, 2.5f, 87.0f, 1e30f, INFINITY, NAN};
 
 bool same_bits(float a, float b) { return (std::isnan(a) && std::isnan(b)) || std::memcmp(&a, &b, sizeof(float)) == 0; }
 
-using KeyWeight = std::function<float(float, float)>;
-bool is_the_masked_key_weight(const KeyWeight& weight) {
-  for (float score : kExtremes)
-    for (float m : kExtremes)
-      if (!same_bits(weight(score, m), score == -INFINITY ? 0.0f : key_weight(score, m))) return false;
+// The textbook forms: the select around the exp.
+float selected_rescale_factor(float m_old, float m_new) { return m_old == -INFINITY ? 0.0f : expf(m_old - m_new); }
+float selected_key_weight(float score, float m) { return score == -INFINITY ? 0.0f : expf(score - m); }
+
+using Exp2 = std::function<float(float, float)>;
+bool is_the_rescale_factor(const Exp2& factor) {
+  for (float m_old : kExtremes)
+    for (float m_new : kExtremes) {
+      if (m_new < m_old) continue;  // factors re-express a state against a max at least its own
+      if (!same_bits(factor(m_old, m_new), selected_rescale_factor(m_old, m_new))) return false;
+    }
   return true;
 }
 
-TEST(OnlineSoftmaxLaws, TheUnbranchedKeyWeightIsTheMaskedKeyWeight) {
-  EXPECT_TRUE(is_the_masked_key_weight(masked_key_weight));
+TEST(OnlineSoftmaxLaws, TheRescaleFactorIsTheSelectedExp) {
+  EXPECT_TRUE(is_the_rescale_factor(rescale_factor));
+  // Broken: the factor of the difference alone, NaN for an empty state against a max of -inf (-inf - -inf).
+  EXPECT_FALSE(is_the_rescale_factor([](float m_old, float m_new) { return expf(m_old - m_new); }));
+}
+
+bool is_the_key_weight(const Exp2& weight) {
+  for (float score : kExtremes)
+    for (float m : kExtremes)
+      if (!same_bits(weight(score, m), selected_key_weight(score, m))) return false;
+  return true;
+}
+
+TEST(OnlineSoftmaxLaws, TheKeyWeightIsTheSelectedExp) {
+  EXPECT_TRUE(is_the_key_weight(key_weight));
   // Broken: the weight of the difference alone, which is NaN for a masked key against an empty max (-inf - -inf).
-  EXPECT_FALSE(is_the_masked_key_weight([](float score, float m) { return expf(score - m); }));
+  EXPECT_FALSE(is_the_key_weight([](float score, float m) { return expf(score - m); }));
 }
 
 using Raise = std::function<float(float&, float&, float)>;
-// For every state an online softmax can be in and every tile max: where the tile max is not -inf, the branching
+// For every state an online softmax can be in and every tile max: where the tile max is not -inf, the textbook
 // raise's m, d and factor; where it is, a factor that leaves m, d and o as they were, except at m = +inf, where
 // the factor is NaN (online_softmax.h). The states: m = -inf with d and o 0 (nothing folded) or NaN (only NaN
 // scores folded: fmaxf drops a NaN from the max); m finite with any d (NaN after a NaN score); m = +inf with d 0
@@ -277,17 +287,16 @@ bool is_the_raise_and_leaves_masked_tiles_alone(const Raise& raise) {
         } else if (tile_max == -INFINITY) {
           if (!same_bits(m, m0) || !same_bits(d, d0) || !same_bits(o0 * alpha, o0)) return false;
         } else {
-          float branching_m = m0, branching_d = d0;
-          const float branching_alpha = raise_running_max(branching_m, branching_d, tile_max);
-          if (!same_bits(m, branching_m) || !same_bits(d, branching_d) || !same_bits(alpha, branching_alpha))
+          const float textbook_m = fmaxf(m0, tile_max), textbook_alpha = selected_rescale_factor(m0, textbook_m);
+          if (!same_bits(m, textbook_m) || !same_bits(d, d0 * textbook_alpha) || !same_bits(alpha, textbook_alpha))
             return false;
         }
       }
   return true;
 }
 
-TEST(OnlineSoftmaxLaws, TheUnbranchedRaiseIsTheRaiseAndLeavesMaskedTilesAlone) {
-  EXPECT_TRUE(is_the_raise_and_leaves_masked_tiles_alone(raise_running_max_unbranched));
+TEST(OnlineSoftmaxLaws, TheRaiseIsTheTextbookRaiseAndLeavesMaskedTilesAlone) {
+  EXPECT_TRUE(is_the_raise_and_leaves_masked_tiles_alone(raise_running_max));
   // Broken: the factor of the difference alone, NaN when an empty state meets a fully masked tile.
   EXPECT_FALSE(is_the_raise_and_leaves_masked_tiles_alone([](float& m, float& d, float tile_max) {
     const float m_new = fmaxf(m, tile_max), alpha = expf(m - m_new);
@@ -297,7 +306,7 @@ TEST(OnlineSoftmaxLaws, TheUnbranchedRaiseIsTheRaiseAndLeavesMaskedTilesAlone) {
   }));
   // Broken: the running max taken as the tile's, which forgets a larger max for a fully masked tile.
   EXPECT_FALSE(is_the_raise_and_leaves_masked_tiles_alone([](float& m, float& d, float tile_max) {
-    const float alpha = rescale_factor_unbranched(m, tile_max);
+    const float alpha = rescale_factor(m, tile_max);
     d *= alpha;
     m = tile_max;
     return alpha;
