@@ -287,8 +287,10 @@ bool is_the_raise_and_leaves_masked_tiles_alone(const Raise& raise) {
         } else if (tile_max == -INFINITY) {
           if (!same_bits(m, m0) || !same_bits(d, d0) || !same_bits(o0 * alpha, o0)) return false;
         } else {
-          const float textbook_m = fmaxf(m0, tile_max), textbook_alpha = selected_rescale_factor(m0, textbook_m);
-          if (!same_bits(m, textbook_m) || !same_bits(d, d0 * textbook_alpha) || !same_bits(alpha, textbook_alpha))
+          // The new max as a value: which zero fmaxf(-0, +0) returns is unspecified (and differed here between -O0
+          // and -O2); the factor and d must then be the textbook ones against the max the raise chose.
+          const float textbook_alpha = selected_rescale_factor(m0, m);
+          if (!(m == fmaxf(m0, tile_max)) || !same_bits(d, d0 * textbook_alpha) || !same_bits(alpha, textbook_alpha))
             return false;
         }
       }
