@@ -22,8 +22,10 @@
 #include "cuda/cuda_check.h"
 #include "cuda/device_buffer.h"
 #include "cuda/device_probe.h"
+#include "cuda/device_problem.h"
 #include "cuda/paged_attention.h"
 #include "cuda/plan_on_device.h"
+#include "problem_builders.h"
 #include "properties/catalogue.h"
 
 namespace pacheck {
@@ -145,6 +147,77 @@ INSTANTIATE_TEST_SUITE_P(GpuEngineShapesDeep, GpuPropertyTest, ::testing::Values
                          test_name);
 INSTANTIATE_TEST_SUITE_P(GpuEngineShapesWideKvTma, GpuPropertyTest,
                          ::testing::ValuesIn(gpu_pairs(true, kWideKvTma, kAutomaticMerge)), test_name);
+
+// "" when every element of got equals expected's (NaN equals nothing), else how many differ and the first of them.
+std::string differing_elements(const Output& got, const Output& expected) {
+  if (got.size() != expected.size())
+    return "sizes " + std::to_string(got.size()) + " and " + std::to_string(expected.size());
+  std::size_t differing = 0, first = 0;
+  for (std::size_t i = got.size(); i-- > 0;)
+    if (!(got[i] == expected[i])) ++differing, first = i;
+  if (differing == 0) return "";
+  return std::to_string(differing) + " of " + std::to_string(got.size()) + " elements differ, the first at " +
+         std::to_string(first) + ": " + std::to_string(got[first]) + " instead of " + std::to_string(expected[first]);
+}
+
+// The split-K merge is a programmatic dependent launch: its blocks start while the attention kernel still runs, and
+// only their wait for the attention grid (griddepcontrol.wait) keeps them from reading a partial state before it is
+// stored. The catalogue puts every plan on the device afresh, so this test launches one plan many times back to
+// back, alternating two problems of the same shape (the second's V negated, so that the two answers differ
+// everywhere): a merge that read too early would take the previous launch's partial states, the other problem's,
+// and write its answer or a mixture of the two. Each output must equal that of a plan launched once (and the
+// second problem's, the first's negated; a merge reading too early fails that even on fresh plans, whose scratch
+// memory often holds the previous plan's partial states).
+// Batch 1 with 32 splits of 512 keys per KV head, so that the merge's blocks start long before the attention
+// kernel ends.
+TEST(GpuSplitK, APlanLaunchedAgainMergesOnlyThatLaunchsPartialStates) {
+  std::string reason;
+  if (!cuda_device_available(&reason)) GTEST_SKIP() << reason;
+  using namespace cuda;
+  constexpr int kContext = 16384, kKvHeads = 8, kGqa = 4, kHeadDim = 128, kBlockSize = 16, kSplit = 512;
+  for (const DType dtype : {DType::bf16, DType::f32}) {
+    SCOPED_TRACE(dtype_name(dtype));
+    Problem a = testing::single_sequence(kContext, 1, kKvHeads, kHeadDim, kBlockSize, testing::wobble, dtype);
+    a.num_query_heads = kKvHeads * kGqa;
+    a.queries.resize(static_cast<std::size_t>(a.num_query_heads) * kHeadDim);
+    for (std::size_t i = 0; i < a.queries.size(); ++i)
+      a.queries[i] = round_to_dtype_f(testing::wobble(static_cast<int>(i) + 7), dtype);
+    Problem b = a;
+    for (float& v : b.v_pool) v = -v;
+    validate(a);
+    validate(b);
+    const DeviceProblem device_a(a), device_b(b);
+    const AttentionPlan host_plan =
+        plan_attention({{kContext, 1}}, a.num_query_heads, kKvHeads, kBlockSize, {kSplit});
+    const auto answer_of_a_plan_launched_once = [&](const DeviceProblem& device) {
+      const PlanOnDevice once(host_plan, kKvHeads, kHeadDim);
+      launch_attention(device.batch(), once.view(), nullptr);
+      check_completion(nullptr, "cuda_splitk");
+      return device.download_output();
+    };
+    const Output expected_a = answer_of_a_plan_launched_once(device_a);
+    // Negating V negates every output exactly: the same weights, each product and sum of V's terms negated
+    // (round to nearest is symmetric).
+    Output expected_b = expected_a;
+    for (float& x : expected_b) x = -x;
+    ASSERT_EQ(differing_elements(answer_of_a_plan_launched_once(device_b), expected_b), "")
+        << "problem b, a plan launched once";
+
+    const PlanOnDevice shared(host_plan, kKvHeads, kHeadDim);
+    for (int round = 0; round < 20; ++round) {
+      // Poison both outputs so that a stale answer from an earlier round cannot pass for this round's.
+      for (const DeviceProblem* device : {&device_a, &device_b})
+        cuda_check(cudaMemsetAsync(device->batch().output, 0xff, a.output_size() * (dtype == DType::f32 ? 4 : 2),
+                                   nullptr),
+                   "poisoning the output");
+      for (int launch = 0; launch < 8; ++launch)
+        launch_attention((launch % 2 == 0 ? device_a : device_b).batch(), shared.view(), nullptr);
+      check_completion(nullptr, "cuda_splitk");
+      ASSERT_EQ(differing_elements(device_a.download_output(), expected_a), "") << "problem a, round " << round;
+      ASSERT_EQ(differing_elements(device_b.download_output(), expected_b), "") << "problem b, round " << round;
+    }
+  }
+}
 
 // A kernel that touches memory it does not own must surface as an exception carrying CUDA's own text, not as a
 // hang or zeros. The access poisons the CUDA context, so it runs in a fresh process (death-test style).
