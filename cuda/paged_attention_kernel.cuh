@@ -725,8 +725,11 @@ __global__ void __launch_bounds__(MergeShape<LANES, LANES_PER_THREAD>::kBlockThr
 
 // Launching one instantiation of an attention kernel: blocks over 48 KB of shared memory must be allowed it first
 // (once per process); the grid is (work items, KV heads); a split-K plan is followed by the merge kernel.
-// TENSOR_MAPS: the kernel takes the pools' tensor maps (kv_tensor_maps.h) as its last argument.
-template <auto KERNEL, typename T, int LANES, int ROWS, int THREADS, int SHARED, bool TENSOR_MAPS = false>
+// TENSOR_MAPS: the kernel takes the pools' tensor maps (kv_tensor_maps.h) as its last argument; ENCODE_MAPS: it
+// may copy with them, so they are encoded for each launch (two driver calls on the host); otherwise it is given
+// maps marked unusable, which it never reads.
+template <auto KERNEL, typename T, int LANES, int ROWS, int THREADS, int SHARED, bool TENSOR_MAPS = false,
+          bool ENCODE_MAPS = TENSOR_MAPS>
 struct AttentionLauncher {
   static constexpr int kRows = ROWS;
   static constexpr int kThreads = THREADS;
@@ -750,11 +753,12 @@ struct AttentionLauncher {
                                   std::to_string(ROWS));
     configure();
     const dim3 grid(static_cast<unsigned>(plan.num_items), static_cast<unsigned>(batch.num_kv_heads));
-    if constexpr (TENSOR_MAPS)
-      KERNEL<<<grid, THREADS, SHARED, stream>>>(batch, plan, FastDivmod(batch.block_size),
-                                                describe_kv_pools(batch, plan.tile_size));
-    else
+    if constexpr (TENSOR_MAPS) {
+      const KvTensorMaps maps = ENCODE_MAPS ? describe_kv_pools(batch, plan.tile_size) : KvTensorMaps{};
+      KERNEL<<<grid, THREADS, SHARED, stream>>>(batch, plan, FastDivmod(batch.block_size), maps);
+    } else {
       KERNEL<<<grid, THREADS, SHARED, stream>>>(batch, plan, FastDivmod(batch.block_size));
+    }
     check_launch("the paged attention kernel");
     if (plan.split_k) {
       if (merge_shape_for(batch) == MergeShapeChoice::lanes) return launch_merge<1>(batch, plan, stream);

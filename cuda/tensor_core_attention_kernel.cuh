@@ -615,7 +615,8 @@ template <int LANES, int ROWS, int STAGES, int TABLE, bool SWIZZLED,
 using TensorCoreLayout =
     AttentionLauncher<tensor_core_attention_kernel<LANES, ROWS, STAGES, TABLE, SWIZZLED, COPIES>, __nv_bfloat16,
                       LANES, ROWS, tensor_core::kThreads,
-                      tensor_core::shared_layout(LANES, ROWS, STAGES, TABLE, SWIZZLED).total, /*TENSOR_MAPS=*/true>;
+                      tensor_core::shared_layout(LANES, ROWS, STAGES, TABLE, SWIZZLED).total, /*TENSOR_MAPS=*/true,
+                      /*ENCODE_MAPS=*/COPIES == tensor_core::TileCopies::tensor>;
 
 // Three 64-key tiles in shared memory (32 KB each at 128 lanes) leave room for two blocks per multiprocessor
 // (the deep layout of paged_attention.h); at 256 lanes two tiles take one multiprocessor's worth. Measured against
