@@ -196,8 +196,9 @@ TEST(GpuSplitK, APlanLaunchedAgainMergesOnlyThatLaunchsPartialStates) {
       return device.download_output();
     };
     const Output expected_a = answer_of_a_plan_launched_once(device_a);
-    // Negating V negates every output exactly: the same weights, each product and sum of V's terms negated
-    // (round to nearest is symmetric).
+    // Negating V negates every output exactly: the same weights, each product and sum of V's terms negated, where
+    // the arithmetic is sign-symmetric (round to nearest on the CUDA cores; the tensor cores' fp32 accumulation is
+    // not round to nearest, and its symmetry was measured on the H200, reports/gpu/issue8-perf.md, session 22).
     Output expected_b = expected_a;
     for (float& x : expected_b) x = -x;
     ASSERT_EQ(differing_elements(answer_of_a_plan_launched_once(device_b), expected_b), "")
@@ -205,7 +206,7 @@ TEST(GpuSplitK, APlanLaunchedAgainMergesOnlyThatLaunchsPartialStates) {
 
     const PlanOnDevice shared(host_plan, kKvHeads, kHeadDim);
     for (int round = 0; round < 20; ++round) {
-      // Poison both outputs so that a stale answer from an earlier round cannot pass for this round's.
+      // Poison both outputs, so that a launch that writes nothing cannot pass on an earlier round's answer.
       for (const DeviceProblem* device : {&device_a, &device_b})
         cuda_check(cudaMemsetAsync(device->batch().output, 0xff, a.output_size() * (dtype == DType::f32 ? 4 : 2),
                                    nullptr),
