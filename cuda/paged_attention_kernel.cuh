@@ -6,9 +6,9 @@
 //   logits   fp32: each thread's lanes by fused multiply-adds in lane order, then a butterfly sum over the key's
 //            dim chunks (zero padding lanes add exact zeros), then one multiply by the scale: a head_dim-term
 //            dot product in some order, within gamma_{head_dim}, plus the scale's rounding.
-//   weights  per tile: the tile max (exact), raise_running_max (one expf per row: exactly 1 where the max stays)
-//            and key_weight (one expf per key: exactly 0 for a masked key): CUDA's expf, 2 ulp; no fast-math
-//            intrinsics anywhere.
+//   weights  per tile: the tile max (exact), raise_running_max (one expf per row: exactly 1 where a finite max
+//            stays) and key_weight (one expf per key: exactly 0 for a masked key): CUDA's expf, 2 ulp; no
+//            fast-math intrinsics anywhere.
 //   sums     each key group accumulates p * v (and its row holders p) over its keys in position order, rescaled
 //            with the rest of the state; the groups' sums are added once at the end, in group order.
 // Masked keys (past the context, past the row's position, past the split) never reach a multiply: scores are
@@ -514,8 +514,12 @@ __global__ void __launch_bounds__(layout::kThreads * ROW_SETS,
         for (int g = 0; g < kKeyGroups; ++g) tile_max = fmaxf(tile_max, maxima[g]);
       }
       // Both steps take masked values as they are (variants/online_softmax.h): a fully masked tile leaves the
-      // running max alone (factor 1, or 0 on a still empty state, whose sums are 0), a masked key weighs exactly 0.
-      own_alpha[h] = raise_running_max(run_max[h], run_den[h], tile_max);
+      // running max alone (factor 1, or 0 on a still empty state), a masked key weighs exactly 0. An empty state's
+      // sums are 0 (or NaN), which a factor of 1 leaves as a factor of 0 does; 1 keeps the rescale below skipped
+      // for rows that have no key yet, or never get one (rows past the item's, rows before their split).
+      const bool empty = run_max[h] == -INFINITY;
+      const float alpha = raise_running_max(run_max[h], run_den[h], tile_max);
+      own_alpha[h] = empty ? 1.0f : alpha;
 #pragma unroll
       for (int k = 0; k < kKeysPerThread; ++k) weight[k][h] = key_weight(score[k][h], run_max[h]);
     }
