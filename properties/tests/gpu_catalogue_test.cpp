@@ -208,8 +208,8 @@ TEST(GpuSplitK, APlanLaunchedAgainMergesOnlyThatLaunchsPartialStates) {
     for (int round = 0; round < 20; ++round) {
       // Poison both outputs, so that a launch that writes nothing cannot pass on an earlier round's answer.
       for (const DeviceProblem* device : {&device_a, &device_b})
-        cuda_check(cudaMemsetAsync(device->batch().output, 0xff, a.output_size() * (dtype == DType::f32 ? 4 : 2),
-                                   nullptr),
+        cuda_check(cudaMemsetAsync(device->batch().output, 0xff,
+                                   a.output_size() * storage_bytes(device->batch().storage), nullptr),
                    "poisoning the output");
       for (int launch = 0; launch < 8; ++launch)
         launch_attention((launch % 2 == 0 ? device_a : device_b).batch(), shared.view(), nullptr);
