@@ -8,7 +8,7 @@
 
 namespace pacheck::cuda {
 
-AttentionPlan plan_attention(const std::vector<SequenceShape>& sequences, int num_query_heads, int num_kv_heads,
+AttentionPlan plan_attention(const std::vector<SequenceMeta>& sequences, int num_query_heads, int num_kv_heads,
                              int tile_size, const std::vector<int>& split_sizes) {
   if (num_kv_heads <= 0 || num_query_heads % num_kv_heads != 0)
     throw std::invalid_argument("plan_attention: the GQA ratio must be a positive integer");
@@ -23,13 +23,13 @@ AttentionPlan plan_attention(const std::vector<SequenceShape>& sequences, int nu
   plan.split_k = !split_sizes.empty();
   if (plan.split_k) plan.split_sizes = split_sizes;
   for (std::size_t s = 0; s < sequences.size(); ++s) {
-    const SequenceShape& seq = sequences[s];
+    const SequenceMeta& seq = sequences[s];
     const int first_position = seq.context_len - seq.num_queries;
     const long long rows = static_cast<long long>(seq.num_queries) * gqa;
     if (plan.split_k) plan.chunk_offsets.push_back(static_cast<int>(plan.chunk_first_item.size()));
     for (long long first_row = 0; first_row < rows; first_row += plan.rows_per_chunk) {
       WorkItem item;
-      item.sequence = static_cast<int>(s);
+      item.sequence = seq;
       item.first_row = static_cast<int>(first_row);
       item.num_rows = static_cast<int>(std::min<long long>(plan.rows_per_chunk, rows - first_row));
       const int last_token = (item.first_row + item.num_rows - 1) / gqa;

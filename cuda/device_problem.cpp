@@ -57,7 +57,6 @@ DeviceProblem::DeviceProblem(const Problem& p)
       queries_(encode(p.queries, p.dtype)),
       output_(p.output_size() * (p.dtype == DType::f32 ? 4 : 2)) {
   std::vector<std::int32_t> tables;
-  std::vector<SequenceMeta> sequences;
   std::vector<int> sequence_of_query_row;
   int query_row = 0;
   for (std::size_t s = 0; s < p.sequences.size(); ++s) {
@@ -67,13 +66,13 @@ DeviceProblem::DeviceProblem(const Problem& p)
     meta.num_queries = seq.num_queries;
     meta.query_row_offset = query_row;
     meta.table_offset = static_cast<int>(tables.size());
-    sequences.push_back(meta);
+    sequences_host_.push_back(meta);
     tables.insert(tables.end(), seq.block_table.begin(), seq.block_table.end());  // padding too: never followed
     sequence_of_query_row.insert(sequence_of_query_row.end(), seq.num_queries, static_cast<int>(s));
     query_row += seq.num_queries;
   }
   tables_ = DeviceBuffer<std::int32_t>(tables);
-  sequences_ = DeviceBuffer<SequenceMeta>(sequences);
+  sequences_ = DeviceBuffer<SequenceMeta>(sequences_host_);
   sequence_of_query_row_ = DeviceBuffer<int>(sequence_of_query_row);
   // Every output element is written by the kernels; NaN-fill first so that one left out fails loudly.
   if (output_.size() > 0) cuda_check(cudaMemset(output_.get(), 0xff, output_.size()), "filling the output");
@@ -108,15 +107,12 @@ Output run_paged_attention(const Problem& problem, const Knobs& knobs, bool spli
   if (problem.num_kv_heads > 65535)
     throw std::invalid_argument(variant + " takes at most 65535 KV heads (one grid row each), got " +
                                 std::to_string(problem.num_kv_heads));
-  std::vector<SequenceShape> shapes;
   std::vector<int> split_sizes;
-  for (const Sequence& s : problem.sequences) {
-    shapes.push_back({s.context_len, s.num_queries});
+  for (const Sequence& s : problem.sequences)
     if (split_k) split_sizes.push_back(effective_split_size(knobs, s.context_len));
-  }
   const DeviceProblem device(problem);
   const AttentionPlan plan =
-      plan_attention(shapes, problem.num_query_heads, problem.num_kv_heads, knobs.tile_size, split_sizes);
+      plan_attention(device.sequences(), problem.num_query_heads, problem.num_kv_heads, knobs.tile_size, split_sizes);
   const PlanOnDevice plan_on_device(plan, problem.num_kv_heads, problem.head_dim);
   launch_attention(device.batch(), plan_on_device.view(), nullptr);
   check_completion(nullptr, variant);

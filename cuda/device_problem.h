@@ -20,6 +20,8 @@ class DeviceProblem {
   // The problem must be valid (validate()); values are converted exactly to the storage dtype.
   explicit DeviceProblem(const Problem& problem);
   const DeviceBatch& batch() const { return batch_; }
+  // The records of batch().sequences, on the host (what plan_attention takes).
+  const std::vector<SequenceMeta>& sequences() const { return sequences_host_; }
   // The output, converted back to floats (exactly: every value is representable).
   Output download_output() const;
 
@@ -27,6 +29,7 @@ class DeviceProblem {
   DType dtype_;
   DeviceBuffer<unsigned char> k_pool_, v_pool_, queries_, output_;
   DeviceBuffer<std::int32_t> tables_;
+  std::vector<SequenceMeta> sequences_host_;
   DeviceBuffer<SequenceMeta> sequences_;
   DeviceBuffer<int> sequence_of_query_row_;
   DeviceBatch batch_;

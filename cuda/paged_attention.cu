@@ -1,10 +1,12 @@
 // The production instantiations of the paged-attention kernels (paged_attention_kernel.cuh): one layout per
 // storage type, head capacity (32, 64, 128, 256 lanes) and row capacity (4, 8), two for bf16 at 128 lanes (deep and
 // wide, chosen per launch) and a third there for pinning (wide-kv-tma).
+#include <cstdint>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "cuda/paged_attention.h"
 #include "cuda/paged_attention_kernel.cuh"
@@ -131,6 +133,12 @@ void launch_attention(const DeviceBatch& batch, const DevicePlan& plan, cudaStre
   if (static_cast<long long>(batch.num_blocks) * batch.block_size * batch.num_kv_heads > 0xffffffffLL)
     throw std::invalid_argument("the CUDA kernels index (block, slot, head) vectors in 32 bits: num_blocks * "
                                 "block_size * num_kv_heads must stay below 2^32");
+  // The kernels copy K, V and the queries by 16-byte copies (cudaMalloc's alignment is 256 bytes).
+  for (const auto& [array, pointer] : {std::pair{"K pool", batch.k_pool}, std::pair{"V pool", batch.v_pool},
+                                       std::pair{"queries", batch.queries}})
+    if (reinterpret_cast<std::uintptr_t>(pointer) % 16 != 0)
+      throw std::invalid_argument(std::string("the CUDA kernels need the ") + array +
+                                  " 16-byte aligned (they copy it 16 bytes at a time)");
   if (plan.row_capacity != 4 && plan.row_capacity != layout::kMaxRows)
     throw std::invalid_argument("row capacity must be 4 or 8, got " + std::to_string(plan.row_capacity));
   check_kernel_pins();  // a malformed pin variable fails here, before anything is enqueued

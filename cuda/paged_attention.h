@@ -60,7 +60,8 @@ struct SequenceMeta {
 };
 
 // Everything the kernels read and write, on the device. Pools [num_blocks][block_size][num_kv_heads][head_dim],
-// queries and output [total_queries][num_query_heads][head_dim], all in `storage`.
+// queries and output [total_queries][num_query_heads][head_dim], all in `storage`; the pools and the queries
+// 16-byte aligned (launch_attention checks).
 struct DeviceBatch {
   Storage storage = Storage::f32;
   int num_query_heads = 0;
@@ -81,9 +82,11 @@ struct DeviceBatch {
 };
 
 // One thread block's work: rows [first_row, first_row + num_rows) of `sequence` (for every KV head: grid.y),
-// keys [key_begin, key_end).
-struct WorkItem {
-  int sequence = 0;
+// keys [key_begin, key_end). The item carries its sequence's record, not its index into DeviceBatch::sequences, so
+// that a block has everything its first table and query loads need in one load of 32 bytes rather than two loads
+// one after the other (reports/gpu/issue8-perf.md, session 23).
+struct alignas(16) WorkItem {
+  SequenceMeta sequence;
   int first_row = 0;
   int num_rows = 0;
   int key_begin = 0;
@@ -104,13 +107,9 @@ struct AttentionPlan {
   std::vector<int> chunk_first_item;
 };
 
-struct SequenceShape {
-  int context_len = 0;
-  int num_queries = 0;
-};
-
-// Plans a launch. split_sizes empty: cuda_fused; otherwise one split size (keys) per sequence: cuda_splitk.
-AttentionPlan plan_attention(const std::vector<SequenceShape>& sequences, int num_query_heads, int num_kv_heads,
+// Plans a launch over the batch's sequences (the records of DeviceBatch::sequences, which the work items copy).
+// split_sizes empty: cuda_fused; otherwise one split size (keys) per sequence: cuda_splitk.
+AttentionPlan plan_attention(const std::vector<SequenceMeta>& sequences, int num_query_heads, int num_kv_heads,
                              int tile_size, const std::vector<int>& split_sizes);
 
 // The plan on the device, plus the scratch space for the partial states.
@@ -167,9 +166,9 @@ int resident_blocks_per_multiprocessor(Storage storage, int head_dim, int gqa_ra
 MergeShapeChoice merge_shape_for(const DeviceBatch& batch);
 
 // Enqueues the attention kernel (and for split-K the reduce) on `stream`. Throws std::invalid_argument, before
-// enqueuing anything, on a shape the kernels do not take or a malformed PACHECK_TENSOR_CORE_LAYOUT or
-// PACHECK_SPLITK_MERGE, and CudaError when a launch is refused; errors during execution surface at the caller's
-// next synchronisation (see cuda_check.h).
+// enqueuing anything, on a shape the kernels do not take, pools or queries not 16-byte aligned, or a malformed
+// PACHECK_TENSOR_CORE_LAYOUT or PACHECK_SPLITK_MERGE, and CudaError when a launch is refused; errors during
+// execution surface at the caller's next synchronisation (see cuda_check.h).
 void launch_attention(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream);
 
 }  // namespace pacheck::cuda

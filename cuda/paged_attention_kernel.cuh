@@ -192,7 +192,7 @@ __device__ inline BlockWork load_block_work(const DeviceBatch& batch, const Devi
   BlockWork work;
   work.item = plan.items[blockIdx.x];
   work.kv_head = blockIdx.y;
-  work.seq = batch.sequences[work.item.sequence];
+  work.seq = work.item.sequence;
   work.gqa = batch.num_query_heads / batch.num_kv_heads;
   work.first_position = work.seq.context_len - work.seq.num_queries;
   return work;

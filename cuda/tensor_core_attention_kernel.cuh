@@ -163,6 +163,7 @@ static_assert(kWarpKeys == 16, "a warp's keys are one m16n8k16 K dimension");
 struct SharedLayout {
   int kv;        // the stages' K and V rows; after the last tile the warps' accumulators
   int table;     // staged block-table entries
+  int queries;   // [rows][row_bytes]: the block's queries, padded rows (zero past the head)
   int tile_max;  // [2 parities][warps][8 rows]
   int row_sums;  // [warps][rows] denominators, then [rows] maxima
   int barriers;  // [stage][warp] mbarriers of the tensor copies (8 bytes each)
@@ -180,7 +181,8 @@ __host__ __device__ constexpr SharedLayout shared_layout(int lanes, int rows, in
   const int sums = kWarps * rows * lanes * 4;
   s.kv = 0;
   s.table = layout::round_up(kv > sums ? kv : sums, 16);
-  s.tile_max = s.table + table_entries * 4;
+  s.queries = s.table + table_entries * 4;
+  s.tile_max = s.queries + rows * row_bytes(lanes);
   s.row_sums = s.tile_max + 2 * kWarps * 8 * 4;
   s.barriers = s.row_sums + layout::round_up((kWarps + 1) * rows * 4, 16);
   s.total = s.barriers + stages * kWarps * 8;
@@ -269,32 +271,26 @@ __global__ void __launch_bounds__(tensor_core::kThreads,
   const bool tensor_copies = COPIES == TileCopies::tensor && maps.usable && item.key_begin % kWarpKeys == 0;
   if (tensor_copies && shared_address(kv_tiles) % 1024 != 0) __trap();
 
-  // Row g's q as mma B fragments of the scores (N columns: the block's rows, zero past them):
-  // qb[s] = dims 16 s + 2t, + 1 and 16 s + 8 + 2t, + 1. Where the queries pointer is 4-byte aligned, each pair is
-  // one 4-byte load (then every pair is aligned: base is a multiple of head_dim, itself of 8, and dim is even); two
-  // 2-byte loads otherwise. A block's first copies wait for the table, whose loads come after these: half as many
-  // loads here staged the table 0.5-0.8 us sooner at batch 1 (split-K 1-3% faster at 32k, 6.6-8% at 1k;
-  // reports/gpu/issue8-perf.md, session 19).
-  unsigned qb[kHeadSteps][2];
+  // The block's queries, staged in shared memory (row r at queries_s + r kRowBytes, zero past the block's rows and
+  // past the head) by one 16-byte asynchronous copy per piece (launch_attention checks that the queries are 16-byte
+  // aligned; head_dim is a multiple of 8, so every row is). They land with the table, before the barrier below.
+  // A block's first copies wait for the table, whose loads waited behind the queries' while each thread loaded its
+  // fragments from global memory (32 loads, then 16: the table staged 0.5-0.8 us sooner; session 19). One copy a
+  // thread took 3% off cuda_fused at batch 1-8 (reports/gpu/issue8-perf.md, session 23).
+  unsigned char* const queries_s = shared + kShared.queries;
   {
-    const bool q_present = g < ROWS && g < item.num_rows;
-    const int q_row = item.first_row + g;
-    const unsigned short* const queries = static_cast<const unsigned short*>(batch.queries);
-    const bool word_loads = reinterpret_cast<std::uintptr_t>(queries) % 4 == 0;
-    const std::size_t query_row = static_cast<std::size_t>(seq.query_row_offset + q_row / gqa);
-    const std::size_t base = (query_row * batch.num_query_heads + kv_head * gqa + q_row % gqa) * head_dim;
-#pragma unroll
-    for (int s = 0; s < kHeadSteps; ++s)
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int dim = 16 * s + 8 * h + 2 * t;  // head_dim % 8 == 0: dim and dim + 1 are both in or both out
-        if (!q_present || dim >= head_dim)
-          qb[s][h] = 0u;
-        else if (word_loads)  // little-endian: dim in the low half, as pack_bf16 places the lower index
-          qb[s][h] = *reinterpret_cast<const unsigned*>(queries + base + dim);
-        else
-          qb[s][h] = queries[base + dim] | (unsigned{queries[base + dim + 1]} << 16);
-      }
+    const unsigned char* const queries = static_cast<const unsigned char*>(batch.queries);
+    const int head_pieces = head_dim / 8;  // 16-byte pieces of a query row
+    for (int p = threadIdx.x; p < ROWS * kChunksPerRow; p += kThreads) {
+      const int r = p / kChunksPerRow, chunk = p % kChunksPerRow;
+      const bool live = r < item.num_rows && chunk < head_pieces;
+      const int q_row = item.first_row + r;
+      const std::size_t query_row = static_cast<std::size_t>(seq.query_row_offset + q_row / gqa);
+      const std::size_t byte =
+          live ? ((query_row * batch.num_query_heads + kv_head * gqa + q_row % gqa) * head_dim + chunk * 8) * 2 : 0;
+      copy_async_16(queries_s + r * kRowBytes + chunk * 16, queries + byte, live ? 16 : 0);
+    }
+    copy_async_commit();
   }
 
   // Byte offset in a stage of 16-byte piece `chunk` of tile key `key`'s K row (kv = 0) or V row (kv = 1).
@@ -339,6 +335,7 @@ __global__ void __launch_bounds__(tensor_core::kThreads,
     if (lane < STAGES) barrier_init(&barriers[lane * kWarps + warp], 1);  // lane 0's arrival + the copies' bytes
     barrier_init_fence();
   }
+  copy_async_wait<0>();  // this thread's pieces of the queries
   __syncthreads();
 
   const int live_chunks = head_dim * 2 / 16;
@@ -461,6 +458,17 @@ __global__ void __launch_bounds__(tensor_core::kThreads,
     if (s < num_tiles) load_tile(s);
     else if (!tensor_copies) copy_async_commit();  // empty commit groups keep the wait count uniform
   }
+
+  // Row g's q as mma B fragments of the scores (N columns: the block's rows, zero past them):
+  // qb[s] = dims 16 s + 2t, + 1 and 16 s + 8 + 2t, + 1 (little-endian: the lower dim in the low half, as pack_bf16
+  // places the lower index), read from the staged rows once the first copies are on their way.
+  unsigned qb[kHeadSteps][2];
+#pragma unroll
+  for (int s = 0; s < kHeadSteps; ++s)
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+      qb[s][h] = g < ROWS ? *reinterpret_cast<const unsigned*>(queries_s + g * kRowBytes + (16 * s + 8 * h + 2 * t) * 2)
+                          : 0u;
 
   // ldmatrix row addresses. K and V are both A operands (16 M rows): K of the scores (matrices: keys 0-7 | 8-15 x
   // dims lo, then the same x dims hi of a head step), V of the values transposed (matrices: keys 0-7 x lanes lo |

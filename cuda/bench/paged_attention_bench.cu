@@ -270,7 +270,6 @@ int run(const Options& o) {
         const int query_heads = kKvHeads * gqa;
         std::vector<std::int32_t> tables;
         std::vector<SequenceMeta> sequences;
-        std::vector<SequenceShape> shapes;
         const int blocks_per_sequence = context / kBlockSize;
         for (int s = 0; s < batch; ++s) {
           SequenceMeta meta;
@@ -279,7 +278,6 @@ int run(const Options& o) {
           meta.query_row_offset = s;
           meta.table_offset = static_cast<int>(tables.size());
           sequences.push_back(meta);
-          shapes.push_back({context, 1});
           for (int b = 0; b < blocks_per_sequence; ++b) tables.push_back(order[s * blocks_per_sequence + b]);
         }
         std::vector<int> sequence_of_row(batch);
@@ -310,9 +308,9 @@ int run(const Options& o) {
 
         const double bytes = 2.0 * batch * context * kKvHeads * kHeadDim * 2 + 2.0 * q_elems * 2;
         const int split = o.split > 0 ? o.split : split_size_filling_gpu(batch, context, gqa, prop.multiProcessorCount);
-        const AttentionPlan fused_host = plan_attention(shapes, query_heads, kKvHeads, o.tile_size, {});
+        const AttentionPlan fused_host = plan_attention(sequences, query_heads, kKvHeads, o.tile_size, {});
         const AttentionPlan splitk_host =
-            plan_attention(shapes, query_heads, kKvHeads, o.tile_size, std::vector<int>(batch, split));
+            plan_attention(sequences, query_heads, kKvHeads, o.tile_size, std::vector<int>(batch, split));
         const PlanOnDevice fused_plan(fused_host, kKvHeads, kHeadDim);
         const PlanOnDevice splitk_plan(splitk_host, kKvHeads, kHeadDim);
         // What a launch reads before any K/V: the batch's metadata and queries, the plan's work items and (split-K)

@@ -188,7 +188,7 @@ TEST(GpuSplitK, APlanLaunchedAgainMergesOnlyThatLaunchsPartialStates) {
     validate(b);
     const DeviceProblem device_a(a), device_b(b);
     const AttentionPlan host_plan =
-        plan_attention({{kContext, 1}}, a.num_query_heads, kKvHeads, kBlockSize, {kSplit});
+        plan_attention(device_a.sequences(), a.num_query_heads, kKvHeads, kBlockSize, {kSplit});
     const auto answer_of_a_plan_launched_once = [&](const DeviceProblem& device) {
       const PlanOnDevice once(host_plan, kKvHeads, kHeadDim);
       launch_attention(device.batch(), once.view(), nullptr);
@@ -260,6 +260,33 @@ TEST(GpuKernelErrors, IllegalAddressSurfacesWithTheCudaErrorText) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(launch_with_a_block_id_far_outside_the_pool(), ::testing::ExitedWithCode(3),
               "cuda_fused \\(kernel execution\\): cudaError(IllegalAddress|LaunchFailure)");
+}
+
+// launch_attention refuses arrays that the kernels copy 16 bytes at a time when they are not 16-byte aligned,
+// naming the array, before it enqueues anything: so this needs no device (the pointers are never followed).
+TEST(GpuKernelErrors, MisalignedArraysAreRefusedBeforeAnyLaunch) {
+  using namespace cuda;
+  alignas(16) static unsigned char arena[64];
+  DeviceBatch batch;
+  batch.storage = Storage::bf16;
+  batch.num_query_heads = batch.num_kv_heads = 1;
+  batch.head_dim = 8;
+  batch.block_size = 16;
+  batch.num_blocks = 1;
+  batch.k_pool = batch.v_pool = batch.queries = arena;
+  const std::pair<const char*, const void* DeviceBatch::*> arrays[] = {
+      {"K pool", &DeviceBatch::k_pool}, {"V pool", &DeviceBatch::v_pool}, {"queries", &DeviceBatch::queries}};
+  for (const auto& [name, member] : arrays) {
+    DeviceBatch misaligned = batch;
+    misaligned.*member = arena + 2;
+    try {
+      launch_attention(misaligned, DevicePlan{}, nullptr);
+      ADD_FAILURE() << "no error for the " << name << " 2 bytes past a 16-byte boundary";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("the ") + name + " 16-byte aligned"), std::string::npos)
+          << e.what();
+    }
+  }
 }
 
 }  // namespace
