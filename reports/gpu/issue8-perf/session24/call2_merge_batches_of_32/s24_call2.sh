@@ -1,0 +1,35 @@
+#!/bin/bash
+# Session 24, call 2 on the H200 (run from .gpu-bin), interleaved, dirty and clean flush twice each -> ab2.log:
+#   head_bench   36e18f2
+#   m32_bench    the split-K merge's lane-per-thread shape merging up to 32 parts a batch (one round of loads for
+#                17-32 splits) instead of 16
+#   m32e_bench   that, and the tensor-core kernel's first asynchronous copies issued before the prologue's barrier,
+#                their rows looked up in global memory (call 1's early copies without the inline items)
+# with torch's SDPA on the batch-1, 32k shapes in each pass; then a short correctness run of m32 and of m32e.
+cd "$(dirname "$0")"
+for f in *.xz */*.xz; do xz -d -f "$f"; done; chmod +x *_bench */gpu_catalogue_test */pacheck
+mkdir -p /tmp/x2
+{ nvidia-smi --query-gpu=name,driver_version,serial --format=csv,noheader; date -u; } > /tmp/x2/gpu2.txt
+SHAPES="4,1,1024 4,1,8192 8,1,8192 4,1,32768 8,1,32768 4,8,8192 4,64,8192 8,64,8192"
+for pass in "dirty 1" "clean 1" "dirty 2" "clean 2"; do set -- $pass; flush=""; [ $1 = clean ] && flush=--clean-flush
+  for shape in $SHAPES; do for b in head_bench m32_bench m32e_bench; do
+    echo "== $b $shape rep $2 $1"
+    timeout 60 ./$b $flush --stages --only $shape --json /tmp/x.json 2>&1 | grep -E "cuda_|splitk_no|WARN"
+  done; done
+  echo "== torch rep $2 $1"
+  timeout 120 python3 ../cuda/bench/torch_sdpa_bench.py $flush --json /tmp/t.json --only 4,1,32768 --only 8,1,32768 \
+    2>&1 | tail -n 8
+done > /tmp/x2/ab2.log 2>&1
+date -u >> /tmp/x2/gpu2.txt
+for tree in m32 m32e; do
+  rm -rf /tmp/san /tmp/summary_*.json; mkdir -p $OUT/$tree
+  OUT=$OUT/$tree CASES=150 LIMIT=200 SAN_CASES=8 BENCH_LIMIT=1 SKIP_TORCH=1 CLEAN_FLUSH=0 bash ./$tree/run_on_h200.sh \
+    > /tmp/x2/run_on_h200_$tree.out 2>&1
+  date -u >> /tmp/x2/gpu2.txt
+  (cd $OUT/$tree && tar czf /tmp/x2/correctness_logs_$tree.tar.gz . ; grep -h -c "PASSED\|FAILED" catalogue_*.log | paste -sd' ';
+   grep -h "^exit" catalogue_*.log | sort | uniq -c; grep -h "FAILED\|ERROR SUMMARY: [1-9]" catalogue_*.log sanitizer.log | head;
+   grep -c "^exit 0" sanitizer.log) | sed "s/^/$tree: /"
+  rm -rf $OUT/$tree
+done
+(cd /tmp/x2 && tar czf $OUT/s24_call2.tar.gz .)
+cat /tmp/x2/gpu2.txt
