@@ -593,12 +593,12 @@ __global__ void __launch_bounds__(layout::kThreads * ROW_SETS,
 // computes the factors itself, which keeps the warps free of any barrier. LANES_PER_THREAD is 1 (the lanes shape)
 // or 4 (warps), chosen per launch (merge_shape_for in paged_attention.h); kLanesPerThread caps it at LANES / 32 so
 // that a row is whole warps (2 lanes a thread at 64 lanes).
-// A block is one row of the lanes shape (four of the warps shape), 128 threads at 128 lanes. Its blocks start
-// early, as dependents of the attention kernel, only where they fit beside the attention blocks: beside two wide
-// blocks (168 registers x 128 threads each) 22,528 registers remain, and a 128-thread merge block (138 registers)
-// takes 18,432. Blocks of two or four rows (256 or 512 threads) do not fit there and took 1.6-2.4 us longer at
-// batch 1, 8k and 32k; rows over blocks of one or two warps took up to 3% longer (reports/gpu/issue8-perf.md,
-// session 24).
+// A block is one row of the lanes shape (four of the warps shape), 128 threads at 128 lanes. Blocks of two or four
+// rows (256 or 512 threads) took 1.6-2.4 us longer at batch 1, 8k and 32k; rows over blocks of one or two warps up
+// to 4% longer (reports/gpu/issue8-perf.md, session 24). The likely reason for the first (from ptxas's register
+// counts, not profiled): the merge's blocks start early, as dependents of the attention kernel, only where they fit
+// beside the attention blocks. Beside two wide blocks (168 registers x 128 threads each) 22,528 registers remain;
+// a 128-thread merge block (138 registers) takes 18,432, the larger blocks more than that.
 template <int LANES, int LANES_PER_THREAD>
 struct MergeShape {
   static constexpr int kLanesPerThread = LANES_PER_THREAD < LANES / 32 ? LANES_PER_THREAD : LANES / 32;
