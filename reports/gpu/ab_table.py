@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""Summarises a session-20 A/B log: ab_table.py LOG BIN[,BIN...]
+"""Summarises an interleaved A/B log of paged_attention_bench builds: ab_table.py LOG BIN[,BIN...]
 
 A log is a sequence of '== <bin> <shape> [<config>] rep <n> <flush>' headers, each followed by the benchmark's
-rows for that run (gqa batch context kernel split ms ...). Prints, per (shape, config, flush, kernel), every run's
-time in microseconds for each binary, and each binary's mean change against the first one.
+rows for that run (gqa batch context kernel split ms ...); sections headed '== torch ...' (torch's SDPA, which
+ab_on_h200.sh runs between passes) are skipped. Prints, per (shape, config, flush, kernel), every run's time in
+microseconds for each binary, and each binary's mean change against the first one. Written in session 20 of
+reports/gpu/issue8-perf.md; ab_on_h200.sh (beside it) writes such logs.
 """
 import collections
 import sys
@@ -15,6 +17,9 @@ def read(path):
     for line in open(path):
         fields = line.split()
         if line.startswith("=="):
+            if fields[1] == "torch":
+                current = None
+                continue
             config = fields[3] if fields[3] != "rep" else "-"
             current = (fields[1], fields[2], config, fields[-1])
             continue
