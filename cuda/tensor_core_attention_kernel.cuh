@@ -227,13 +227,6 @@ __global__ void __launch_bounds__(tensor_core::kThreads,
   static_assert(!SWIZZLED || (LANES % kTensorCopyLanes == 0 && kWarpKeys == kTensorCopyKeys),
                 "the swizzled layout holds whole 64-lane boxes of a warp's 16 keys");
   static_assert(SWIZZLED || COPIES == TileCopies::async, "tensor copies need the swizzled layout");
-  // How the asynchronous copies treat the pieces of a row past the head (head_dim < LANES), which stay zero from
-  // the kernel's start either way: skipped, or zero-filled (8 rows a block at 128 lanes with COPIES = async). The
-  // bytes are the same; ptxas compiles the two differently. There it made the skip a branch around every copy
-  // (94 registers against 120-126): cuda_fused at GQA 8, batch 1-8 ran 8% slower than with tensor copies when
-  // skipping, 4% faster when zero-filling. At 4 rows zero-filling was up to 1.8% slower (reports/gpu/
-  // issue8-perf.md, session 20). Other kernels keep the skip, as measured before.
-  constexpr bool kZeroFillPastHead = ROWS > 4 && LANES == 128 && COPIES == TileCopies::async;
 
   extern __shared__ __align__(1024) unsigned char tensor_core_shared[];
   unsigned char* const shared = tensor_core_shared;
@@ -302,11 +295,13 @@ __global__ void __launch_bounds__(tensor_core::kThreads,
       return (kv * kTileKeys + key) * kRowBytes + chunk * 16;
   };
 
-  // Zero the lanes past the head in every stage: copies read only live pieces (and write, where they skip the
-  // others, only those; kZeroFillPastHead). Padded: this warp's rows, with the same lane-to-piece map as the
-  // copies, so each address is written by one thread in program order (always done: the 16-byte row padding is
-  // never written). Swizzled: only when head_dim < LANES, every byte of the stages, fenced before any tensor copy
-  // writes them.
+  // Zero the lanes past the head in every stage: copies read and write only live pieces. (Until session 25 the
+  // 8-row kernels at 128 lanes zero-filled the others instead, as that measured faster in session 20; since whole
+  // tiles have their own copy loop (session 21) skipping is faster there too: cuda_fused at GQA 8, batch 1 and 8,
+  // took 1.3-2.8% less time, everything else within noise; reports/gpu/issue8-perf.md, session 25.) Padded: this
+  // warp's rows, with the same lane-to-piece map as the copies, so each address is written by one thread in
+  // program order (always done: the 16-byte row padding is never written). Swizzled: only when head_dim < LANES,
+  // every byte of the stages, fenced before any tensor copy writes them.
   if constexpr (SWIZZLED) {
     if (head_dim < LANES) {
       for (int i = threadIdx.x; i < STAGES * kStageBytes / 16; i += kThreads)
@@ -392,8 +387,8 @@ __global__ void __launch_bounds__(tensor_core::kThreads,
       const int piece = lane + 32 * c;
       const int key = piece / kChunksPerRow, chunk = piece % kChunksPerRow;
       const std::size_t src = static_cast<std::size_t>(__shfl_sync(0xffffffffu, looked_up, key)) * kv_head_stride;
-      if (!kZeroFillPastHead && chunk >= live_chunks) continue;
-      const bool live = key < live_keys && chunk < live_chunks;
+      if (chunk >= live_chunks) continue;
+      const bool live = key < live_keys;
       copy_async_16(stage + piece_offset(0, warp * kWarpKeys + key, chunk), k_pool + (live ? src + chunk * 16 : 0),
                     live ? 16 : 0);
       copy_async_16(stage + piece_offset(1, warp * kWarpKeys + key, chunk), v_pool + (live ? src + chunk * 16 : 0),
