@@ -5,7 +5,7 @@
 #   bash .gpu-bin/run_on_h200.sh                      # issue 5's acceptance and issue 8's benchmark
 #   BENCH_ARGS=--layouts bash .gpu-bin/run_on_h200.sh  # plus the alternative kernel layouts
 # CASES, SAN_CASES, LIMIT (seconds per correctness run), BENCH_LIMIT, SKIP_CHECKS=1, SKIP_TORCH=1 and
-# CLEAN_FLUSH=0 trim a call.
+# CLEAN_FLUSH=0 trim a call. To time one build against another, ab_on_h200.sh (beside this script).
 # Results land in $OUT (set by the device tool).
 #
 # One device call: the GPU catalogue at $CASES cases per property on both kernels (general draw and engine shapes)
