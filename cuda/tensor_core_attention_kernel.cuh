@@ -170,6 +170,12 @@ struct SharedLayout {
   int total;
 };
 __host__ __device__ constexpr int row_bytes(int lanes) { return lanes * 2 + 16; }  // +16: ldmatrix without conflicts
+// The floats of a row of a warp's sums in shared memory at the end: 4 more than the lanes, so that a store
+// instruction's 4 rows (one per t) fall in distinct banks, (2t + e) * (lanes + 4) differing by 8t modulo the 32
+// banks, where rows of `lanes` floats put them all in one (a 4-way conflict at 8 rows). On top of the four-lane
+// write_item_result, split-K at batch 1, GQA 8 took another 1.0% less time at 32k and 1.7-2.0% at 8k
+// (reports/gpu/issue8-perf.md, session 26).
+__host__ __device__ constexpr int summed_row_floats(int lanes) { return lanes + 4; }
 inline constexpr int kBoxBytes = kTensorCopyKeys * kTensorCopyLanes * 2;
 __host__ __device__ constexpr int stage_bytes(int lanes, bool swizzled) {
   return 2 * kTileKeys * (swizzled ? lanes * 2 : row_bytes(lanes));
@@ -178,7 +184,7 @@ __host__ __device__ constexpr SharedLayout shared_layout(int lanes, int rows, in
                                                          bool swizzled) {
   SharedLayout s{};
   const int kv = stages * stage_bytes(lanes, swizzled);
-  const int sums = kWarps * rows * lanes * 4;
+  const int sums = kWarps * rows * summed_row_floats(lanes) * 4;
   s.kv = 0;
   s.table = layout::round_up(kv > sums ? kv : sums, 16);
   s.queries = s.table + table_entries * 4;
@@ -586,7 +592,8 @@ __global__ void __launch_bounds__(tensor_core::kThreads,
   // The warps' sums meet in shared memory (the K/V space is free once every warp is past its last tile).
   copy_async_wait<0>();
   __syncthreads();
-  float* const group_acc = reinterpret_cast<float*>(kv_tiles);  // [kWarps][ROWS][LANES]
+  constexpr int kSummedRow = summed_row_floats(LANES);
+  float* const group_acc = reinterpret_cast<float*>(kv_tiles);  // [kWarps][ROWS][kSummedRow]
 #pragma unroll
   for (int e = 0; e < 2; ++e) {
     // The row's denominator share over the 8 threads of its t: the same bits in each of them.
@@ -595,7 +602,7 @@ __global__ void __launch_bounds__(tensor_core::kThreads,
     run_den[e] += __shfl_xor_sync(0xffffffffu, run_den[e], 16);
     const int r = 2 * t + e;
     if (r >= ROWS) continue;
-    float* const row_acc = group_acc + (warp * ROWS + r) * LANES;
+    float* const row_acc = group_acc + (warp * ROWS + r) * kSummedRow;
 #pragma unroll
     for (int j = 0; j < kLaneBlocks; ++j) {
       row_acc[16 * j + g] = acc[e].o[2 * j];
@@ -607,8 +614,8 @@ __global__ void __launch_bounds__(tensor_core::kThreads,
     }
   }
   __syncthreads();
-  write_item_result<__nv_bfloat16, ROWS, LANES, kWarps, kThreads>(batch, plan, work, group_acc, den_s,
-                                                                  max_s);
+  write_item_result<__nv_bfloat16, ROWS, LANES, kWarps, kThreads, kSummedRow>(batch, plan, work, group_acc, den_s,
+                                                                              max_s);
 }
 
 // --- launching --------------------------------------------------------------------------------------------------

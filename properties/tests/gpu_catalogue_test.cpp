@@ -160,6 +160,18 @@ std::string differing_elements(const Output& got, const Output& expected) {
          std::to_string(first) + ": " + std::to_string(got[first]) + " instead of " + std::to_string(expected[first]);
 }
 
+// One sequence of `context` keys and `queries` query tokens in GQA groups of `gqa` query heads: the identity block
+// table, K, V and the queries filled by testing::wobble and rounded to the dtype; valid.
+Problem gqa_sequence(int context, int queries, int kv_heads, int gqa, int head_dim, int block_size, DType dtype) {
+  Problem p = testing::single_sequence(context, queries, kv_heads, head_dim, block_size, testing::wobble, dtype);
+  p.num_query_heads = kv_heads * gqa;
+  p.queries.resize(static_cast<std::size_t>(queries) * p.num_query_heads * head_dim);
+  for (std::size_t i = 0; i < p.queries.size(); ++i)
+    p.queries[i] = round_to_dtype_f(testing::wobble(static_cast<int>(i) + 7), dtype);
+  validate(p);
+  return p;
+}
+
 // The split-K merge is a programmatic dependent launch: its blocks start while the attention kernel still runs, and
 // only their wait for the attention grid (griddepcontrol.wait) keeps them from reading a partial state before it is
 // stored. The catalogue puts every plan on the device afresh, so this test launches one plan many times back to
@@ -177,14 +189,9 @@ TEST(GpuSplitK, APlanLaunchedAgainMergesOnlyThatLaunchsPartialStates) {
   constexpr int kContext = 16384, kKvHeads = 8, kGqa = 4, kHeadDim = 128, kBlockSize = 16, kSplit = 512;
   for (const DType dtype : {DType::bf16, DType::f32}) {
     SCOPED_TRACE(dtype_name(dtype));
-    Problem a = testing::single_sequence(kContext, 1, kKvHeads, kHeadDim, kBlockSize, testing::wobble, dtype);
-    a.num_query_heads = kKvHeads * kGqa;
-    a.queries.resize(static_cast<std::size_t>(a.num_query_heads) * kHeadDim);
-    for (std::size_t i = 0; i < a.queries.size(); ++i)
-      a.queries[i] = round_to_dtype_f(testing::wobble(static_cast<int>(i) + 7), dtype);
+    const Problem a = gqa_sequence(kContext, 1, kKvHeads, kGqa, kHeadDim, kBlockSize, dtype);
     Problem b = a;
     for (float& v : b.v_pool) v = -v;
-    validate(a);
     validate(b);
     const DeviceProblem device_a(a), device_b(b);
     const AttentionPlan host_plan =
@@ -217,6 +224,43 @@ TEST(GpuSplitK, APlanLaunchedAgainMergesOnlyThatLaunchsPartialStates) {
       ASSERT_EQ(differing_elements(device_a.download_output(), expected_a), "") << "problem a, round " << round;
       ASSERT_EQ(differing_elements(device_b.download_output(), expected_b), "") << "problem b, round " << round;
     }
+  }
+}
+
+// The attention kernels store a fused result four lanes at a time where the output is aligned for that, and a lane
+// at a time where it is not (write_item_result): an output only aligned to its element must get the same bits,
+// through the other path. The catalogue's outputs come from cudaMalloc, so only this test runs the lane-a-thread
+// path at head dims that are a multiple of 4. Both kernels: bf16 (tensor cores) and fp32 (CUDA cores).
+TEST(GpuFused, AnOutputAlignedOnlyToItsElementGetsTheSameBits) {
+  std::string reason;
+  if (!cuda_device_available(&reason)) GTEST_SKIP() << reason;
+  using namespace cuda;
+  constexpr int kContext = 300, kQueries = 3, kKvHeads = 2, kGqa = 4, kHeadDim = 128, kBlockSize = 16;
+  for (const DType dtype : {DType::bf16, DType::f32}) {
+    SCOPED_TRACE(dtype_name(dtype));
+    const Problem p = gqa_sequence(kContext, kQueries, kKvHeads, kGqa, kHeadDim, kBlockSize, dtype);
+    const DeviceProblem device(p);
+    const PlanOnDevice plan(plan_attention(device.sequences(), p.num_query_heads, kKvHeads, 64, {}), kKvHeads,
+                            kHeadDim);
+    launch_attention(device.batch(), plan.view(), nullptr);
+    check_completion(nullptr, "cuda_fused");
+    const std::size_t element = storage_bytes(device.batch().storage);
+    const std::size_t bytes = p.output_size() * element;
+    DeviceBuffer<unsigned char> aligned(bytes);
+    cuda_check(cudaMemcpy(aligned.get(), device.batch().output, bytes, cudaMemcpyDeviceToDevice), "copying the output");
+
+    // One element past cudaMalloc's alignment: aligned to the element, not to four of them.
+    DeviceBuffer<unsigned char> shifted_buffer(bytes + element);
+    cuda_check(cudaMemset(shifted_buffer.get(), 0xff, bytes + element), "poisoning the output");
+    DeviceBatch shifted = device.batch();
+    shifted.output = shifted_buffer.get() + element;
+    launch_attention(shifted, plan.view(), nullptr);
+    check_completion(nullptr, "cuda_fused");
+    const std::vector<unsigned char> want = aligned.download(), all = shifted_buffer.download();
+    const std::vector<unsigned char> got(all.begin() + static_cast<std::ptrdiff_t>(element), all.end());
+    std::size_t differing = 0;
+    for (std::size_t i = 0; i < bytes; ++i) differing += got[i] != want[i];
+    EXPECT_EQ(differing, 0u) << "bytes of the output that differ between an aligned and a shifted output";
   }
 }
 

@@ -27,7 +27,7 @@ if [ "${SKIP_CHECKS:-0}" != 1 ]; then
 for suite in GpuCatalogue GpuCatalogueDeep GpuCatalogueWideKvTma \
              GpuEngineShapes GpuEngineShapesDeep GpuEngineShapesWideKvTma; do
 for v in cuda_fused cuda_splitk; do
-  filter="$suite/*__$v"; [ $suite$v = GpuCataloguecuda_fused ] && filter="$filter:GpuKernelErrors*"
+  filter="$suite/*__$v"; [ $suite$v = GpuCataloguecuda_fused ] && filter="$filter:GpuKernelErrors*:GpuFused*"
   [ $suite$v = GpuCataloguecuda_splitk ] && filter="$filter:GpuSplitK*"
   (PACHECK_GPU_SUMMARY=/tmp/summary_$suite-$v.json timeout $LIMIT ./gpu_catalogue_test --gtest_filter="$filter" \
      > $OUT/catalogue_$suite-$v.log 2>&1; echo "exit $?" >> $OUT/catalogue_$suite-$v.log) &
