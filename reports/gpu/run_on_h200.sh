@@ -14,6 +14,11 @@
 # batch 64, 8k.
 set -u
 cd "$(dirname "$0")"
+# The binaries may travel xz-compressed (the device tool carries at most 64 MiB).
+for f in paged_attention_bench gpu_catalogue_test pacheck; do
+  [ -f $f.xz ] && xz -d -f $f.xz
+  [ -f $f ] && chmod +x $f
+done
 CASES=${CASES:-1000}
 SAN_CASES=${SAN_CASES:-100}
 # Seconds for each correctness run. Twelve catalogue processes share the GPU: at 1,000 cases per property the
