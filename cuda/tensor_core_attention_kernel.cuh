@@ -173,8 +173,8 @@ __host__ __device__ constexpr int row_bytes(int lanes) { return lanes * 2 + 16; 
 // The floats of a row of a warp's sums in shared memory at the end: 4 more than the lanes, so that a store
 // instruction's 4 rows (one per t) fall in distinct banks, (2t + e) * (lanes + 4) differing by 8t modulo the 32
 // banks, where rows of `lanes` floats put them all in one (a 4-way conflict at 8 rows). On top of the four-lane
-// write_item_result, split-K at batch 1, GQA 8 took another 1.0% less time at 32k and 2.1-2.2% at 8k
-// (reports/gpu/issue8-perf.md, session 26).
+// write_item_result, split-K at batch 1, GQA 8 took another 0.7-1.0% less time at 32k and 2.1-2.4% at 8k
+// (reports/gpu/issue8-perf.md, session 26, call 2).
 __host__ __device__ constexpr int summed_row_floats(int lanes) { return lanes + 4; }
 inline constexpr int kBoxBytes = kTensorCopyKeys * kTensorCopyLanes * 2;
 __host__ __device__ constexpr int stage_bytes(int lanes, bool swizzled) {
