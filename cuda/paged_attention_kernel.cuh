@@ -263,10 +263,9 @@ __device__ void write_item_lanes(const DeviceBatch& batch, const DevicePlan& pla
 // multiple of 4 and the output is aligned for them (every tensor-core launch, whose head dims are multiples of 8,
 // when the output came from cudaMalloc), a lane a thread otherwise; the test
 // GpuFused.AnOutputAlignedOnlyToItsElementGetsTheSameBits checks that both give the same bits. The partial states'
-// scratch is cudaMalloc's. A split-K block's end is on
-// the path to the merge: against a lane a thread, split-K at batch 1, 32k took 0-0.7% (GQA 4) and 0.7-1.7% (GQA 8)
-// less time, at 8k 0.6-3.2%; fused at batch 1-8 within +1.3%, where split-K is the kernel to run
-// (reports/gpu/issue8-perf.md, session 26, calls 1-2).
+// scratch is cudaMalloc's. A split-K block's end is on the path to the merge: against a lane a thread, split-K at
+// batch 1, 32k took 0-0.7% (GQA 4) and 0.7-1.7% (GQA 8) less time, at 8k 0.6-3.2%; fused at batch 1-8 within
+// +1.3%, where split-K is the kernel to run (reports/gpu/issue8-perf.md, session 26, calls 1-2).
 template <typename T, int kRows, int LANES, int kKeyGroups, int kBlockThreads, int kRowStride = LANES>
 __device__ void write_item_result(const DeviceBatch& batch, const DevicePlan& plan, const BlockWork& work,
                                   const float* group_acc, const float* den_s, const float* max_s) {
