@@ -671,8 +671,11 @@ __global__ void __launch_bounds__(MergeShape<LANES, LANES_PER_THREAD>::kBlockThr
   const int used_splits = position / plan.split_sizes[s] + 1;  // splits holding a key at or before the query
   const int head_dim = batch.head_dim;
   // Whole vectors of kPerThread lanes where the row length keeps them aligned and each is all inside the head or
-  // all past it; other shapes go element by element.
+  // all past it; other shapes go element by element. The output is stored so only where its start is aligned for
+  // them too (cudaMalloc's always is; an output one element past it is not), as write_item_result does.
   const bool whole_vectors = head_dim % kPerThread == 0;
+  const bool whole_output_vectors =
+      whole_vectors && reinterpret_cast<std::uintptr_t>(batch.output) % (kPerThread * sizeof(T)) == 0;
   // The partial-state slot of split k of this row: [item][KV head][row].
   const std::size_t first_slot =
       (static_cast<std::size_t>(first_item) * batch.num_kv_heads + kv_head) * plan.row_capacity + r;
@@ -752,7 +755,7 @@ __global__ void __launch_bounds__(MergeShape<LANES, LANES_PER_THREAD>::kBlockThr
   merged.normalize(out, kPerThread);
   const std::size_t output_row = static_cast<std::size_t>(query_row) * batch.num_query_heads + query_head;
   T* const output = static_cast<T*>(batch.output) + output_row * head_dim + first_lane;
-  if (whole_vectors) {
+  if (whole_output_vectors) {
     AlignedLanes<T, kPerThread> v;
 #pragma unroll
     for (int e = 0; e < kPerThread; ++e) v.element[e] = StorageOps<T>::from_float(out[e]);
