@@ -56,9 +56,10 @@ class PinnableChoice {
   std::atomic<Choice> pinned_choice_{Choice::automatic};
 };
 
-PinnableChoice<TensorCoreLayoutChoice, 3> g_layout("PACHECK_TENSOR_CORE_LAYOUT",
+PinnableChoice<TensorCoreLayoutChoice, 4> g_layout("PACHECK_TENSOR_CORE_LAYOUT",
                                                    {{{"deep", TensorCoreLayoutChoice::deep},
                                                      {"wide", TensorCoreLayoutChoice::wide},
+                                                     {"wide-evict-first", TensorCoreLayoutChoice::wide_evict_first},
                                                      {"wide-kv-tma", TensorCoreLayoutChoice::wide_kv_tma}}});
 PinnableChoice<MergeShapeChoice, 2> g_merge_shape(
     "PACHECK_SPLITK_MERGE", {{{"lanes", MergeShapeChoice::lanes}, {"warps", MergeShapeChoice::warps}}});

@@ -1,9 +1,10 @@
-// The kernel choices a test can pin: the bf16 tensor-core layout (deep, wide or wide-kv-tma) and the split-K
-// merge's shape (lanes or warps), both described in paged_attention.h, which chooses them per launch while they are
-// `automatic`.
+// The kernel choices a test can pin: the bf16 tensor-core layout (deep, wide, wide-evict-first or wide-kv-tma) and
+// the split-K merge's shape (lanes or warps), both described in paged_attention.h, which chooses them per launch
+// while they are `automatic`.
 //
-// A choice is pinned for a whole process by pin_tensor_core_layout / pin_merge_shape (the GPU suite's Deep and
-// WideKvTma runs) or, while nothing is pinned, by PACHECK_TENSOR_CORE_LAYOUT=deep|wide|wide-kv-tma|automatic and
+// A choice is pinned for a whole process by pin_tensor_core_layout / pin_merge_shape (the GPU suite's Deep, Wide
+// and WideKvTma runs) or, while nothing is pinned, by
+// PACHECK_TENSOR_CORE_LAYOUT=deep|wide|wide-evict-first|wide-kv-tma|automatic and
 // PACHECK_SPLITK_MERGE=lanes|warps|automatic in the environment, read at each launch: the replay lines of failures
 // carry them, so that a replay runs the same kernels. Plain C++ in the device-probe library, so that the command
 // line can check the variables before it runs anything, with or without CUDA.
@@ -13,7 +14,7 @@
 
 namespace pacheck::cuda {
 
-enum class TensorCoreLayoutChoice { automatic, deep, wide, wide_kv_tma };
+enum class TensorCoreLayoutChoice { automatic, deep, wide, wide_evict_first, wide_kv_tma };
 enum class MergeShapeChoice { automatic, lanes, warps };
 
 void pin_tensor_core_layout(TensorCoreLayoutChoice choice);

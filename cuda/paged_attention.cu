@@ -1,6 +1,6 @@
 // The production instantiations of the paged-attention kernels (paged_attention_kernel.cuh): one layout per
-// storage type, head capacity (32, 64, 128, 256 lanes) and row capacity (4, 8), two for bf16 at 128 lanes (deep and
-// wide, chosen per launch) and a third there for pinning (wide-kv-tma).
+// storage type, head capacity (32, 64, 128, 256 lanes) and row capacity (4, 8), three for bf16 at 128 lanes (deep,
+// wide and wide-evict-first, chosen per launch) and a fourth there for pinning (wide-kv-tma).
 #include <cstdint>
 #include <cstdlib>
 #include <stdexcept>
@@ -54,8 +54,9 @@ TensorCoreLayoutChoice tensor_core_layout_for(const DeviceBatch& batch, const De
   const TensorCoreLayoutChoice pinned = pinned_tensor_core_layout();
   if (pinned != TensorCoreLayoutChoice::automatic) return pinned;
   const long long blocks = static_cast<long long>(plan.num_items) * batch.num_kv_heads;
-  const long long wave = 3LL * multiprocessor_count();
-  return blocks <= wave || blocks >= 4 * wave ? TensorCoreLayoutChoice::wide : TensorCoreLayoutChoice::deep;
+  const long long wave = 3LL * multiprocessor_count();  // blocks of the wide layout resident at once
+  if (blocks <= wave) return TensorCoreLayoutChoice::wide_evict_first;
+  return blocks >= 4 * wave ? TensorCoreLayoutChoice::wide : TensorCoreLayoutChoice::deep;
 }
 
 // A layout's instantiation for the plan's row capacity (4 or 8 rows a block).
@@ -88,6 +89,8 @@ void launch_rows(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t 
             return launch_with_rows<kernels::WideKvTmaTensorCoreLayout>(batch, plan, stream);
           case TensorCoreLayoutChoice::wide:
             return launch_with_rows<kernels::WideTensorCoreLayout>(batch, plan, stream);
+          case TensorCoreLayoutChoice::wide_evict_first:
+            return launch_with_rows<kernels::WideEvictFirstTensorCoreLayout>(batch, plan, stream);
           case TensorCoreLayoutChoice::deep:
           case TensorCoreLayoutChoice::automatic:  // never returned: the rule resolves it
             break;                                   // the production layout below

@@ -133,25 +133,35 @@ struct DevicePlan {
 // multiprocessor (measured best for the wide layout too: reports/gpu/issue8-perf.md).
 int resident_blocks_per_multiprocessor(Storage storage, int head_dim, int gqa_ratio);
 
-// bf16 with head dims 65 to 128 (multiples of 8) runs one of two layouts of the tensor-core kernel, both swizzled,
-// both bringing K and V by 16-byte asynchronous copies:
+// bf16 with head dims 65 to 128 (multiples of 8) runs one of three layouts of the tensor-core kernel, all swizzled,
+// all bringing K and V by 16-byte asynchronous copies:
 //   deep         three 64-key tiles in flight, two blocks per multiprocessor;
 //   wide         two tiles in flight, three blocks per multiprocessor: more warps to hide latency, faster per wave,
 //                but a grid of 1.3 waves ends in a partial wave of at most one block per multiprocessor, which
 //                cannot keep HBM busy.
-// automatic: wide when the grid (work items x KV heads) fits in one wave of it or spans at least four, deep
-// otherwise (so the choice depends on the GPU's multiprocessor count; the thresholds were measured with tensor
-// copies, and the one-wave choice rechecked with these copies in session 20).
-// A third layout, wide-kv-tma, is the wide layout with K and V by sm_90 tensor copies (kv_tensor_maps.h): the
+//   wide-evict-first
+//                the wide layout with a whole tile's K and V copies under an L2 evict-first policy, so that
+//                streaming K and V evicts little else: an earlier kernel's dirty lines then stay in the L2 instead of
+//                being written back inside this one.
+// automatic: wide-evict-first when the grid (work items x KV heads) fits in one wave of the wide layout, wide when
+// it spans at least four, deep otherwise (so the choice depends on the GPU's multiprocessor count; the thresholds
+// were measured with tensor copies, and the one-wave choice rechecked with these copies in session 20). The
+// evict-first copies were measured in sessions 26 and 27 (reports/gpu/issue8-perf.md) with the L2 flushed by
+// writes before each run: in one wave, split-K at batch 1 took 6-8% less time (with the flush's lines clean, within
+// 1%), cuda_fused at batch 1 and 8 0.2-1.5% more under either flush; in grids of several waves an evict-first
+// policy cost batch 64 3-4% under the dirty flush, and any policy (evict-normal) 6-11% more than the plain copy,
+// which the wide and deep layouts keep. Part of the gain is a deferral: the dirty lines the kernel leaves in the L2
+// are written back after it, by whatever evicts them.
+// A fourth layout, wide-kv-tma, is the wide layout with K and V by sm_90 tensor copies (kv_tensor_maps.h): the
 // one-wave production layout of sessions 13-19, kept for pinning (tests, benchmark). The asynchronous copies
 // replaced the tensor copies in session 20 (reports/gpu/issue8-perf.md): against them (tensor copies for K, and
 // for V within one wave) cuda_fused ran 9-13% faster at GQA 4 and batch 1-8, 4-5% at GQA 4 and batch 64, 3-4% at
 // GQA 8 and batch 1-8, cuda_splitk at batch 1, 32k 1.6-6.6% (GQA 4) and 1.4-5.1% (GQA 8) faster; where the grid
 // fills the GPU at batch 256 they are level. Heads of 33-64 and of 129-256 lanes still use tensor copies (not
-// measured otherwise). Pinning a layout is for tests, so that the catalogue's mostly small problems run all three:
+// measured otherwise). Pinning a layout is for tests, so that the catalogue's mostly small problems run all four:
 // pin_tensor_core_layout (process-wide; `automatic` then means the rule above, whatever the environment), or
-// PACHECK_TENSOR_CORE_LAYOUT=deep|wide|wide-kv-tma|automatic in the environment, read at each launch while nothing
-// is pinned (replay lines carry it; kernel_pins.h).
+// PACHECK_TENSOR_CORE_LAYOUT=deep|wide|wide-evict-first|wide-kv-tma|automatic in the environment, read at each
+// launch while nothing is pinned (replay lines carry it; kernel_pins.h).
 
 // The split-K merge (merge_splits_kernel) runs in one of two shapes:
 //   lanes  a row per LANES threads, one head lane each: a few rows with many splits each (batch 1) merge fastest

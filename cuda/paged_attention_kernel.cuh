@@ -100,6 +100,19 @@ __device__ inline void copy_async_16(void* shared_dst, const void* global_src, i
                "r"(src_bytes)
                : "memory");
 }
+// copy_async_16 of a whole 16 bytes under an L2 evict-first policy: the lines it brings in are the first to go. For
+// K and V, which a kernel reads once, so that streaming them through the L2 evicts other data (an earlier kernel's
+// dirty lines, which would then be written back inside this one) as little as possible. The policy is made in the
+// same asm block; ptxas hoists it out of the loop. ptxas 13.0 can drop its definition and leave the copies reading
+// an unwritten uniform register (an illegal instruction at run time): see TileCopies::async_evict_first for where
+// it is safe to call, and reports/gpu/sass_descriptor_check.py, which finds such copies in a build.
+__device__ inline void copy_async_16_evict_first(void* shared_dst, const void* global_src) {
+  asm volatile(
+      "{\n .reg .b64 policy;\n createpolicy.fractional.L2::evict_first.b64 policy, 1.0;\n"
+      " cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, 16, policy;\n}\n" ::"r"(shared_address(shared_dst)),
+      "l"(global_src)
+      : "memory");
+}
 __device__ inline void copy_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 // Waits until at most `Pending` of this thread's most recent copy groups are still in flight; the finished
 // copies are then visible to this thread.

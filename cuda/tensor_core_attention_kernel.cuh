@@ -143,10 +143,15 @@ namespace tensor_core {
 // copies):
 //   tensor  K and V by tensor copies where the launch and the item allow them (16-byte asynchronous copies
 //           otherwise);
-//   async   K and V by 16-byte asynchronous copies, whose addresses every lane computes (no mbarriers).
+//   async   K and V by 16-byte asynchronous copies, whose addresses every lane computes (no mbarriers);
+//   async_evict_first
+//           as async, with a whole tile's copies under an L2 evict-first policy (copy_async_16_evict_first), so
+//           that streaming K and V evicts little else from the L2: the wide layout in grids of one wave (see
+//           paged_attention.h). Not in the padded layout: there ptxas 13.0 dropped the policy's definition, and
+//           the catalogue met illegal-instruction faults (session 27 of reports/gpu/issue8-perf.md).
 // production_copies (below) says which the production layouts use. (Until session 20 a third form copied K by
 // tensor copies and V asynchronously: the production deep and wide layouts of session 18.)
-enum class TileCopies { tensor, async };
+enum class TileCopies { tensor, async, async_evict_first };
 
 inline constexpr int kWarps = 4;
 inline constexpr int kThreads = 32 * kWarps;
@@ -233,6 +238,8 @@ __global__ void __launch_bounds__(tensor_core::kThreads,
   static_assert(!SWIZZLED || (LANES % kTensorCopyLanes == 0 && kWarpKeys == kTensorCopyKeys),
                 "the swizzled layout holds whole 64-lane boxes of a warp's 16 keys");
   static_assert(SWIZZLED || COPIES == TileCopies::async, "tensor copies need the swizzled layout");
+  static_assert(SWIZZLED || COPIES != TileCopies::async_evict_first,
+                "ptxas 13.0 drops the L2 policy of the padded layout's copies (see TileCopies)");
 
   extern __shared__ __align__(1024) unsigned char tensor_core_shared[];
   unsigned char* const shared = tensor_core_shared;
@@ -382,8 +389,15 @@ __global__ void __launch_bounds__(tensor_core::kThreads,
         const int key = copy_first_key + c * kKeysPerCopy;
         const unsigned row = __shfl_sync(0xffffffffu, looked_up, key);
         unsigned char* const dst = stage + piece_offset(0, warp * kWarpKeys + key, copy_chunk);
-        copy_async_16(dst, k_chunk + static_cast<std::size_t>(row) * row_stride, 16);
-        copy_async_16(dst + kStageBytes / 2, v_chunk + static_cast<std::size_t>(row) * row_stride, 16);
+        const unsigned char* const k_src = k_chunk + static_cast<std::size_t>(row) * row_stride;
+        const unsigned char* const v_src = v_chunk + static_cast<std::size_t>(row) * row_stride;
+        if constexpr (COPIES == TileCopies::async_evict_first) {
+          copy_async_16_evict_first(dst, k_src);
+          copy_async_16_evict_first(dst + kStageBytes / 2, v_src);
+        } else {
+          copy_async_16(dst, k_src, 16);
+          copy_async_16(dst + kStageBytes / 2, v_src, 16);
+        }
       }
       copy_async_commit();
       return;
@@ -652,6 +666,11 @@ using ProductionTensorCoreLayout = TensorCoreLayout<LANES, ROWS, kTensorCoreStag
 // multiprocessor.
 template <int ROWS>
 using WideTensorCoreLayout = TensorCoreLayout<128, ROWS, 2, layout::kTableEntries, true, production_copies(128)>;
+// The wide layout with a whole tile's K and V copies under an L2 evict-first policy: production's choice for grids
+// of one wave (paged_attention.h).
+template <int ROWS>
+using WideEvictFirstTensorCoreLayout =
+    TensorCoreLayout<128, ROWS, 2, layout::kTableEntries, true, tensor_core::TileCopies::async_evict_first>;
 // The wide layout with K and V by tensor copies (sessions 13-19's layout for grids within one wave): kept for
 // pinning (tests, benchmark), no longer a production choice.
 template <int ROWS>

@@ -2,8 +2,9 @@
 // gtest per (property, variant), e.g. GpuCatalogue/GpuPropertyTest.Holds/UlpBoundedAgreement__cuda_fused, on the
 // general draw and on serving-engine shapes only (GpuEngineShapes/...: where the tensor copies run), each with the
 // tensor-core layout and split-K merge shape chosen as in production, pinned to the deep layout and the
-// warp-per-row merge (...Deep/...), and pinned to the wide-kv-tma layout (...WideKvTma/...: head dims 65-128 with
-// tensor copies), which production no longer chooses. Case
+// warp-per-row merge (...Deep/...), pinned to the wide layout with plain copies (...Wide/...: production's choice
+// for grids of four waves and more, which the catalogue's problems seldom reach), and pinned to the wide-kv-tma
+// layout (...WideKvTma/...: head dims 65-128 with tensor copies), which production no longer chooses. Case
 // counts come from RC_PARAMS (RC_PARAMS="max_success=1000" for the acceptance run). Without a CUDA device every
 // test skips with the reason. At the end it prints, per variant and dtype, the worst error seen against its
 // bound (and writes it as JSON to $PACHECK_GPU_SUMMARY when set): the figures reports/gpu/ quotes.
@@ -80,10 +81,10 @@ struct PropertyOnVariant {
   const Property* property;
   const Variant* variant;
   bool engine_shapes;  // gen::Limits::engine_shapes: the shapes where the tensor-core kernel's tensor copies run
-  // The catalogue's problems are mostly grids of at most one wave, for which the automatic choice is the wide
-  // layout (some split-K draws reach more), and a few rows, which the merge takes a head lane per thread; the Deep
-  // suites pin the deep layout and the warp-per-row merge, the WideKvTma suites the wide-kv-tma layout, the others
-  // leave both to production.
+  // The catalogue's problems are mostly grids of at most one wave, for which the automatic choice is the
+  // wide-evict-first layout (some split-K draws reach more), and a few rows, which the merge takes a head lane per
+  // thread; the Deep suites pin the deep layout and the warp-per-row merge, the Wide suites the wide layout, the
+  // WideKvTma suites the wide-kv-tma layout, the others leave both to production.
   cuda::TensorCoreLayoutChoice layout;
   cuda::MergeShapeChoice merge;
 };
@@ -132,6 +133,7 @@ std::string test_name(const ::testing::TestParamInfo<PropertyOnVariant>& info) {
 }
 constexpr auto kAutomaticLayout = cuda::TensorCoreLayoutChoice::automatic;
 constexpr auto kDeep = cuda::TensorCoreLayoutChoice::deep;
+constexpr auto kWide = cuda::TensorCoreLayoutChoice::wide;
 constexpr auto kWideKvTma = cuda::TensorCoreLayoutChoice::wide_kv_tma;
 constexpr auto kAutomaticMerge = cuda::MergeShapeChoice::automatic;
 constexpr auto kWarps = cuda::MergeShapeChoice::warps;
@@ -139,12 +141,16 @@ INSTANTIATE_TEST_SUITE_P(GpuCatalogue, GpuPropertyTest,
                          ::testing::ValuesIn(gpu_pairs(false, kAutomaticLayout, kAutomaticMerge)), test_name);
 INSTANTIATE_TEST_SUITE_P(GpuCatalogueDeep, GpuPropertyTest, ::testing::ValuesIn(gpu_pairs(false, kDeep, kWarps)),
                          test_name);
+INSTANTIATE_TEST_SUITE_P(GpuCatalogueWide, GpuPropertyTest,
+                         ::testing::ValuesIn(gpu_pairs(false, kWide, kAutomaticMerge)), test_name);
 INSTANTIATE_TEST_SUITE_P(GpuCatalogueWideKvTma, GpuPropertyTest,
                          ::testing::ValuesIn(gpu_pairs(false, kWideKvTma, kAutomaticMerge)), test_name);
 INSTANTIATE_TEST_SUITE_P(GpuEngineShapes, GpuPropertyTest,
                          ::testing::ValuesIn(gpu_pairs(true, kAutomaticLayout, kAutomaticMerge)), test_name);
 INSTANTIATE_TEST_SUITE_P(GpuEngineShapesDeep, GpuPropertyTest, ::testing::ValuesIn(gpu_pairs(true, kDeep, kWarps)),
                          test_name);
+INSTANTIATE_TEST_SUITE_P(GpuEngineShapesWide, GpuPropertyTest,
+                         ::testing::ValuesIn(gpu_pairs(true, kWide, kAutomaticMerge)), test_name);
 INSTANTIATE_TEST_SUITE_P(GpuEngineShapesWideKvTma, GpuPropertyTest,
                          ::testing::ValuesIn(gpu_pairs(true, kWideKvTma, kAutomaticMerge)), test_name);
 

@@ -43,13 +43,17 @@ TEST(KernelPins, ReadTheEnvironmentUntilPinnedAndNameAMalformedValue) {
   setenv("PACHECK_SPLITK_MERGE", "lanes", 1);
   setenv("PACHECK_TENSOR_CORE_LAYOUT", "sideways", 1);
   EXPECT_EQ(error_of_check(),
-            "PACHECK_TENSOR_CORE_LAYOUT must be deep, wide, wide-kv-tma, or automatic, not 'sideways'");
+            "PACHECK_TENSOR_CORE_LAYOUT must be deep, wide, wide-evict-first, wide-kv-tma, or automatic, not 'sideways'");
   setenv("PACHECK_TENSOR_CORE_LAYOUT", "wide-kv-tma", 1);
   EXPECT_EQ(pinned_tensor_core_layout(), TensorCoreLayoutChoice::wide_kv_tma);
   EXPECT_EQ(replay_prefix_for(TensorCoreLayoutChoice::wide_kv_tma, MergeShapeChoice::lanes),
             "PACHECK_TENSOR_CORE_LAYOUT=wide-kv-tma PACHECK_SPLITK_MERGE=lanes ");
   setenv("PACHECK_TENSOR_CORE_LAYOUT", "wide", 1);
   EXPECT_EQ(pinned_tensor_core_layout(), TensorCoreLayoutChoice::wide);
+  setenv("PACHECK_TENSOR_CORE_LAYOUT", "wide-evict-first", 1);
+  EXPECT_EQ(pinned_tensor_core_layout(), TensorCoreLayoutChoice::wide_evict_first);
+  EXPECT_EQ(replay_prefix_for(TensorCoreLayoutChoice::wide_evict_first, MergeShapeChoice::automatic),
+            "PACHECK_TENSOR_CORE_LAYOUT=wide-evict-first PACHECK_SPLITK_MERGE=automatic ");
 
   // Pinned, the environment is no longer read: automatic then means the production rule.
   pin_tensor_core_layout(TensorCoreLayoutChoice::deep);
