@@ -1,7 +1,8 @@
 #!/bin/bash
 # How the runs of reports/gpu/ were made. Built on the dev machine (cmake -S . -B build/cuda -G Ninja
 # -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90), pacheck, gpu_catalogue_test and paged_attention_bench
-# were copied into .gpu-bin/ (listed in .git/info/exclude) beside this script and the folder carried to the H200:
+# were copied into .gpu-bin/ (listed in .git/info/exclude) beside this script and sass_descriptor_check.py, and the
+# folder carried to the H200:
 #   bash .gpu-bin/run_on_h200.sh                      # issue 5's acceptance and issue 8's benchmark
 #   BENCH_ARGS=--layouts bash .gpu-bin/run_on_h200.sh  # plus the alternative kernel layouts
 # CASES, SAN_CASES, LIMIT (seconds per correctness run), BENCH_LIMIT, SKIP_CHECKS=1, SKIP_TORCH=1 and
@@ -21,16 +22,22 @@ for f in paged_attention_bench gpu_catalogue_test pacheck; do
 done
 CASES=${CASES:-1000}
 SAN_CASES=${SAN_CASES:-100}
-# Seconds for each correctness run. Twelve catalogue processes share the GPU: at 1,000 cases per property the
-# split-K engine-shape ones ran past 280 s (session 18, call 4) and took 145-159 s with only those three running.
+# Seconds for each correctness run. Sixteen catalogue processes share the GPU (twelve until session 27): at 1,000
+# cases per property the split-K engine-shape ones ran past 280 s (session 18, call 4) and took 145-159 s with only
+# those three running.
 LIMIT=${LIMIT:-420}
 { date -u; nvidia-smi --query-gpu=name,serial,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv;
   uname -r; compute-sanitizer --version | tail -1; python3 -c 'import torch;print("torch",torch.__version__)'; } > $OUT/perf.log 2>&1
+# Copies that read a cache descriptor no instruction writes (a ptxas 13.0 fault: sass_descriptor_check.py), in each
+# binary's kernels; on the CPU, beside the catalogue.
+for f in paged_attention_bench gpu_catalogue_test pacheck; do
+  echo "== $f"; cuobjdump -sass $f | python3 ./sass_descriptor_check.py; echo "exit $?"
+done > $OUT/sass_check.log 2>&1 &
 export RC_PARAMS="max_success=$CASES"
 if [ "${SKIP_CHECKS:-0}" != 1 ]; then
-# One process per (suite, kernel): the six suites of gpu_catalogue_test.cpp, twelve processes side by side.
-for suite in GpuCatalogue GpuCatalogueDeep GpuCatalogueWideKvTma \
-             GpuEngineShapes GpuEngineShapesDeep GpuEngineShapesWideKvTma; do
+# One process per (suite, kernel): the eight suites of gpu_catalogue_test.cpp, sixteen processes side by side.
+for suite in GpuCatalogue GpuCatalogueDeep GpuCatalogueWide GpuCatalogueWideKvTma \
+             GpuEngineShapes GpuEngineShapesDeep GpuEngineShapesWide GpuEngineShapesWideKvTma; do
 for v in cuda_fused cuda_splitk; do
   filter="$suite/*__$v"; [ $suite$v = GpuCataloguecuda_fused ] && filter="$filter:GpuKernelErrors*:GpuFused*"
   [ $suite$v = GpuCataloguecuda_splitk ] && filter="$filter:GpuSplitK*"
@@ -41,15 +48,16 @@ wait  # the sanitizers after: alongside, they slowed the catalogue past its limi
 mkdir -p /tmp/san
 # Each sanitizer on the general draw and on engine shapes (where the tensor-core kernel's tensor copies run), each
 # also with the deep tensor-core layout and the warp-per-row split-K merge pinned (-deep: small problems otherwise
-# run the wide layout and the lane-per-thread merge), and on engine shapes with the wide-kv-tma layout pinned (the
-# tensor copies at head dims 65-128, which production no longer chooses).
+# run the wide-evict-first layout and the lane-per-thread merge), each with the wide layout pinned (-wide: its
+# plain copies, production's choice from four waves up), and on engine shapes with the wide-kv-tma layout pinned
+# (the tensor copies at head dims 65-128, which production no longer chooses).
 # synccheck (barriers, mbarriers included) runs with --num-cuda-barriers 256: on these kernels (at most 12
 # mbarriers a block) its default, 16 and 64 report an overflow of tracked cuda::barrier structures and the launch
 # fails; 256 works. The cause is not known (reports/gpu/issue8-perf.md, session 19).
 for v in cuda_fused cuda_splitk; do for t in memcheck racecheck initcheck synccheck; do
-for draw in general general-deep engine engine-deep engine-kv-tma; do
+for draw in general general-deep general-wide engine engine-deep engine-wide engine-kv-tma; do
   (export PACHECK_TENSOR_CORE_LAYOUT=$(case $draw in
-     *-deep) echo deep;; *-kv-tma) echo wide-kv-tma;; *) echo automatic;; esac)
+     *-deep) echo deep;; *-wide) echo wide;; *-kv-tma) echo wide-kv-tma;; *) echo automatic;; esac)
    export PACHECK_SPLITK_MERGE=$(case $draw in *-deep) echo warps;; *) echo automatic;; esac)
    timeout $LIMIT compute-sanitizer --tool $t $([ $t = synccheck ] && echo --num-cuda-barriers 256) --error-exitcode 9 \
      ./pacheck check --variant $v --property UlpBoundedAgreement \
@@ -86,9 +94,12 @@ if [ "${PROFILE:-0}" = 1 ]; then
   done > $OUT/ncu.log 2>&1
 fi
 tar czf $OUT/failures.tar.gz pacheck-failures /tmp/san/f-* 2>/dev/null
-echo "== summary"; grep -h "exit\|PASSED\|FAILED\|Failure\|SKIPPED \]" $OUT/catalogue_*.log | sort | uniq -c | head -40
+wait  # the SASS check, where SKIP_CHECKS=1 left no wait above
+echo "== summary"; grep -h "sass_descriptor_check\|UNWRITTEN" $OUT/sass_check.log
+grep -h "exit\|PASSED\|FAILED\|Failure\|SKIPPED \]" $OUT/catalogue_*.log | sort | uniq -c | head -40
 grep -h "ERROR SUMMARY\|RACECHECK SUMMARY\|^exit" $OUT/sanitizer.log
 grep -A8 "^worst element" $OUT/catalogue_*.log
 grep -B2 -A30 "^| gqa" $OUT/perf.log | tail -n 80
 # The device tool returns at most 8 files: the correctness logs travel as one archive.
-(cd $OUT && tar czf correctness_logs.tar.gz catalogue_*.log sanitizer.log && rm -f catalogue_*.log sanitizer.log)
+(cd $OUT && tar czf correctness_logs.tar.gz catalogue_*.log sanitizer.log sass_check.log &&
+  rm -f catalogue_*.log sanitizer.log sass_check.log)
