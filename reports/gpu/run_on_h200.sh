@@ -22,17 +22,18 @@ for f in paged_attention_bench gpu_catalogue_test pacheck; do
 done
 CASES=${CASES:-1000}
 SAN_CASES=${SAN_CASES:-100}
-# Seconds for each correctness run. Sixteen catalogue processes share the GPU (twelve until session 27): at 1,000
-# cases per property the split-K engine-shape ones ran past 280 s (session 18, call 4) and took 145-159 s with only
-# those three running.
+# Seconds for each correctness run. Sixteen catalogue processes share the GPU (twelve until session 27): at 500
+# cases per property the slowest took 200 s (session 27, call 3), so 1,000 cases may need more than this default;
+# with twelve, at 1,000 the split-K engine-shape ones ran past 280 s (session 18, call 4).
 LIMIT=${LIMIT:-420}
 { date -u; nvidia-smi --query-gpu=name,serial,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv;
   uname -r; compute-sanitizer --version | tail -1; python3 -c 'import torch;print("torch",torch.__version__)'; } > $OUT/perf.log 2>&1
 # Copies that read a cache descriptor no instruction writes (a ptxas 13.0 fault: sass_descriptor_check.py), in each
-# binary's kernels; on the CPU, beside the catalogue.
+# binary's kernels; on the CPU, beside the catalogue, and done before anything is timed.
 for f in paged_attention_bench gpu_catalogue_test pacheck; do
   echo "== $f"; cuobjdump -sass $f | python3 ./sass_descriptor_check.py; echo "exit $?"
 done > $OUT/sass_check.log 2>&1 &
+sass_check=$!
 export RC_PARAMS="max_success=$CASES"
 if [ "${SKIP_CHECKS:-0}" != 1 ]; then
 # One process per (suite, kernel): the eight suites of gpu_catalogue_test.cpp, sixteen processes side by side.
@@ -76,6 +77,7 @@ run_benchmarks() {
   [ "${SKIP_TORCH:-0}" = 1 ] || PYTHONUNBUFFERED=1 timeout 150 python3 ../cuda/bench/torch_sdpa_bench.py $flush \
     --json $torch_json --compare $bench_json; echo "torch exit $?"
 }
+wait $sass_check
 run_benchmarks $OUT/bench.json $OUT/torch.json "" ${BENCH_ARGS:-} >> $OUT/perf.log 2>&1
 # The same again with the flush leaving clean lines in the L2 (--clean-flush: no write-back of the flush's own
 # dirty lines inside the timed run; session 16 of reports/gpu/issue8-perf.md). CLEAN_FLUSH=0 leaves it out.
@@ -94,8 +96,7 @@ if [ "${PROFILE:-0}" = 1 ]; then
   done > $OUT/ncu.log 2>&1
 fi
 tar czf $OUT/failures.tar.gz pacheck-failures /tmp/san/f-* 2>/dev/null
-wait  # the SASS check, where SKIP_CHECKS=1 left no wait above
-echo "== summary"; grep -h "sass_descriptor_check\|UNWRITTEN" $OUT/sass_check.log
+echo "== summary"; grep -h "^== \|sass_descriptor_check\|UNWRITTEN\|^exit" $OUT/sass_check.log
 grep -h "exit\|PASSED\|FAILED\|Failure\|SKIPPED \]" $OUT/catalogue_*.log | sort | uniq -c | head -40
 grep -h "ERROR SUMMARY\|RACECHECK SUMMARY\|^exit" $OUT/sanitizer.log
 grep -A8 "^worst element" $OUT/catalogue_*.log
