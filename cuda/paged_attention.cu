@@ -48,8 +48,8 @@ int multiprocessor_count() {
   return multiprocessors;
 }
 
-// The layout at 128 lanes (see paged_attention.h): wide when the grid fits in one wave of it or spans at least
-// four, deep otherwise.
+// The layout at 128 lanes (see paged_attention.h): wide-evict-first when the grid fits in one wave of the wide
+// layout, wide when it spans at least four, deep otherwise.
 TensorCoreLayoutChoice tensor_core_layout_for(const DeviceBatch& batch, const DevicePlan& plan) {
   const TensorCoreLayoutChoice pinned = pinned_tensor_core_layout();
   if (pinned != TensorCoreLayoutChoice::automatic) return pinned;

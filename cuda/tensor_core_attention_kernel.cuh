@@ -149,8 +149,9 @@ namespace tensor_core {
 //           that streaming K and V evicts little else from the L2: the wide layout in grids of one wave (see
 //           paged_attention.h). Not in the padded layout: there ptxas 13.0 dropped the policy's definition, and
 //           the catalogue met illegal-instruction faults (session 27 of reports/gpu/issue8-perf.md).
-// production_copies (below) says which the production layouts use. (Until session 20 a third form copied K by
-// tensor copies and V asynchronously: the production deep and wide layouts of session 18.)
+// production_copies (below) says which the production layouts use, but for the one-wave layout at 128 lanes,
+// WideEvictFirstTensorCoreLayout. (Until session 20 another form copied K by tensor copies and V asynchronously:
+// the production deep and wide layouts of session 18.)
 enum class TileCopies { tensor, async, async_evict_first };
 
 inline constexpr int kWarps = 4;
@@ -217,7 +218,8 @@ constexpr int tensor_core_min_blocks() {
 // `maps` are usable and the item starts at a multiple of 16 keys, each warp's 16 keys of a tile arrive as tensor
 // copies (one per 64 lanes of K and of V, issued by one lane) instead of 16-byte asynchronous copies whose
 // addresses every lane computes: about a sixth of the instructions of a tile, and the copy engine does the address
-// arithmetic. Other items, COPIES = async and the padded layout use the asynchronous copies.
+// arithmetic. Other items, COPIES = async or async_evict_first and the padded layout use the asynchronous
+// copies.
 template <int LANES, int ROWS, int STAGES, int TABLE, bool SWIZZLED, tensor_core::TileCopies COPIES>
 __global__ void __launch_bounds__(tensor_core::kThreads,
                                   (tensor_core_min_blocks<LANES, ROWS, STAGES, TABLE, SWIZZLED>()))
@@ -237,7 +239,7 @@ __global__ void __launch_bounds__(tensor_core::kThreads,
   static_assert(STAGES >= 2, "one tile is folded while the next ones land");
   static_assert(!SWIZZLED || (LANES % kTensorCopyLanes == 0 && kWarpKeys == kTensorCopyKeys),
                 "the swizzled layout holds whole 64-lane boxes of a warp's 16 keys");
-  static_assert(SWIZZLED || COPIES == TileCopies::async, "tensor copies need the swizzled layout");
+  static_assert(SWIZZLED || COPIES != TileCopies::tensor, "tensor copies need the swizzled layout");
   static_assert(SWIZZLED || COPIES != TileCopies::async_evict_first,
                 "ptxas 13.0 drops the L2 policy of the padded layout's copies (see TileCopies)");
 
@@ -649,7 +651,8 @@ template <int LANES>
 inline constexpr int kTensorCoreStages = LANES >= 256 ? 2 : 3;
 
 // The copies of a production layout (paged_attention.h; reports/gpu/issue8-perf.md, session 20):
-//   128 lanes: async, in every layout. Against the copies before (K by tensor copies, V too within one wave)
+//   128 lanes: async, in the deep and wide layouts (async_evict_first in the one-wave layout: session 27). Against
+//     the copies before (K by tensor copies, V too within one wave)
 //     cuda_fused ran 9-13% faster at GQA 4 and batch 1-8, 4-5% at GQA 4 and batch 64, 3-4% at GQA 8 and batch 1-8;
 //     cuda_splitk at batch 1, 32k 1.6-6.6% (GQA 4) and 1.4-5.1% (GQA 8);
 //   64 and 256 lanes: tensor (not measured otherwise);

@@ -73,6 +73,8 @@ struct Options {
 // padded with 16-byte asynchronous copies, the layout before 2026-11-30's session 13); each is timed fused and
 // split-K (name+sk). The CUDA-core kernel (the production layout for fp32, fp16 and odd head dims) reads
 // cc_r<rows per thread>x<row sets>_t<keys per tile>_s<stages>_l<head lanes per thread>.
+// The production layouts themselves (deep, wide, wide-evict-first: paged_attention.h) are timed by pinning one with
+// PACHECK_TENSOR_CORE_LAYOUT; unpinned, each shape runs the one production chooses for its grid.
 struct Layout {
   const char* name;
   int row_capacity;

@@ -42,8 +42,8 @@ TEST(KernelPins, ReadTheEnvironmentUntilPinnedAndNameAMalformedValue) {
   EXPECT_EQ(error_of_check(), "PACHECK_SPLITK_MERGE must be lanes, warps, or automatic, not 'bogus'");
   setenv("PACHECK_SPLITK_MERGE", "lanes", 1);
   setenv("PACHECK_TENSOR_CORE_LAYOUT", "sideways", 1);
-  EXPECT_EQ(error_of_check(),
-            "PACHECK_TENSOR_CORE_LAYOUT must be deep, wide, wide-evict-first, wide-kv-tma, or automatic, not 'sideways'");
+  EXPECT_EQ(error_of_check(), "PACHECK_TENSOR_CORE_LAYOUT must be deep, wide, wide-evict-first, wide-kv-tma, or "
+                              "automatic, not 'sideways'");
   setenv("PACHECK_TENSOR_CORE_LAYOUT", "wide-kv-tma", 1);
   EXPECT_EQ(pinned_tensor_core_layout(), TensorCoreLayoutChoice::wide_kv_tma);
   EXPECT_EQ(replay_prefix_for(TensorCoreLayoutChoice::wide_kv_tma, MergeShapeChoice::lanes),
