@@ -218,6 +218,12 @@ template <typename E, int N>
 struct alignas(N * sizeof(E)) AlignedLanes {
   E element[N];
 };
+// Whether the batch's output (of T) starts aligned for AlignedLanes<T, N> stores at every multiple of N lanes:
+// cudaMalloc's always does; an output one element past it does not.
+template <typename T, int N>
+__device__ inline bool output_aligned_for_lanes(const DeviceBatch& batch) {
+  return reinterpret_cast<std::uintptr_t>(batch.output) % (N * sizeof(T)) == 0;
+}
 
 // The last step of every attention kernel, once the key groups' sums are in shared memory (group_acc
 // [kKeyGroups][kRows][kRowStride], the first LANES floats of a row used; den_s [kKeyGroups][kRows]; max_s [kRows]):
@@ -283,8 +289,7 @@ template <typename T, int kRows, int LANES, int kKeyGroups, int kBlockThreads, i
 __device__ void write_item_result(const DeviceBatch& batch, const DevicePlan& plan, const BlockWork& work,
                                   const float* group_acc, const float* den_s, const float* max_s) {
   static_assert(LANES % 4 == 0, "a layout's lanes are a power of two from 32");
-  const bool output_aligned = reinterpret_cast<std::uintptr_t>(batch.output) % (4 * sizeof(T)) == 0;
-  if (batch.head_dim % 4 == 0 && (plan.split_k || output_aligned))
+  if (batch.head_dim % 4 == 0 && (plan.split_k || output_aligned_for_lanes<T, 4>(batch)))
     write_item_lanes<4, T, kRows, LANES, kRowStride, kKeyGroups, kBlockThreads>(batch, plan, work, group_acc, den_s,
                                                                                 max_s);
   else
@@ -685,10 +690,9 @@ __global__ void __launch_bounds__(MergeShape<LANES, LANES_PER_THREAD>::kBlockThr
   const int head_dim = batch.head_dim;
   // Whole vectors of kPerThread lanes where the row length keeps them aligned and each is all inside the head or
   // all past it; other shapes go element by element. The output is stored so only where its start is aligned for
-  // them too (cudaMalloc's always is; an output one element past it is not), as write_item_result does.
+  // them too, as write_item_result does.
   const bool whole_vectors = head_dim % kPerThread == 0;
-  const bool whole_output_vectors =
-      whole_vectors && reinterpret_cast<std::uintptr_t>(batch.output) % (kPerThread * sizeof(T)) == 0;
+  const bool whole_output_vectors = whole_vectors && output_aligned_for_lanes<T, kPerThread>(batch);
   // The partial-state slot of split k of this row: [item][KV head][row].
   const std::size_t first_slot =
       (static_cast<std::size_t>(first_item) * batch.num_kv_heads + kv_head) * plan.row_capacity + r;
