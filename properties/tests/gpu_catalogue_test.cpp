@@ -238,65 +238,53 @@ TEST(GpuSplitK, APlanLaunchedAgainMergesOnlyThatLaunchsPartialStates) {
 // to its element must get the same bits, through the other path. The catalogue's outputs come from cudaMalloc, so
 // only these tests run the lane-a-thread stores at head dims that are a multiple of 4. Both kernels: bf16 (tensor
 // cores) and fp32 (CUDA cores).
-// The bytes of `plan`'s output that differ between a launch into the problem's own (cudaMalloc'd) output and one into
-// an output one element past cudaMalloc's alignment.
-std::size_t bytes_differing_when_the_output_is_shifted(const cuda::DeviceProblem& device, const Problem& p,
-                                                       const cuda::PlanOnDevice& plan, const char* variant) {
-  using namespace cuda;
-  launch_attention(device.batch(), plan.view(), nullptr);
-  check_completion(nullptr, variant);
-  const std::size_t element = storage_bytes(device.batch().storage);
-  const std::size_t bytes = p.output_size() * element;
-  DeviceBuffer<unsigned char> aligned(bytes);
-  cuda_check(cudaMemcpy(aligned.get(), device.batch().output, bytes, cudaMemcpyDeviceToDevice), "copying the output");
-
-  DeviceBuffer<unsigned char> shifted_buffer(bytes + element);
-  cuda_check(cudaMemset(shifted_buffer.get(), 0xff, bytes + element), "poisoning the output");
-  DeviceBatch shifted = device.batch();
-  shifted.output = shifted_buffer.get() + element;
-  launch_attention(shifted, plan.view(), nullptr);
-  check_completion(nullptr, variant);
-  const std::vector<unsigned char> want = aligned.download(), all = shifted_buffer.download();
-  std::size_t differing = 0;
-  for (std::size_t i = 0; i < bytes; ++i) differing += all[i + element] != want[i];
-  return differing;
-}
-
-TEST(GpuFused, AnOutputAlignedOnlyToItsElementGetsTheSameBits) {
-  std::string reason;
-  if (!cuda_device_available(&reason)) GTEST_SKIP() << reason;
+// Launches one plan (split_sizes empty: fused) into the problem's own (cudaMalloc'd) output and into an output one
+// element past cudaMalloc's alignment, and expects the same bytes, for bf16 and fp32.
+void expect_a_shifted_output_gets_the_same_bits(const std::vector<int>& split_sizes, const char* variant) {
   using namespace cuda;
   constexpr int kContext = 300, kQueries = 3, kKvHeads = 2, kGqa = 4, kHeadDim = 128, kBlockSize = 16;
   for (const DType dtype : {DType::bf16, DType::f32}) {
     SCOPED_TRACE(dtype_name(dtype));
     const Problem p = gqa_sequence(kContext, kQueries, kKvHeads, kGqa, kHeadDim, kBlockSize, dtype);
     const DeviceProblem device(p);
-    const PlanOnDevice plan(plan_attention(device.sequences(), p.num_query_heads, kKvHeads, 64, {}), kKvHeads,
-                            kHeadDim);
-    EXPECT_EQ(bytes_differing_when_the_output_is_shifted(device, p, plan, "cuda_fused"), 0u)
-        << "bytes of the output that differ between an aligned and a shifted output";
+    const PlanOnDevice plan(plan_attention(device.sequences(), p.num_query_heads, kKvHeads, 64, split_sizes),
+                            kKvHeads, kHeadDim);
+    launch_attention(device.batch(), plan.view(), nullptr);
+    check_completion(nullptr, variant);
+    const std::size_t element = storage_bytes(device.batch().storage);
+    const std::size_t bytes = p.output_size() * element;
+    DeviceBuffer<unsigned char> aligned(bytes);
+    cuda_check(cudaMemcpy(aligned.get(), device.batch().output, bytes, cudaMemcpyDeviceToDevice),
+               "copying the output");
+
+    DeviceBuffer<unsigned char> shifted_buffer(bytes + element);
+    cuda_check(cudaMemset(shifted_buffer.get(), 0xff, bytes + element), "poisoning the output");
+    DeviceBatch shifted = device.batch();
+    shifted.output = shifted_buffer.get() + element;
+    launch_attention(shifted, plan.view(), nullptr);
+    check_completion(nullptr, variant);
+    const std::vector<unsigned char> want = aligned.download(), all = shifted_buffer.download();
+    std::size_t differing = 0;
+    for (std::size_t i = 0; i < bytes; ++i) differing += all[i + element] != want[i];
+    EXPECT_EQ(differing, 0u) << "bytes of the output that differ between an aligned and a shifted output";
   }
+}
+
+TEST(GpuFused, AnOutputAlignedOnlyToItsElementGetsTheSameBits) {
+  std::string reason;
+  if (!cuda_device_available(&reason)) GTEST_SKIP() << reason;
+  expect_a_shifted_output_gets_the_same_bits({}, "cuda_fused");
 }
 
 // Split-K with the merge's warp shape pinned (four lanes a thread; production picks it from batch 8 up).
 TEST(GpuSplitK, AnOutputAlignedOnlyToItsElementGetsTheSameBits) {
   std::string reason;
   if (!cuda_device_available(&reason)) GTEST_SKIP() << reason;
-  using namespace cuda;
   struct MergeShapePin {
-    MergeShapePin() { pin_merge_shape(MergeShapeChoice::warps); }
-    ~MergeShapePin() { pin_merge_shape(MergeShapeChoice::automatic); }
+    MergeShapePin() { cuda::pin_merge_shape(cuda::MergeShapeChoice::warps); }
+    ~MergeShapePin() { cuda::pin_merge_shape(cuda::MergeShapeChoice::automatic); }
   } pin;
-  constexpr int kContext = 300, kQueries = 3, kKvHeads = 2, kGqa = 4, kHeadDim = 128, kBlockSize = 16, kSplit = 64;
-  for (const DType dtype : {DType::bf16, DType::f32}) {
-    SCOPED_TRACE(dtype_name(dtype));
-    const Problem p = gqa_sequence(kContext, kQueries, kKvHeads, kGqa, kHeadDim, kBlockSize, dtype);
-    const DeviceProblem device(p);
-    const PlanOnDevice plan(plan_attention(device.sequences(), p.num_query_heads, kKvHeads, 64, {kSplit}), kKvHeads,
-                            kHeadDim);
-    EXPECT_EQ(bytes_differing_when_the_output_is_shifted(device, p, plan, "cuda_splitk"), 0u)
-        << "bytes of the output that differ between an aligned and a shifted output";
-  }
+  expect_a_shifted_output_gets_the_same_bits({64}, "cuda_splitk");
 }
 
 // A kernel that touches memory it does not own must surface as an exception carrying CUDA's own text, not as a
