@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "problem/case_file.h"
-#include "problem_builders.h"
+#include "tests/fixtures/problem_builders.h"
 
 namespace pacheck {
 namespace {

@@ -26,7 +26,7 @@
 #include "cuda/device_problem.h"
 #include "cuda/paged_attention.h"
 #include "cuda/plan_on_device.h"
-#include "problem_builders.h"
+#include "tests/fixtures/problem_builders.h"
 #include "properties/catalogue.h"
 
 namespace pacheck {

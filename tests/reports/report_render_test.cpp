@@ -11,7 +11,7 @@
 #include <sstream>
 #include <unistd.h>
 
-#include "properties/tests/png_image.h"
+#include "tests/fixtures/png_image.h"
 
 namespace pacheck::testing {
 namespace {

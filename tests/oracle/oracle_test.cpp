@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "oracle/oracle.h"
-#include "problem_builders.h"
+#include "tests/fixtures/problem_builders.h"
 #include "properties/problem_spec.h"
 
 namespace pacheck {

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "problem/problem.h"
-#include "problem_builders.h"
+#include "tests/fixtures/problem_builders.h"
 
 namespace pacheck {
 namespace {

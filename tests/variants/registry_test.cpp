@@ -6,7 +6,7 @@
 #include <cmath>
 #include <set>
 
-#include "properties/tests/problem_builders.h"
+#include "tests/fixtures/problem_builders.h"
 #include "variants/variant.h"
 
 namespace pacheck {
