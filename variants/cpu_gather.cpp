@@ -1,5 +1,5 @@
-// cpu_gather: the Day-18 reference. Gathers the history into a contiguous float buffer, then one ordinary
-// softmax (max, exp, sum, normalise) and a weighted sum of V, all in fp32.
+// cpu_gather: the simplest reference kernel. Gathers the history into a contiguous float buffer, then one
+// ordinary softmax (max, exp, sum, normalise) and a weighted sum of V, all in fp32.
 #include <algorithm>
 #include <cmath>
 #include <vector>

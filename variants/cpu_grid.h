@@ -68,7 +68,7 @@ struct MaskedKvReader {
 };
 
 // Folds keys [begin, end) of the program into the state, tile_size keys at a time, masking the ragged tail and
-// the causal future: the Day-22 loop.
+// the causal future: the loop of the streaming kernel (cpu_streaming).
 inline void fold_key_range(const Problem& p, const RowProgram& row, int begin, int end, int tile_size,
                            CpuSoftmaxState& state) {
   const MaskedKvReader reader{p, row};

@@ -1,4 +1,4 @@
-// cpu_streaming: the Day-22 fused kernel on the CPU. Each program walks its history a tile of keys at a time,
+// cpu_streaming: the fused kernel on the CPU. Each program walks its history a tile of keys at a time,
 // reading K and V through the block table with masked loads, forcing masked scores to -inf, and folding each tile
 // into one online-softmax state. It never materialises the history.
 #include "variants/cpu_grid.h"
@@ -11,7 +11,7 @@ class CpuStreaming final : public Variant {
  public:
   std::string name() const override { return "cpu_streaming"; }
   std::string description() const override {
-    return "tiled online softmax through the block table (the Day-22 loop), fp32";
+    return "tiled online softmax through the block table, fp32";
   }
   Capabilities capabilities() const override {
     Capabilities c;

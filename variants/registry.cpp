@@ -1,3 +1,4 @@
+// The variant registry: registration, lookup by name, the variant and mutant lists, and coverage_gap.
 #include <algorithm>
 #include <stdexcept>
 
