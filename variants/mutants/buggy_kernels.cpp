@@ -1,3 +1,4 @@
+// The mutants' meta-kernel (buggy_kernels.h): device memory as a GPU reads it, and the kernels with their bug switches.
 #include "variants/mutants/buggy_kernels.h"
 
 #include <algorithm>
@@ -232,6 +233,8 @@ int split_size_of(const Problem& p, const Knobs& knobs, const RowProgram& row, B
 
 // --- the kernels --------------------------------------------------------------------------------------------------
 
+const char* counterpart_name(Kernel kernel) { return kernel == Kernel::streaming ? "cpu_streaming" : "cpu_splitk"; }
+
 Output run_streaming(const Problem& p, const Knobs& knobs, Bug bug) {
   const DeviceMemory memory(p);
   Output out(p.output_size());
@@ -273,6 +276,10 @@ Output run_splitk(const Problem& p, const Knobs& knobs, Bug bug, unsigned launch
     store_output(p, row, merged, out.data());
   });
   return out;
+}
+
+Output run_kernel(Kernel kernel, const Problem& problem, const Knobs& knobs, Bug bug, unsigned launch) {
+  return kernel == Kernel::streaming ? run_streaming(problem, knobs, bug) : run_splitk(problem, knobs, bug, launch);
 }
 
 }  // namespace pacheck::mutants

@@ -1,7 +1,9 @@
-// The mutants' kernels: the CPU streaming loop (cpu_streaming) and the split-K loop (cpu_splitk) written once
-// more, with a `Bug` switch at each place a real paged-attention kernel has gone wrong. With Bug::none both are
-// bit-identical to their correct counterparts (kill_matrix_test checks this), so each mutant differs from a
-// correct kernel by exactly one bug.
+// The mutants' meta-kernel: the CPU kernels written once more, with a Bug switch wherever real kernels went wrong.
+//
+// The streaming loop (cpu_streaming) and the split-K loop (cpu_splitk) carry a `Bug` switch at each place a real
+// paged-attention kernel has gone wrong. With Bug::none every kernel of kKernels is bit-identical to its correct
+// counterpart, so each mutant differs from a correct kernel by exactly one bug; tests/properties/kill_matrix_test.cpp
+// proves it over every kernel of kKernels in MutantKernels.WithoutTheirBugAreBitIdenticalToTheCorrectKernels.
 //
 // Mutant loads that leave the sequence's keys go through DeviceMemory, which reads what a GPU would: a recycled
 // (poisoned) block gives its garbage, an id outside the pool is an illegal address and throws.
@@ -16,7 +18,7 @@
 
 namespace pacheck::mutants {
 
-// One bug each; the mutant files say which real kernels shipped (or plausibly ship) it.
+// One bug each; the catalogue (catalogue.cpp) says which real kernels shipped (or plausibly ship) it.
 enum class Bug {
   none,
   // The online softmax.
@@ -47,7 +49,16 @@ enum class Bug {
   split_boundary_key_twice,    // split i folds keys [i * split, (i + 1) * split] inclusive
   splits_from_batch_size,      // split-K only when the batch is small (a launch heuristic on the batch)
   reduce_order_from_arrival,   // partials merged in the order they arrive, which varies run to run
+  // Not a bug: one past the last, so a test can walk every value. New bugs go above it.
+  count,
 };
+
+// The kernels of the meta-kernel, each the buggy twin of one correct variant.
+enum class Kernel { streaming, splitk };
+inline constexpr Kernel kKernels[] = {Kernel::streaming, Kernel::splitk};
+
+// The correct variant a kernel is the twin of: "cpu_streaming" or "cpu_splitk".
+const char* counterpart_name(Kernel kernel);
 
 // What a GPU load reads when a kernel's index math is wrong. The block table is laid out the way vLLM passes it:
 // one row per sequence, padded with 0 to the widest row; the KV pool is one flat allocation. Reads inside an
@@ -70,12 +81,15 @@ class DeviceMemory {
   std::vector<std::int32_t> table_;
 };
 
-// The Day-22 streaming kernel (cpu_streaming) with the bug.
+// The streaming kernel (cpu_streaming) with the bug.
 Output run_streaming(const Problem& problem, const Knobs& knobs, Bug bug);
 
 // The split-K kernel (cpu_splitk) with the bug. `launch` numbers the call; only reduce_order_from_arrival uses it,
 // as the source of its arrival order.
 Output run_splitk(const Problem& problem, const Knobs& knobs, Bug bug, unsigned launch = 0);
+
+// Whichever kernel `kernel` names, with the bug; `launch` as for run_splitk.
+Output run_kernel(Kernel kernel, const Problem& problem, const Knobs& knobs, Bug bug, unsigned launch = 0);
 
 // exp(x) by 2^(x log2 e) with 2^f, f in [0, 1), from a degree-2 polynomial: ~1.7e-3 relative error.
 float approximate_expf(float x);

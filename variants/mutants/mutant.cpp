@@ -1,13 +1,12 @@
+// Mutant: a registered variant that runs the meta-kernel with its bug and claims its counterpart's promises.
 #include "variants/mutants/mutant.h"
 
 namespace pacheck::mutants {
 
-const char* counterpart_name(Kernel kernel) { return kernel == Kernel::streaming ? "cpu_streaming" : "cpu_splitk"; }
-
 const Variant& Mutant::counterpart() const { return Registry::instance().get(counterpart_name(spec_.kernel)); }
 
 std::string Mutant::description() const {
-  return std::string(counterpart_name(spec_.kernel)) + " with one bug: " + spec_.bug_description;
+  return std::string(counterpart_name(spec_.kernel)) + " with one bug: " + std::string(spec_.bug_description);
 }
 
 Capabilities Mutant::capabilities() const {
@@ -17,8 +16,7 @@ Capabilities Mutant::capabilities() const {
 }
 
 Output Mutant::run(const Problem& problem, const Knobs& knobs) const {
-  if (spec_.kernel == Kernel::streaming) return run_streaming(problem, knobs, spec_.bug);
-  return run_splitk(problem, knobs, spec_.bug, launches_++);
+  return run_kernel(spec_.kernel, problem, knobs, spec_.bug, launches_++);
 }
 
 ErrorModel Mutant::error_model(const Problem& problem, const OracleResult& oracle, std::size_t row,

@@ -1,36 +1,38 @@
-// A mutant: a correct CPU kernel with one realistic bug, registered like any variant (one file per mutant, see
-// variants/mutants/*.cpp) but marked is_mutant, so only the kill matrix runs it.
+// A mutant: a correct CPU kernel with one realistic bug, registered like any variant but marked is_mutant.
 //
-// A mutant claims to be its correct counterpart: it declares cpu_streaming's (or cpu_splitk's) capabilities and
-// error model, taken from the registered counterpart itself, so every property holds it to exactly the promises
-// the correct kernel makes. Whatever kills it, kills the bug.
+// Every mutant is one row of the catalogue (catalogue.cpp), which registers them all; only the kill matrix runs
+// them. A mutant claims to be its correct counterpart: it declares cpu_streaming's (or cpu_splitk's) capabilities
+// and error model, taken from the registered counterpart itself, so every property holds it to exactly the
+// promises the correct kernel makes. Whatever kills it, kills the bug.
 #pragma once
 
 #include <atomic>
+#include <span>
 #include <string>
+#include <string_view>
 
 #include "variants/mutants/buggy_kernels.h"
 #include "variants/variant.h"
 
 namespace pacheck::mutants {
 
-enum class Kernel { streaming, splitk };
-
-// The correct variant a mutant of this kernel claims to be: "cpu_streaming" or "cpu_splitk".
-const char* counterpart_name(Kernel kernel);
-
+// One row of the catalogue.
 struct MutantSpec {
-  std::string name;
+  std::string_view name;
   Kernel kernel = Kernel::streaming;
   Bug bug = Bug::none;
-  std::string bug_description;  // one line: what the bug does
+  std::string_view bug_description;  // one line: what the bug does
+  std::string_view bug_class;        // the real-world mistake it stands for
 };
+
+// Every mutant, one row each, in name order; all of them are registered.
+std::span<const MutantSpec> catalogue();
 
 class Mutant : public Variant {
  public:
-  explicit Mutant(MutantSpec spec) : spec_(std::move(spec)) {}
+  explicit Mutant(const MutantSpec& spec) : spec_(spec) {}
 
-  std::string name() const override { return spec_.name; }
+  std::string name() const override { return std::string(spec_.name); }
   std::string description() const override;
   Capabilities capabilities() const override;
   Output run(const Problem& problem, const Knobs& knobs) const override;
