@@ -20,7 +20,7 @@ struct ReportOptions {
   std::uint64_t seed = 1;
   int kill_cases = 30;
   std::vector<std::string> variants;
-  std::string coverage = std::string(PACHECK_SOURCE_DIR) + "/build/coverage/coverage-report/coverage.info";
+  std::string coverage = std::string(PACHECK_SOURCE_DIR) + "/build/coverage/coverage-report/gcovr-summary.json";
 };
 
 // One line on stderr: rewritten in place on a terminal, a new line every 5% (and for each failure) in a log.
@@ -95,7 +95,7 @@ void print_summary(const reports::Report& r) {
   }
   if (r.coverage) {
     std::printf("coverage: lines %.1f%%, branches %.1f%% (%s)\n", r.coverage->total.lines.percent(),
-                r.coverage->total.branches.percent(), r.coverage->tracefile.c_str());
+                r.coverage->total.branches.percent(), r.coverage->gcovr_summary.c_str());
   } else {
     std::printf("coverage: %s\n", r.coverage_note.c_str());
   }
@@ -112,7 +112,7 @@ void run_report_command(const ReportOptions& o, const std::string& program) {
   settings.variants = select_variants(o.variants, !o.variants.empty());
   settings.replay_program = program_for_replay_lines(program);
   settings.source_root = PACHECK_SOURCE_DIR;
-  settings.coverage_tracefile = o.coverage;
+  settings.coverage_summary = o.coverage;
   settings.command_line = command_line(o, program);
 
   reports::Report report;
@@ -156,7 +156,7 @@ void add_report_command(CLI::App& app) {
   cmd->add_option("--kill-cases", options->kill_cases, "Cases per property and mutant in the kill matrix; 0 leaves it out")
       ->capture_default_str()
       ->check(CLI::Range(0, 100000000));
-  cmd->add_option("--coverage", options->coverage, "The lcov tracefile whose figures the report embeds, if it exists")
+  cmd->add_option("--coverage", options->coverage, "gcovr's JSON summary whose figures the report embeds, if it exists")
       ->capture_default_str();
   cmd->callback([options, cmd] { run_report_command(*options, cmd->get_parent()->get_name()); });
 }

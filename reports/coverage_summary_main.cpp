@@ -1,14 +1,14 @@
-// pacheck_coverage_summary TRACEFILE [--source-root DIR] [--json FILE] [--min-lines FOLDER=PERCENT ...]
-// Prints line, branch and function coverage per top-level folder of an lcov tracefile, optionally writes them as
-// JSON, and exits 1 when a folder's line coverage is below its --min-lines floor (the coverage-report target
-// holds oracle/ and variants/ to 95%).
+// pacheck_coverage_summary GCOVR_SUMMARY [--json FILE] [--min-lines FOLDER=PERCENT ...]
+// Prints line, branch and function coverage per top-level folder of gcovr's JSON summary, optionally writes them as
+// JSON, and exits 1 when a folder's line coverage is below its --min-lines floor (the coverage-report target holds
+// oracle/ and variants/ to 95%), 2 when its input or options are wrong.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <fstream>
 #include <iostream>
 
-#include "reports/lcov_summary.h"
+#include "reports/gcovr_summary.h"
 
 namespace {
 
@@ -30,17 +30,18 @@ Floor parse_floor(const std::string& text) {
   } catch (const std::exception&) {
     throw CLI::ValidationError("--min-lines", "not a percentage in '" + text + "'");
   }
+  if (!(f.percent >= 0 && f.percent <= 100))
+    throw CLI::ValidationError("--min-lines", "the floor in '" + text + "' is not between 0 and 100");
   return f;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Per-folder line, branch and function coverage of an lcov tracefile"};
-  std::string tracefile, source_root, json_path;
+  CLI::App app{"Per-folder line, branch and function coverage of gcovr's JSON summary"};
+  std::string summary_file, json_path;
   std::vector<std::string> floors;
-  app.add_option("tracefile", tracefile, "The lcov tracefile (coverage.info)")->required();
-  app.add_option("--source-root", source_root, "The checkout the tracefile's paths lie in");
+  app.add_option("gcovr_summary", summary_file, "gcovr's JSON summary (gcovr --json-summary FILE)")->required();
   app.add_option("--json", json_path, "Also write the figures as JSON to this file");
   app.add_option("--min-lines", floors, "FOLDER=PERCENT: fail when the folder's line coverage is lower");
   CLI11_PARSE(app, argc, argv);
@@ -48,7 +49,7 @@ int main(int argc, char** argv) {
   try {
     std::vector<Floor> parsed;
     for (const std::string& f : floors) parsed.push_back(parse_floor(f));
-    const pacheck::reports::CoverageSummary summary = pacheck::reports::read_lcov_tracefile(tracefile, source_root);
+    const pacheck::reports::CoverageSummary summary = pacheck::reports::read_gcovr_summary(summary_file);
     std::cout << pacheck::reports::format_coverage_table(summary);
     if (!json_path.empty()) {
       std::ofstream out(json_path);
@@ -63,7 +64,7 @@ int main(int argc, char** argv) {
       const auto found = std::find_if(summary.folders.begin(), summary.folders.end(),
                                       [&](const auto& folder) { return folder.folder == f.folder; });
       if (found == summary.folders.end()) {
-        std::cerr << "coverage: " << f.folder << " has no files in " << tracefile << "\n";
+        std::cerr << "coverage: " << f.folder << " has no files in " << summary_file << "\n";
         status = 1;
       } else if (found->lines.percent() < f.percent) {
         std::cerr << "coverage: " << f.folder << " line coverage " << found->lines.percent() << "% is below "
@@ -72,10 +73,7 @@ int main(int argc, char** argv) {
       }
     }
     return status;
-  } catch (const CLI::ValidationError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 2;
-  } catch (const pacheck::reports::LcovFormatError& e) {
+  } catch (const std::runtime_error& e) {  // a bad floor (CLI::ValidationError) or input (CoverageFormatError)
     std::cerr << "error: " << e.what() << "\n";
     return 2;
   }

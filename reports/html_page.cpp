@@ -348,11 +348,11 @@ void coverage_section(std::ostream& out, const Report& r) {
     out << "<p class=\"note\">" << html_escape(r.coverage_note) << ".</p></section>\n";
     return;
   }
-  out << "<p class=\"note\">From <code>" << html_escape(r.coverage->tracefile.string()) << "</code>. ";
+  out << "<p class=\"note\">From <code>" << html_escape(r.coverage->gcovr_summary.string()) << "</code>. ";
   if (!r.coverage_html.empty())
     out << "<a href=\"" << html_escape(r.coverage_html) << "\">The line-by-line coverage report</a>.";
   else
-    out << "genhtml's pages were not found beside the tracefile.";
+    out << "gcovr's HTML pages were not found beside the summary.";
   out << "</p><table><tr><th class=\"l\">folder</th><th>files</th><th class=\"l\">lines</th>"
          "<th class=\"l\">branches</th><th class=\"l\">functions</th></tr>\n";
   auto row = [&](const FolderCoverage& f) {

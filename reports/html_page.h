@@ -1,6 +1,6 @@
 // index.html: the report for a person, one self-contained page (inline CSS and SVG, no script, no network): a
 // summary of every variant, then per variant a table of its dtype x mode cells, an ulp histogram per dtype and
-// its property verdicts; the mutant kill matrix as a coloured grid; the coverage figures with a link to genhtml's
+// its property verdicts; the mutant kill matrix as a coloured grid; the coverage figures with a link to gcovr's
 // pages. reports/README.md explains how to read each figure.
 #pragma once
 

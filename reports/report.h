@@ -12,7 +12,7 @@
 
 #include "properties/agreement.h"
 #include "properties/kill_matrix.h"
-#include "reports/lcov_summary.h"
+#include "reports/gcovr_summary.h"
 #include "reports/ulp_statistics.h"
 #include "variants/variant.h"
 
@@ -111,7 +111,7 @@ struct Report {
   std::string kill_matrix_note;  // why there is none
   double kill_matrix_seconds = 0;
   std::optional<CoverageSummary> coverage;
-  std::string coverage_html;  // the genhtml index, relative to out_dir; empty when absent
+  std::string coverage_html;  // gcovr's HTML index, relative to out_dir; empty when absent
   std::string coverage_note;  // why there are no coverage figures
   double seconds = 0;
 

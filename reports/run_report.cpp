@@ -237,25 +237,25 @@ void run_kill_matrix_into(Report& report, const ReportSettings& settings, const 
 
 }  // namespace
 
-void attach_coverage(Report& report, const std::filesystem::path& tracefile, const std::filesystem::path& source_root) {
+void attach_coverage(Report& report, const std::filesystem::path& summary_file) {
   const std::string how = "build the coverage-report target (cmake --preset coverage && cmake --build --preset "
                           "coverage --target coverage-report), then run the report again";
-  if (tracefile.empty()) {
-    report.coverage_note = "no coverage tracefile was given; " + how;
+  if (summary_file.empty()) {
+    report.coverage_note = "no coverage summary was given; " + how;
     return;
   }
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(tracefile, ec)) {
-    report.coverage_note = "no coverage run found (" + tracefile.string() + " does not exist); " + how;
+  if (!std::filesystem::is_regular_file(summary_file, ec)) {
+    report.coverage_note = "no coverage run found (" + summary_file.string() + " does not exist); " + how;
     return;
   }
   try {
-    report.coverage = read_lcov_tracefile(tracefile, source_root);
-  } catch (const LcovFormatError& e) {
-    report.coverage_note = std::string("the coverage tracefile could not be read: ") + e.what();
+    report.coverage = read_gcovr_summary(summary_file);
+  } catch (const CoverageFormatError& e) {
+    report.coverage_note = std::string("the coverage summary could not be read: ") + e.what();
     return;
   }
-  const std::filesystem::path html = tracefile.parent_path() / "html" / "index.html";
+  const std::filesystem::path html = summary_file.parent_path() / "html" / "index.html";
   if (std::filesystem::is_regular_file(html, ec))
     report.coverage_html = std::filesystem::weakly_canonical(html)
                                .lexically_relative(std::filesystem::weakly_canonical(report.out_dir))
@@ -303,7 +303,7 @@ Report run_report(const ReportSettings& settings, const ProgressCallback& callba
   }
 
   run_kill_matrix_into(report, settings, callback);
-  attach_coverage(report, settings.coverage_tracefile, settings.source_root);
+  attach_coverage(report, settings.coverage_summary);
   report.seconds = seconds_since(start);
   return report;
 }

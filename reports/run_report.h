@@ -21,7 +21,7 @@ struct ReportSettings {
   std::vector<const Variant*> variants;
   std::string replay_program = "pacheck";
   std::filesystem::path source_root;         // the checkout: asked for its git revision
-  std::filesystem::path coverage_tracefile;  // the coverage-report target's coverage.info; empty: none
+  std::filesystem::path coverage_summary;  // the coverage-report target's gcovr-summary.json; empty: none
   std::string command_line;
 };
 
@@ -38,8 +38,8 @@ using ProgressCallback = std::function<void(const Progress&)>;
 // Variants that need a GPU are listed as skipped, with the reason, when no CUDA device answers.
 Report run_report(const ReportSettings& settings, const ProgressCallback& progress = {});
 
-// The coverage figures of `tracefile` and its genhtml index (html/index.html beside it) relative to `out_dir`, or
-// a note saying why there are none. Fills report.coverage, coverage_html and coverage_note.
-void attach_coverage(Report& report, const std::filesystem::path& tracefile, const std::filesystem::path& source_root);
+// The coverage figures of gcovr's JSON summary `summary_file` and gcovr's HTML index (html/index.html beside it)
+// relative to `out_dir`, or a note saying why there are none. Fills report.coverage, coverage_html and coverage_note.
+void attach_coverage(Report& report, const std::filesystem::path& summary_file);
 
 }  // namespace pacheck::reports

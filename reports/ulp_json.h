@@ -8,7 +8,7 @@
 
 namespace pacheck::reports {
 
-inline constexpr int kUlpJsonSchemaVersion = 1;
+inline constexpr int kUlpJsonSchemaVersion = 2;
 
 nlohmann::json to_json(const Report& report);
 

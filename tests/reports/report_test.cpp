@@ -1,9 +1,10 @@
-// The ulp-error report: its statistics, the lcov reader, the JSON and HTML it writes, and a real run over a CPU
+// The ulp-error report: its statistics, the gcovr summary reader, the JSON and HTML it writes, and a real run over a CPU
 // variant (every cell present, the worst case saved and replayable, a precision loss visible in the figures).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <sstream>
 #include <unistd.h>
@@ -13,7 +14,7 @@
 #include "properties/runner.h"
 #include "reports/environment.h"
 #include "reports/html_page.h"
-#include "reports/lcov_summary.h"
+#include "reports/gcovr_summary.h"
 #include "reports/report_files.h"
 #include "reports/run_report.h"
 #include "reports/ulp_json.h"
@@ -180,129 +181,127 @@ TEST(CellStatistics, AnOutputOfTheWrongSizeCountsEveryElementAsNonFinite) {
   EXPECT_EQ(stats.tightness().max(), kInf);
 }
 
-// --- lcov -------------------------------------------------------------------------------------------------------
+// --- gcovr's JSON summary ----------------------------------------------------------------------------------------
 
-const char* kTracefile = R"(TN:
-SF:/src/oracle/oracle.cpp
-FN:3,run_oracle
-FNDA:4,run_oracle
-FNF:1
-FNH:1
-DA:3,4
-DA:4,0
-BRDA:4,0,0,1
-BRDA:4,0,1,-
-BRF:2
-BRH:1
-LF:2
-LH:1
-end_of_record
-SF:/src/variants/cpu_gather.cpp
-DA:10,1
-DA:11,1
-DA:12,0
-BRDA:11,0,0,0
-BRDA:11,0,1,3
-end_of_record
-SF:/src/variants/registry.cpp
-LF:10
-LH:10
-end_of_record
-)";
+// The sample holds oracle/oracle.cpp (2 of 2 lines, 1 of 1 function), variants/cpu_gather.cpp (2 of 3 lines, 1 of 2
+// branches, 1 of 2 functions) and variants/registry.cpp (10 of 10 lines, 4 of 4 functions).
+nlohmann::json coverage_sample() { return nlohmann::json::parse(read_text(PACHECK_COVERAGE_SAMPLE)); }
 
-TEST(LcovSummary, AddsUpEachFolderFromSummaryOrDataLines) {
-  const CoverageSummary s = parse_lcov_tracefile(kTracefile, "/src");
+TEST(GcovrSummary, AddsUpEachFileIntoItsFolder) {
+  const CoverageSummary s = parse_gcovr_summary(coverage_sample().dump());
   ASSERT_EQ(s.folders.size(), 2u);
   EXPECT_EQ(s.folders[0].folder, "oracle/");
-  EXPECT_EQ(s.folders[0].lines.found, 2u);
-  EXPECT_EQ(s.folders[0].lines.hit, 1u);
-  EXPECT_EQ(s.folders[0].branches.hit, 1u);
-  EXPECT_EQ(s.folders[0].functions.hit, 1u);
-  EXPECT_EQ(s.folders[1].folder, "variants/");
-  EXPECT_EQ(s.folders[1].files, 2);
-  EXPECT_EQ(s.folders[1].lines.found, 13u);  // 3 counted from DA lines, 10 from LF
-  EXPECT_EQ(s.folders[1].lines.hit, 12u);
-  EXPECT_EQ(s.folders[1].branches.found, 2u);
-  EXPECT_EQ(s.folders[1].branches.hit, 1u);
-  EXPECT_EQ(s.total.lines.found, 15u);
-  EXPECT_NEAR(s.total.lines.percent(), 100.0 * 13 / 15, 1e-9);
-  const std::string table = format_coverage_table(s);
-  EXPECT_NE(table.find("variants/"), std::string::npos);
-  EXPECT_NE(table.find("total"), std::string::npos);
-  EXPECT_EQ(to_json(s)["folders"]["oracle/"]["lines"]["hit"], 1);
-}
-
-TEST(LcovSummary, MergesTheRecordsOfOneFileFromSeveralTranslationUnits) {
-  // Straight from a capture, a header has one record per translation unit that included it.
-  const CoverageSummary s = parse_lcov_tracefile(
-      "SF:/src/variants/state.h\nFN:1,fold\nFNDA:0,fold\nDA:1,0\nDA:2,1\nBRDA:2,0,0,-\nend_of_record\n"
-      "SF:/src/variants/state.h\nFN:1,fold\nFNDA:5,fold\nDA:1,3\nDA:2,0\nBRDA:2,0,0,1\nend_of_record\n",
-      "/src");
-  ASSERT_EQ(s.folders.size(), 1u);
   EXPECT_EQ(s.folders[0].files, 1);
   EXPECT_EQ(s.folders[0].lines.found, 2u);
   EXPECT_EQ(s.folders[0].lines.hit, 2u);
-  EXPECT_EQ(s.folders[0].branches.found, 1u);
-  EXPECT_EQ(s.folders[0].branches.hit, 1u);
-  EXPECT_EQ(s.folders[0].functions.found, 1u);
+  EXPECT_EQ(s.folders[0].branches.found, 0u);
   EXPECT_EQ(s.folders[0].functions.hit, 1u);
+  EXPECT_EQ(s.folders[1].folder, "variants/");
+  EXPECT_EQ(s.folders[1].files, 2);
+  EXPECT_EQ(s.folders[1].lines.found, 13u);
+  EXPECT_EQ(s.folders[1].lines.hit, 12u);
+  EXPECT_EQ(s.folders[1].branches.found, 2u);
+  EXPECT_EQ(s.folders[1].branches.hit, 1u);
+  EXPECT_EQ(s.folders[1].functions.found, 6u);
+  EXPECT_EQ(s.folders[1].functions.hit, 5u);
+  EXPECT_EQ(s.total.files, 3);
+  EXPECT_EQ(s.total.lines.found, 15u);
+  EXPECT_NEAR(s.total.lines.percent(), 100.0 * 14 / 15, 1e-9);
+  const std::string table = format_coverage_table(s);
+  EXPECT_NE(table.find("variants/"), std::string::npos);
+  EXPECT_NE(table.find("total"), std::string::npos);
+  EXPECT_EQ(to_json(s)["folders"]["variants/"]["lines"]["hit"], 12);
 }
 
-TEST(LcovSummary, FilesOutsideTheSourceRootGoByTheirDirectory) {
-  const CoverageSummary s = parse_lcov_tracefile("SF:/elsewhere/cuda/host.cpp\nDA:1,1\nend_of_record\n", "/src");
-  ASSERT_EQ(s.folders.size(), 1u);
-  EXPECT_EQ(s.folders[0].folder, "cuda/");
+TEST(GcovrSummary, FilesOutsideTheRootGoByTheirDirectory) {
+  nlohmann::json j = coverage_sample();
+  j["files"][0]["filename"] = "/elsewhere/cuda/host.cpp";  // gcovr writes a file outside its --root absolute
+  j["files"][1]["filename"] = "main.cpp";                  // and one at the root by its name alone
+  const CoverageSummary s = parse_gcovr_summary(j.dump());
+  ASSERT_EQ(s.folders.size(), 3u);
+  EXPECT_EQ(s.folders[0].folder, "./");
+  EXPECT_EQ(s.folders[1].folder, "cuda/");
+  EXPECT_EQ(s.folders[2].folder, "variants/");
 }
 
-TEST(LcovSummary, NothingFoundCountsAsFullyCovered) {
+TEST(GcovrSummary, NothingFoundCountsAsFullyCovered) {
   EXPECT_EQ(CoverageCount{}.percent(), 100.0);
 }
 
-TEST(LcovSummary, RejectsWhatIsNotATracefile) {
+TEST(GcovrSummary, RejectsWhatIsNotAGcovrSummary) {
   const auto rejects = [](const std::string& text, const std::string& mentions) {
     try {
-      parse_lcov_tracefile(text, "/src");
+      parse_gcovr_summary(text);
       ADD_FAILURE() << "accepted: " << text;
-    } catch (const LcovFormatError& e) {
+    } catch (const CoverageFormatError& e) {
       EXPECT_NE(std::string(e.what()).find(mentions), std::string::npos) << e.what();
     }
   };
-  rejects("", "no SF: records");
-  rejects("SF:/src/a.cpp\nDA:1,1\n", "no end_of_record");
-  rejects("DA:1,1\n", "outside an SF: record");
-  rejects("SF:/src/a.cpp\nDA:1,x\nend_of_record\n", "expected a count");
-  rejects("SF:/src/a.cpp\nDA:1\nend_of_record\n", "comma-separated fields");
-  rejects("SF:/src/a.cpp\nSF:/src/b.cpp\n", "SF: inside the record");
-  rejects("end_of_record\n", "end_of_record without SF:");
-  rejects("<html>\n", "not an lcov record line");
+  const auto with = [](const std::function<void(nlohmann::json&)>& change) {
+    nlohmann::json j = coverage_sample();
+    change(j);
+    return j.dump();
+  };
+  rejects("", "not JSON");
+  rejects("TN:\nSF:/src/a.cpp\n", "not JSON");  // an lcov tracefile
+  rejects("[]", "no \"gcovr/summary_format_version\" key");
+  rejects(with([](auto& j) { j.erase("gcovr/summary_format_version"); }), "no \"gcovr/summary_format_version\"");
+  rejects(with([](auto& j) { j.erase("files"); }), "no \"files\" array");
+  rejects(with([](auto& j) { j["files"] = nlohmann::json::array(); }), "lists no files");
+  rejects(with([](auto& j) { j["files"][1] = 7; }), "files[1] is not an object");
+  rejects(with([](auto& j) { j["files"][1].erase("filename"); }), "files[1]: \"filename\" is missing");
+  rejects(with([](auto& j) { j["files"][2]["filename"] = "variants/cpu_gather.cpp"; }),
+          "files[2]: variants/cpu_gather.cpp is listed twice");
+  rejects(with([](auto& j) { j["files"][1].erase("branch_total"); }),
+          "files[1] (variants/cpu_gather.cpp): \"branch_total\" is missing or not a non-negative integer");
+  rejects(with([](auto& j) { j["files"][1]["line_covered"] = "2"; }), "\"line_covered\" is missing or not");
+  rejects(with([](auto& j) { j["files"][1]["line_covered"] = -2; }), "\"line_covered\" is missing or not");
+  rejects(with([](auto& j) { j["files"][1]["function_total"] = 1.5; }), "\"function_total\" is missing or not");
+  rejects(with([](auto& j) { j["files"][1]["line_covered"] = 4; }), "line_covered 4 exceeds line_total 3");
 }
 
-TEST(LcovSummary, ReadingAMissingFileNamesIt) {
-  EXPECT_THROW(read_lcov_tracefile("/nonexistent/coverage.info", "/src"), LcovFormatError);
+TEST(GcovrSummary, ReadingNamesTheFile) {
+  try {
+    read_gcovr_summary("/nonexistent/gcovr-summary.json");
+    ADD_FAILURE() << "read a file that does not exist";
+  } catch (const CoverageFormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot open the gcovr JSON summary /nonexistent/gcovr-summary.json"),
+              std::string::npos) << e.what();
+  }
+  const std::filesystem::path dir = fresh_dir("gcovr_read");
+  std::ofstream(dir / "bad.json") << "{}";
+  try {
+    read_gcovr_summary(dir / "bad.json");
+    ADD_FAILURE() << "read a JSON file that is not a gcovr summary";
+  } catch (const CoverageFormatError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind((dir / "bad.json").string() + ": not a gcovr JSON summary", 0), 0u) << e.what();
+  }
+  std::filesystem::remove_all(dir);
 }
 
-TEST(AttachCoverage, LinksGenhtmlRelativeToTheReportFolder) {
+TEST(AttachCoverage, LinksGcovrsPagesRelativeToTheReportFolder) {
   const std::filesystem::path dir = fresh_dir("coverage");
   std::filesystem::create_directories(dir / "cov" / "html");
-  std::ofstream(dir / "cov" / "coverage.info") << kTracefile;
+  std::ofstream(dir / "cov" / "gcovr-summary.json") << coverage_sample().dump();
   std::ofstream(dir / "cov" / "html" / "index.html") << "<html></html>";
   Report report;
   report.out_dir = dir / "out";
   std::filesystem::create_directories(report.out_dir);
-  attach_coverage(report, dir / "cov" / "coverage.info", "/src");
+  attach_coverage(report, dir / "cov" / "gcovr-summary.json");
   ASSERT_TRUE(report.coverage.has_value()) << report.coverage_note;
   EXPECT_EQ(report.coverage_html, "../cov/html/index.html");
+  EXPECT_EQ(report.coverage->gcovr_summary, dir / "cov" / "gcovr-summary.json");
 
   Report missing;
   missing.out_dir = report.out_dir;
-  attach_coverage(missing, dir / "nowhere.info", "/src");
+  attach_coverage(missing, dir / "nowhere.json");
   EXPECT_FALSE(missing.coverage.has_value());
   EXPECT_NE(missing.coverage_note.find("coverage-report"), std::string::npos);
 
-  std::ofstream(dir / "bad.info") << "garbage\n";
+  std::ofstream(dir / "bad.json") << "garbage\n";
   Report bad;
   bad.out_dir = report.out_dir;
-  attach_coverage(bad, dir / "bad.info", "/src");
+  attach_coverage(bad, dir / "bad.json");
   EXPECT_FALSE(bad.coverage.has_value());
   EXPECT_NE(bad.coverage_note.find("could not be read"), std::string::npos);
   std::filesystem::remove_all(dir);
@@ -633,7 +632,7 @@ TEST(Environment, NamesTheRevisionCompilerAndDevice) {
   EXPECT_TRUE(e.compiler.rfind("GCC", 0) == 0 || e.compiler.rfind("Clang", 0) == 0) << e.compiler;
   EXPECT_FALSE(e.cuda_device.empty());
   EXPECT_EQ(e.command_line, "cmd");
-  EXPECT_EQ(e.generated_at.size(), 20u);  // 2025-01-31T12:00:00Z
+  EXPECT_EQ(e.generated_at.size(), 20u);  // ISO 8601 in UTC: YYYY-MM-DDThh:mm:ssZ
   const Environment elsewhere = collect_environment("/nonexistent/checkout", "cmd");
   EXPECT_EQ(elsewhere.git_revision.rfind("unknown", 0), 0u) << elsewhere.git_revision;
 }

@@ -1,5 +1,6 @@
-// Line, branch and function coverage per top-level folder, read from an lcov tracefile (the `coverage-report`
-// target's coverage.info). The ulp report embeds these figures; `pacheck_coverage_summary` prints them in CI.
+// Line, branch and function coverage per top-level folder, read from gcovr's JSON summary (`gcovr --json-summary`,
+// the `coverage-report` target's gcovr-summary.json). The ulp report embeds these figures; `pacheck_coverage_summary`
+// prints them in CI.
 #pragma once
 
 #include <cstdint>
@@ -32,22 +33,22 @@ struct FolderCoverage {
 };
 
 struct CoverageSummary {
-  std::filesystem::path tracefile;
+  std::filesystem::path gcovr_summary;  // the file the figures were read from
   std::vector<FolderCoverage> folders;  // sorted by folder name
   FolderCoverage total;
 };
 
-class LcovFormatError : public std::runtime_error {
+class CoverageFormatError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
 
-// Parses an lcov tracefile. Each file (SF: record) is attributed to its top-level folder: the first component of
-// its path below `source_root`, or its parent directory's name when it lies outside `source_root`. Counts come
-// from the records' LF/LH, BRF/BRH, FNF/FNH lines, or from the DA / BRDA / FNDA lines when those are absent.
-// Throws LcovFormatError naming the line when the file is not a tracefile.
-CoverageSummary parse_lcov_tracefile(const std::string& text, const std::filesystem::path& source_root);
-CoverageSummary read_lcov_tracefile(const std::filesystem::path& tracefile, const std::filesystem::path& source_root);
+// Parses gcovr's JSON summary. Each entry of its "files" is attributed to its top-level folder: the first component
+// of its filename, which gcovr writes relative to its --root, or the name of its parent directory when the filename
+// is absolute (a file outside the root). Counts come from each file's line_/branch_/function_ covered and total.
+// Throws CoverageFormatError naming what is wrong when the text is not a gcovr JSON summary.
+CoverageSummary parse_gcovr_summary(const std::string& text);
+CoverageSummary read_gcovr_summary(const std::filesystem::path& file);
 
 nlohmann::json to_json(const CoverageSummary& summary);
 // A fixed-width table: folder, files, lines, branches, functions (hit/found and percent).
