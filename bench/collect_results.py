@@ -1,0 +1,337 @@
+#!/usr/bin/env python3
+"""Reads the logs of run_gpu_suite.sh and writes them as one results.json.
+
+  python3 collect_results.py --logs OUT/logs --output OUT/results.json
+
+The logs folder (run_gpu_suite.sh writes it): environment.txt (KEY=value lines; "absent: why" for a missing tool),
+catalogue/SUITE__KERNEL.log (+ .summary.json, the worst error per dtype), sanitizer/KERNEL__TOOL__SUITE.log (the
+catalogue suite whose draw it ran), sass/BINARY.log, bench/FLUSH/{ours,torch,flashinfer}.{log,json}. A log is
+"command: ..." then the output then "exit N", or one line "skipped: why"; a folder holding skipped.log was skipped
+whole, one holding error.log could not start its runs.
+
+results.json:
+  {"schema": 1, "gpus": [GPU, ...]}: one entry per GPU, its latest run (results_page.py --add replaces it).
+  GPU: {"environment": {"gpu", "driver", "cuda_driver", "cuda_runtime", "compute_sanitizer", "cuobjdump",
+                        "python", "torch", "flashinfer", "commit", "date", "command",
+                        "absent": {TOOL: why}},   (a tool absent has no version key, its reason here)
+        "correctness": {"cases_per_property", "sanitizer_cases",
+                        "catalogue": {"runs": [{"suite", "kernel", "status", "exit", "tests_run", "passed",
+                                                "skipped", "failed": [test], "worst": [{"variant", "dtype",
+                                                "cases", "worst_error", "bound_at_worst",
+                                                "worst_error_over_bound", "worst_ulps"}], ...}]}
+                                     or {"skipped": why} or {"error": what},
+                        "sanitizers": {"runs": [{"kernel", "tool", "suite", "status", "exit", "errors"}]}
+                                      or {"skipped": why} or {"error": what}},
+        "sass_check": {"runs": [{"binary", "status", "exit", "kernels_checked", "kernels_unwritten"}]}
+                      or {"skipped": why} or {"error": what},
+        "benchmark": {"flushes": [{"flush": "dirty"|"clean", "copy_tbps", "repeats",
+                                   "sources": {"ours"|"torch"|"flashinfer": {"status": "ok"|"skipped"|"failed",
+                                               "reason"?, versions...}},
+                                   "rows": [{"gqa", "batch", "context", "bytes",
+                                             "kernels": {NAME: {"us", "tbps", "split_size"?, "resolved_backend"?}
+                                                         or {"error"}}}]}]}}
+  status is pass, fail, timeout or skipped (then "reason"); a run that failed or timed out also keeps "command"
+  and "tail" (its last lines). Kernel names: our variants as paged_attention_bench names them (cuda_fused,
+  cuda_splitk, ...), torch_cudnn, torch_flash, flashinfer_cuda_cores, flashinfer_tensor_cores. Later sections
+  (say "mutants", "multi_gpu") go beside these in a GPU entry; results_page.py lists those it does not render by
+  name.
+"""
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+SCHEMA = 1
+ABOUT = "GPU runs of bench/run_gpu_suite.sh, the latest per GPU; schema in bench/collect_results.py"
+TIMEOUT_EXITS = (124, 137)
+TAIL_LINES = 8
+
+
+class LogError(Exception):
+    """Input that cannot be read as the suite's logs; the message names the file and what is wrong."""
+
+
+def read_log(path):
+    """{"command", "lines", "exit" (None when the run was cut off), "skipped" (the reason, or None)}."""
+    try:
+        lines = path.read_text(errors="replace").splitlines()
+    except OSError as error:
+        raise LogError(f"cannot read {path}: {error.strerror}") from error
+    log = {"command": None, "lines": lines, "exit": None, "skipped": None}
+    if lines and lines[0].startswith("skipped: "):
+        log["skipped"] = lines[0][len("skipped: "):]
+        return log
+    if lines and lines[0].startswith("command: "):
+        log["command"] = lines[0][len("command: "):]
+        lines = lines[1:]
+    if lines and re.fullmatch(r"exit \d+", lines[-1]):
+        log["exit"] = int(lines[-1].split()[1])
+        lines = lines[:-1]
+    log["lines"] = lines
+    return log
+
+
+def tail(lines):
+    return [line for line in lines if line.strip()][-TAIL_LINES:]
+
+
+def outcome(run, log, passed):
+    """Sets run's status from the log's exit status and passed (the run's own evidence of a pass), and keeps the
+    command and the last lines of a run that did not pass."""
+    if log["exit"] in TIMEOUT_EXITS:
+        run["status"] = "timeout"
+    elif log["exit"] == 0 and passed:
+        run["status"] = "pass"
+    else:
+        run["status"] = "fail"
+    if run["status"] != "pass":
+        run["command"] = log["command"]
+        run["tail"] = tail(log["lines"]) + ([] if log["exit"] is not None else ["(no exit status: cut off)"])
+    return run
+
+
+def read_json(path):
+    try:
+        return json.loads(path.read_text())
+    except OSError as error:
+        raise LogError(f"cannot read {path}: {error.strerror}") from error
+    except json.JSONDecodeError as error:
+        raise LogError(f"{path} is not valid JSON: {error}") from error
+
+
+def runs_in(folder, fields, read_run):
+    """{"runs": [...]}, a run per log in folder, named FIELD__FIELD....log; {"skipped": why} when the folder holds
+    skipped.log; {"error": what} when it holds error.log (the step could not start its runs)."""
+    if not folder.is_dir():
+        return {"skipped": f"no {folder.name} logs"}
+    for name, key in (("skipped.log", "skipped"), ("error.log", "error")):
+        if (folder / name).exists():
+            text = (folder / name).read_text(errors="replace").strip()
+            return {key: text[len("skipped: "):] if text.startswith("skipped: ") else text}
+    runs = []
+    for path in sorted(folder.glob("*.log"), key=lambda p: p.stem.split("__")):
+        parts = path.stem.split("__")
+        if len(parts) != len(fields):
+            raise LogError(f"{path}: a log here is named {'__'.join(f.upper() for f in fields)}.log")
+        run, log = dict(zip(fields, parts)), read_log(path)
+        if log["skipped"]:
+            run.update(status="skipped", reason=log["skipped"])
+        else:
+            read_run(run, log, path)
+        runs.append(run)
+    return {"runs": runs}
+
+
+def catalogue_run(run, log, path):
+    text = "\n".join(log["lines"])
+
+    def count(pattern):
+        m = re.search(pattern, text, re.MULTILINE)
+        return int(m.group(1)) if m else 0
+    run["exit"] = log["exit"]
+    run["tests_run"] = count(r"^\[==========\] (\d+) tests? from .* ran\.")
+    run["passed"] = count(r"^\[  PASSED  \] (\d+) tests?\.")
+    run["skipped"] = count(r"^\[  SKIPPED \] (\d+) tests?, listed below")
+    run["failed"] = sorted(set(re.findall(r"^\[  FAILED  \] ([A-Za-z_][\w/.]*)", text, re.MULTILINE)))
+    summary = path.with_suffix(".summary.json")
+    run["worst"] = read_json(summary) if summary.exists() else []
+    if not isinstance(run["worst"], list):
+        raise LogError(f"{summary}: expected a list of worst errors per variant and dtype")
+    if log["exit"] == 0 and run["tests_run"] and not run["passed"] and run["skipped"]:
+        reason = re.search(r": Skipped\n(.+)", text)
+        run.update(status="skipped", reason=reason.group(1).strip() if reason else "every test skipped")
+        return
+    outcome(run, log, run["tests_run"] > 0 and not run["failed"])
+    if run["status"] == "fail" and not run["tests_run"]:
+        run["tail"].append("(no test ran: does the filter still match the suite's tests?)")
+
+
+def sanitizer_run(run, log, path):
+    text = "\n".join(log["lines"])
+    found = [int(n) for n in re.findall(r"ERROR SUMMARY: (\d+) errors?", text)]
+    found += [int(n) for n in re.findall(r"RACECHECK SUMMARY: \d+ hazards? displayed \((\d+) errors?", text)]
+    run.update(exit=log["exit"], errors=sum(found) if found else None)
+    outcome(run, log, bool(found) and sum(found) == 0)
+
+
+def sass_run(run, log, path):
+    run["exit"] = log["exit"]
+    if log["exit"] == 77:  # sass_descriptor_check.py: cuobjdump not found
+        found = [line for line in log["lines"] if line.startswith("cuobjdump not found")]
+        run.update(status="skipped", reason=found[0] if found else "cuobjdump not found")
+        return
+    summary = None
+    for line in log["lines"]:
+        summary = re.search(r"(\d+) kernels with LDGSTS copies in .*, (\d+) reading an unwritten descriptor", line) \
+            or summary
+    if summary:
+        run["kernels_checked"], run["kernels_unwritten"] = int(summary.group(1)), int(summary.group(2))
+    outcome(run, log, summary is not None and run["kernels_unwritten"] == 0)
+
+
+def environment(logs):
+    path = logs / "environment.txt"
+    if not path.exists():
+        raise LogError(f"{path} is missing: is {logs} the logs folder of run_gpu_suite.sh?")
+    env = {"absent": {}}
+    for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+        if not line.strip():
+            continue
+        key, sep, value = line.partition("=")
+        if not sep or not key:
+            raise LogError(f"{path}:{number}: expected KEY=value, not '{line}'")
+        if value.startswith("absent: "):
+            env["absent"][key] = value[len("absent: "):]
+        else:
+            env[key] = value
+    if not env["absent"]:
+        del env["absent"]
+    return env
+
+
+# The benchmark scripts' JSON: which of their results' fields names the kernel, and the name it gets here.
+SOURCES = (
+    ("ours", "variant", lambda name: name),
+    ("torch", "backend", lambda name: "torch_" + name),
+    ("flashinfer", "backend", lambda name: name),
+)
+
+
+def source(folder, name):
+    """(the source's summary, its JSON or None): status ok, skipped (the script says why) or failed."""
+    log_path, json_path = folder / f"{name}.log", folder / f"{name}.json"
+    log = read_log(log_path) if log_path.exists() else None
+    try:
+        document = read_json(json_path) if json_path.exists() else None
+    except LogError as error:
+        return {"status": "failed", "reason": str(error)}, None
+    if document is not None and not isinstance(document, dict):
+        return {"status": "failed", "reason": f"{json_path}: expected a JSON object"}, None
+    if document and "skipped" in document:
+        return {"status": "skipped", "reason": document["skipped"]}, None
+    if log and log["skipped"]:
+        return {"status": "skipped", "reason": log["skipped"]}, None
+    if document is None or (log and log["exit"] != 0):
+        last = tail(log["lines"])[-1:] if log else []
+        where = f"exit {log['exit']}" if log and log["exit"] is not None else "no exit status"
+        return {"status": "failed", "reason": f"{name} ({where}): " + (last[0] if last else "no output")}, None
+    if not isinstance(document.get("results"), list):
+        return {"status": "failed", "reason": f"{json_path}: no results list"}, None
+    facts = {k: document[k] for k in ("device", "torch", "cudnn", "flashinfer", "cuda_runtime", "repeats")
+             if k in document}
+    return {"status": "ok", **facts}, document
+
+
+def kernel_entry(result, path):
+    if "error" in result:
+        return {"error": result["error"]}
+    try:
+        entry = {"us": round(float(result["ms"]) * 1000, 3), "tbps": round(float(result["tbps"]), 4)}
+    except (KeyError, TypeError, ValueError) as error:
+        raise LogError(f"{path}: a result without a numeric ms and tbps: {result}") from error
+    for key in ("split_size", "resolved_backend"):
+        if result.get(key) is not None:
+            entry[key] = result[key]
+    return entry
+
+
+def flush_results(folder):
+    flush = {"flush": folder.name, "sources": {}}
+    rows = {}
+    for name, key, kernel_name in SOURCES:
+        summary, document = source(folder, name)
+        flush["sources"][name] = summary
+        if document is None:
+            continue
+        if name == "ours":
+            flush.update({k: document[k] for k in ("copy_tbps", "repeats") if k in document})
+        for result in document["results"]:
+            try:
+                shape = (int(result["gqa"]), int(result["batch"]), int(result["context"]))
+                kernel = kernel_name(str(result[key]))
+            except (KeyError, TypeError, ValueError) as error:
+                raise LogError(f"{folder / name}.json: a result without gqa, batch, context and {key}: "
+                               f"{result}") from error
+            row = rows.setdefault(shape, {"gqa": shape[0], "batch": shape[1], "context": shape[2],
+                                          "bytes": result.get("bytes"), "kernels": {}})
+            row["kernels"][kernel] = kernel_entry(result, f"{folder / name}.json")
+    flush["rows"] = [rows[shape] for shape in sorted(rows)]
+    return flush
+
+
+def benchmark(logs):
+    folder = logs / "bench"
+    order = {"dirty": 0, "clean": 1}
+    flushes = sorted((d for d in folder.glob("*") if d.is_dir()), key=lambda d: (order.get(d.name, 2), d.name)) \
+        if folder.is_dir() else []
+    if not flushes:
+        return {"skipped": "no benchmark logs"}
+    return {"flushes": [flush_results(d) for d in flushes]}
+
+
+def collect(logs):
+    """The results.json document for the run whose logs folder is logs."""
+    logs = Path(logs)
+    if not logs.is_dir():
+        raise LogError(f"{logs} is not a folder")
+    env = environment(logs)
+    correctness = {}
+    for key, setting in (("cases_per_property", "cases"), ("sanitizer_cases", "sanitizer_cases")):
+        if setting in env:
+            value = env.pop(setting)
+            correctness[key] = int(value) if value.isdigit() else value
+    correctness["catalogue"] = runs_in(logs / "catalogue", ("suite", "kernel"), catalogue_run)
+    correctness["sanitizers"] = runs_in(logs / "sanitizer", ("kernel", "tool", "suite"), sanitizer_run)
+    bench = benchmark(logs)
+    ours = [f["sources"]["ours"] for f in bench.get("flushes", []) if f["sources"]["ours"]["status"] == "ok"]
+    if ours and "cuda_runtime" in ours[0]:
+        env["cuda_runtime"] = ours[0]["cuda_runtime"]
+    if env.get("gpu") is None:
+        env["gpu"] = ours[0].get("device", "unknown GPU") if ours else "unknown GPU"
+    gpu = {"environment": env, "correctness": correctness,
+           "sass_check": runs_in(logs / "sass", ("binary",), sass_run), "benchmark": bench}
+    return {"schema": SCHEMA, "about": ABOUT, "gpus": [gpu]}
+
+
+def summary_lines(document):
+    """A few lines saying what the run found, for the end of the suite's output."""
+    lines = []
+    for gpu in document["gpus"]:
+        sections = [("catalogue", gpu["correctness"]["catalogue"]), ("sanitizers", gpu["correctness"]["sanitizers"]),
+                    ("SASS check", gpu["sass_check"])]
+        for label, section in sections:
+            if "skipped" in section or "error" in section:
+                lines.append(f"{label}: " + (f"skipped ({section['skipped']})" if "skipped" in section
+                                             else f"failed ({section['error']})"))
+                continue
+            statuses = [run["status"] for run in section["runs"]]
+            lines.append(f"{label}: {statuses.count('pass')} of {len(statuses)} passed"
+                         + "".join(f", {statuses.count(s)} {s}" for s in ("fail", "timeout", "skipped")
+                                   if s in statuses))
+        for flush in gpu["benchmark"].get("flushes", []):
+            sources = ", ".join(f"{name} {s['status']}" for name, s in flush["sources"].items())
+            lines.append(f"benchmark, {flush['flush']} flush: {len(flush['rows'])} shapes ({sources})")
+    return lines
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--logs", required=True, help="the logs folder run_gpu_suite.sh wrote")
+    parser.add_argument("--output", required=True, help="results.json to write")
+    args = parser.parse_args(argv)
+    try:
+        document = collect(args.logs)
+    except LogError as error:
+        print(f"collect_results: {error}", file=sys.stderr)
+        return 2
+    with open(args.output, "w") as out:
+        json.dump(document, out, indent=2)
+        out.write("\n")
+    print("\n".join(summary_lines(document)))
+    print(f"wrote {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

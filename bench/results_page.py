@@ -1,0 +1,296 @@
+#!/usr/bin/env python3
+"""Writes bench/RESULTS.md, the GPU results page, from bench/results.json (the latest run on each GPU).
+
+  python3 results_page.py                      regenerate RESULTS.md from results.json
+  python3 results_page.py --add RUN.json       make RUN.json (collect_results.py's output) the latest run of its
+                                               GPU(s) in results.json, then regenerate RESULTS.md
+  python3 results_page.py --check              exit 1 when RESULTS.md is not what results.json generates
+  --results FILE and --page FILE name other files (run_gpu_suite.sh renders each run's own page with them).
+
+The page renders the sections of a GPU entry it knows (environment, correctness, sass_check, benchmark) and
+lists the others by name; the schema is in collect_results.py.
+"""
+import argparse
+import json
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+KNOWN_SECTIONS = ("environment", "correctness", "sass_check", "benchmark")
+ENVIRONMENT_ROWS = (("gpu", "GPU"), ("driver", "driver"), ("cuda_driver", "CUDA (driver)"),
+                    ("cuda_runtime", "CUDA runtime (benchmark)"), ("compute_sanitizer", "compute-sanitizer"),
+                    ("cuobjdump", "cuobjdump"), ("python", "python"), ("torch", "torch"),
+                    ("flashinfer", "FlashInfer"), ("commit", "commit"), ("date", "date (UTC)"),
+                    ("command", "command"))
+# The benchmark table's kernel columns, in order; results.json may hold more (listed under the table).
+KERNEL_COLUMNS = (("cuda_fused", "ours fused"), ("cuda_splitk", "ours split-K"), ("torch_cudnn", "cuDNN (torch)"),
+                  ("torch_flash", "flash (torch)"), ("flashinfer_cuda_cores", "FlashInfer"),
+                  ("flashinfer_tensor_cores", "FlashInfer TC"))
+OURS = ("cuda_fused", "cuda_splitk")
+FLASHINFER = ("flashinfer_cuda_cores", "flashinfer_tensor_cores")
+FLUSH_TITLES = {"dirty": "L2 flush leaving dirty lines (the default)",
+                "clean": "L2 flush leaving clean lines (--clean-flush)"}
+
+
+class ResultsError(Exception):
+    """results.json (or a run's JSON) that cannot be rendered; the message names the file and what is wrong."""
+
+
+def load(path):
+    try:
+        document = json.loads(Path(path).read_text())
+    except OSError as error:
+        raise ResultsError(f"cannot read {path}: {error.strerror}") from error
+    except json.JSONDecodeError as error:
+        raise ResultsError(f"{path} is not valid JSON: {error}") from error
+    if not isinstance(document, dict) or not isinstance(document.get("gpus"), list):
+        raise ResultsError(f'{path}: expected an object with a "gpus" list')
+    for i, gpu in enumerate(document["gpus"]):
+        if not isinstance(gpu, dict) or not isinstance(gpu.get("environment"), dict) \
+                or not isinstance(gpu["environment"].get("gpu"), str):
+            raise ResultsError(f"{path}: gpus[{i}] has no environment.gpu (the GPU's name)")
+        for key in KNOWN_SECTIONS:
+            if key in gpu and not isinstance(gpu[key], dict):
+                raise ResultsError(f"{path}: gpus[{i}].{key} is not an object")
+    return document
+
+
+def table(header, rows, align=None):
+    align = align or ["---"] * len(header)
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
+    return lines + ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+
+
+def environment_section(env):
+    absent = env.get("absent", {})
+    rows = []
+    known = [key for key, _ in ENVIRONMENT_ROWS]
+    for key, label in ENVIRONMENT_ROWS + tuple((k, k) for k in sorted(set(env) | set(absent))
+                                               if k not in known and k != "absent"):
+        if key in env:
+            value = f"`{env[key]}`" if key == "command" else env[key]
+        elif key in absent:
+            value = f"absent: {absent[key]}"
+        else:
+            continue
+        rows.append((label, str(value).replace("|", "\\|")))
+    return table(["", ""], rows)
+
+
+def runs_summary(section, noun):
+    """'N of M passed' for a section of runs, or why it was skipped; None when there is nothing to say."""
+    if "skipped" in section:
+        return f"skipped: {section['skipped']}"
+    if "error" in section:
+        return f"failed: {section['error']}"
+    runs = section.get("runs", [])
+    passed = sum(run.get("status") == "pass" for run in runs)
+    return f"{passed} of {len(runs)} {noun} passed"
+
+
+def worst_cell(run):
+    worst = [w for w in run.get("worst", []) if w.get("variant") == run.get("kernel")]
+    return ", ".join(f"{w.get('dtype')} {w['worst_error_over_bound']:.3f}" for w in worst
+                     if isinstance(w.get("worst_error_over_bound"), (int, float))) or "-"
+
+
+def status_cell(run):
+    status = run.get("status", "?")
+    if status == "skipped":
+        return f"skipped: {run.get('reason', '')}"
+    if status == "fail" and run.get("failed"):
+        return "fail: " + ", ".join(run["failed"])
+    return status
+
+
+def failure_notes(runs, name):
+    """A bullet per run that did not pass: its name, command and last lines."""
+    lines = []
+    for run in runs:
+        if run.get("status") in ("pass", "skipped"):
+            continue
+        lines.append(f"- {name(run)}: {run.get('status')}, exit {run.get('exit')}; `{run.get('command')}`")
+        lines += [f"  - `{line}`" for line in run.get("tail", [])]
+    return lines
+
+
+def correctness_section(correctness):
+    lines = []
+    catalogue = correctness.get("catalogue", {})
+    cases = correctness.get("cases_per_property", "?")
+    lines.append(f"GPU catalogue (gpu_catalogue_test, {cases} cases per property, one process per suite and "
+                 f"kernel): {runs_summary(catalogue, 'processes')}.")
+    if catalogue.get("runs"):
+        lines.append("")
+        lines += table(["suite", "kernel", "result", "tests", "worst error / bound by dtype"],
+                       [(r.get("suite"), r.get("kernel"), status_cell(r), r.get("tests_run", "-"), worst_cell(r))
+                        for r in catalogue["runs"]], ["---", "---", "---", "---:", "---"])
+        notes = failure_notes(catalogue["runs"], lambda r: f"{r.get('suite')} {r.get('kernel')}")
+        lines += [""] + notes if notes else []
+    sanitizers = correctness.get("sanitizers", {})
+    lines += ["", f"compute-sanitizer on `pacheck check` (UlpBoundedAgreement and MaskedLanesZeroWeight, "
+                  f"{correctness.get('sanitizer_cases', '?')} cases each): {runs_summary(sanitizers, 'runs')}."]
+    if sanitizers.get("runs"):
+        runs = sanitizers["runs"]
+        kernels = list(dict.fromkeys(r.get("kernel") for r in runs))
+        tools = list(dict.fromkeys(r.get("tool") for r in runs))
+        rows = []
+        for tool in tools:
+            row = [tool]
+            for kernel in kernels:
+                mine = [r for r in runs if r.get("tool") == tool and r.get("kernel") == kernel]
+                bad = [f"{r.get('suite')}: {r.get('status')}"
+                       + (f", {r['errors']} errors" if r.get("errors") else "") for r in mine
+                       if r.get("status") != "pass"]
+                row.append(f"{len(mine) - len(bad)} of {len(mine)} clean" + (f" ({'; '.join(bad)})" if bad else "")
+                           if mine else "-")
+            rows.append(row)
+        lines += [""] + table(["tool"] + kernels, rows)
+        lines += ["", "Each run draws the problems of a catalogue suite: its shapes (GpuEngineShapes...: "
+                      "serving-engine shapes) and its pinned kernel choices (...Deep, ...Wide: that layout)."]
+        notes = failure_notes(runs, lambda r: f"{r.get('kernel')} {r.get('tool')} {r.get('suite')}")
+        lines += [""] + notes if notes else []
+    return lines
+
+
+def sass_section(sass):
+    lines = ["Copies that read a cache descriptor no instruction writes (`sass_descriptor_check.py`): "
+             f"{runs_summary(sass, 'binaries')}."]
+    if sass.get("runs"):
+        lines += [""] + table(["binary", "result", "kernels with LDGSTS copies", "reading an unwritten descriptor"],
+                              [(r.get("binary"), status_cell(r), r.get("kernels_checked", "-"),
+                                r.get("kernels_unwritten", "-")) for r in sass["runs"]],
+                              ["---", "---", "---:", "---:"])
+        notes = failure_notes(sass["runs"], lambda r: r.get("binary"))
+        lines += [""] + notes if notes else []
+    return lines
+
+
+def timed(entry):
+    return entry if isinstance(entry, dict) and isinstance(entry.get("us"), (int, float)) and entry["us"] > 0 \
+        else None
+
+
+def kernel_cell(entry):
+    if entry is None:
+        return "-"
+    if timed(entry) is None:
+        return "error" if "error" in entry else "-"
+    return f"{entry['us']:.1f} ({entry['tbps']:.2f})"
+
+
+def ratio(ours, theirs):
+    """Our bandwidth over theirs (their time over ours: the bytes are the same), or '-'."""
+    fastest = [timed(e) for e in ours if timed(e)]
+    others = [timed(e) for e in theirs if timed(e)]
+    if not fastest or not others:
+        return "-"
+    return f"{min(e['us'] for e in others) / min(e['us'] for e in fastest):.2f}"
+
+
+def benchmark_section(benchmark):
+    if "skipped" in benchmark:
+        return [f"Skipped: {benchmark['skipped']}."]
+    lines = ["Decode, bf16 K/V, head dim 128, block size 16, 8 KV heads, every sequence's blocks scattered through "
+             "one pool; the L2 flushed before each repeat; the median of CUDA-event times. A cell is the time in "
+             "us and (in brackets) TB/s: K + V + Q + output bytes over the time. A ratio is our bandwidth over "
+             "theirs (above 1: ours is faster): split-K and fused against cuDNN, the faster of ours against the "
+             "faster FlashInfer kernel. FlashInfer: BatchDecodeWithPagedKVCacheWrapper (NHD), planned once per "
+             "shape, on the CUDA cores and on the tensor cores (TC)."]
+    for flush in benchmark.get("flushes", []):
+        name = flush.get("flush", "?")
+        lines += ["", f"#### {FLUSH_TITLES.get(name, name)}", ""]
+        sources = []
+        for source, facts in flush.get("sources", {}).items():
+            status = facts.get("status", "?")
+            detail = ", ".join(f"{k} {facts[k]}" for k in ("torch", "cudnn", "flashinfer") if k in facts)
+            sources.append(f"{source}: {status}" + (f" ({detail})" if detail and status == "ok" else "")
+                           + (f" ({facts['reason']})" if "reason" in facts else ""))
+        copy = f"device-to-device copy {flush['copy_tbps']:.2f} TB/s (read + write); " if "copy_tbps" in flush else ""
+        lines.append(f"{copy}{'; '.join(sources)}.")
+        rows, other = [], set()
+        for row in flush.get("rows", []):
+            kernels = row.get("kernels", {})
+            other |= set(kernels) - {k for k, _ in KERNEL_COLUMNS}
+            split = kernels.get("cuda_splitk", {}).get("split_size", "-")
+            rows.append([row.get("gqa"), row.get("batch"), row.get("context")]
+                        + [kernel_cell(kernels.get(k)) for k, _ in KERNEL_COLUMNS]
+                        + [split, ratio([kernels.get("cuda_splitk")], [kernels.get("torch_cudnn")]),
+                           ratio([kernels.get("cuda_fused")], [kernels.get("torch_cudnn")]),
+                           ratio([kernels.get(k) for k in OURS], [kernels.get(k) for k in FLASHINFER])])
+        header = ["gqa", "batch", "context"] + [label for _, label in KERNEL_COLUMNS] + [
+            "split", "split-K x cuDNN", "fused x cuDNN", "ours x FlashInfer"]
+        lines += [""] + table(header, rows, ["---:"] * len(header))
+        if other:
+            lines += ["", "Also timed (in results.json): " + ", ".join(sorted(other)) + "."]
+    return lines
+
+
+def render(document, results_name="bench/results.json"):
+    lines = [f"<!-- The GPU results page, generated by bench/results_page.py from {results_name}: do not edit. -->",
+             "# GPU results", "", "The latest run of `bench/run_gpu_suite.sh` on each GPU."]
+    if not document["gpus"]:
+        lines += ["", "No GPU run has been recorded yet. To record one: on a GPU machine, "
+                      "`bench/run_gpu_suite.sh BUILD OUT`; then here, `python3 bench/results_page.py --add "
+                      "OUT/results.json`, and commit `bench/results.json` and `bench/RESULTS.md`."]
+    for gpu in document["gpus"]:
+        lines += ["", f"## {gpu['environment']['gpu']}", ""] + environment_section(gpu["environment"])
+        for key, title, render_section in (("correctness", "Correctness", correctness_section),
+                                           ("sass_check", "SASS check", sass_section),
+                                           ("benchmark", "Benchmark", benchmark_section)):
+            if key in gpu:
+                lines += ["", f"### {title}", ""] + render_section(gpu[key])
+        unknown = [key for key in gpu if key not in KNOWN_SECTIONS]
+        if unknown:
+            lines += ["", "Sections in results.json this page does not render yet: " + ", ".join(unknown) + "."]
+    return "\n".join(lines) + "\n"
+
+
+def add_run(results, run):
+    """results with each GPU of run replacing the entry of the same name, or appended."""
+    gpus = list(results["gpus"])
+    for gpu in run["gpus"]:
+        names = [g["environment"]["gpu"] for g in gpus]
+        name = gpu["environment"]["gpu"]
+        if name in names:
+            gpus[names.index(name)] = gpu
+        else:
+            gpus.append(gpu)
+    return {**results, "gpus": gpus}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--results", default=str(HERE / "results.json"), help="default: bench/results.json")
+    parser.add_argument("--page", default=str(HERE / "RESULTS.md"), help="default: bench/RESULTS.md")
+    parser.add_argument("--add", metavar="RUN_JSON", help="a run's results.json to record first")
+    parser.add_argument("--check", action="store_true", help="only compare the page with what the JSON generates")
+    args = parser.parse_args(argv)
+    if args.add and args.check:
+        parser.error("--add and --check do not go together")
+    try:
+        results = load(args.results)
+        if args.add:
+            results = add_run(results, load(args.add))
+            Path(args.results).write_text(json.dumps(results, indent=2) + "\n")
+        results_name = "bench/results.json" if Path(args.results).resolve() == HERE / "results.json" \
+            else Path(args.results).name
+        page = render(results, results_name)
+    except ResultsError as error:
+        print(f"results_page: {error}", file=sys.stderr)
+        return 2
+    if args.check:
+        current = Path(args.page).read_text() if Path(args.page).exists() else None
+        if current != page:
+            print(f"results_page: {args.page} is not what {args.results} generates: run python3 bench/results_page.py",
+                  file=sys.stderr)
+            return 1
+        print(f"{args.page} is up to date")
+        return 0
+    Path(args.page).write_text(page)
+    print(f"wrote {args.page}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
