@@ -1,0 +1,221 @@
+#!/bin/bash
+# Runs the GPU suite on a GPU machine (catalogue, compute-sanitizer, SASS check, benchmarks) and writes results.json.
+#
+#   bench/run_gpu_suite.sh [BUILD [OUT]]        (or BUILD=... OUT=... bench/run_gpu_suite.sh)
+#
+# BUILD: a build folder of this repository holding cli/pacheck, tests/cuda/gpu_catalogue_test and
+# bench/paged_attention_bench (each may be NAME.xz instead: it is decompressed in place). OUT receives
+# results.json (collect_results.py), RESULTS.md (its page, results_page.py) and logs.tar.gz (every log that
+# results.json was read from, and the failures' case files). To make it the recorded run of its GPU:
+#   python3 bench/results_page.py --add OUT/results.json     (then commit bench/results.json and bench/RESULTS.md)
+#
+# In order:
+#  1. the SASS check (sass_descriptor_check.py) on each binary, on the CPU, beside step 2;
+#  2. the GPU catalogue: gpu_catalogue_test, one process per suite it lists and kernel, side by side, CASES cases
+#     per property, each within LIMIT seconds;
+#  3. compute-sanitizer memcheck, racecheck, initcheck and synccheck on `pacheck check` (UlpBoundedAgreement and
+#     MaskedLanesZeroWeight, SAN_CASES cases) for each kernel on each catalogue suite's draw (its shapes, its
+#     --layout and --merge), side by side, after the catalogue (beside it they slowed it past its limit);
+#  4. alone on the GPU: paged_attention_bench, torch's SDPA (torch_sdpa_bench.py) and FlashInfer
+#     (flashinfer_bench.py) on the same shapes, with the default flush and again with --clean-flush.
+#
+# Settings (environment): CASES (1000), SAN_CASES (100), LIMIT (420), BENCH_LIMIT (300 seconds for each benchmark
+# run), BENCH_ARGS (more options for paged_attention_bench, e.g. --layout wide), SKIP_CHECKS=1 (leaves out steps 2
+# and 3), CLEAN_FLUSH=0 (leaves out the --clean-flush pass), FLASHINFER_BUNDLE (a folder with FlashInfer's
+# install.sh, installed into /tmp/fi; without it flashinfer must already import), COMMIT (the commit measured, where
+# this script's folder is not a git checkout). A missing tool (compute-sanitizer, cuobjdump, torch, FlashInfer) is
+# recorded as skipped with the reason.
+set -u
+# The CUDA tools (compute-sanitizer, cuobjdump) are often installed outside PATH.
+[ -d /usr/local/cuda/bin ] && PATH=$PATH:/usr/local/cuda/bin
+here=$(cd "$(dirname "$0")" && pwd)
+build=${1:-${BUILD:-}}
+out=${2:-${OUT:-}}
+if [ -z "$build" ] || [ -z "$out" ]; then
+  echo "usage: $0 BUILD OUT   (or set BUILD and OUT)" >&2
+  exit 2
+fi
+CASES=${CASES:-1000}
+SAN_CASES=${SAN_CASES:-100}
+# Seconds for each correctness process: at 500 cases per property the slowest of 16 catalogue processes side by
+# side took 200 s on an H200.
+LIMIT=${LIMIT:-420}
+BENCH_LIMIT=${BENCH_LIMIT:-300}
+BENCH_ARGS=${BENCH_ARGS:-}
+SKIP_CHECKS=${SKIP_CHECKS:-0}
+CLEAN_FLUSH=${CLEAN_FLUSH:-1}
+command_line="CASES=$CASES SAN_CASES=$SAN_CASES LIMIT=$LIMIT BENCH_LIMIT=$BENCH_LIMIT SKIP_CHECKS=$SKIP_CHECKS"
+command_line+=" CLEAN_FLUSH=$CLEAN_FLUSH${BENCH_ARGS:+ BENCH_ARGS=\"$BENCH_ARGS\"} $0 $*"
+
+build=$(cd "$build" 2>/dev/null && pwd) || { echo "run_gpu_suite.sh: no build folder ${1:-$BUILD}" >&2; exit 2; }
+pacheck=$build/cli/pacheck
+catalogue=$build/tests/cuda/gpu_catalogue_test
+bench=$build/bench/paged_attention_bench
+for binary in "$pacheck" "$catalogue" "$bench"; do
+  if [ -f "$binary.xz" ] && ! xz -d -f "$binary.xz"; then
+    echo "run_gpu_suite.sh: cannot decompress $binary.xz" >&2
+    exit 2
+  fi
+  [ -f "$binary" ] || { echo "run_gpu_suite.sh: $binary (or $binary.xz) is missing: build it first" >&2; exit 2; }
+  chmod +x "$binary"
+done
+mkdir -p "$out" || exit 2
+out=$(cd "$out" && pwd)
+logs=$out/logs
+rm -rf "$logs"
+mkdir -p "$logs"/{catalogue,sanitizer,sass,bench}
+
+# run_logged LOG SECONDS COMMAND...: LOG gets the command line, its output and its exit status ("exit N").
+run_logged() {
+  local log=$1 seconds=$2
+  shift 2
+  { printf 'command:'; printf ' %q' "$@"; echo; timeout "$seconds" "$@" 2>&1; echo "exit $?"; } > "$log"
+}
+# fact KEY SHELL-COMMAND: KEY=the command's last output line, or KEY=absent: why (the tool missing or failing).
+fact() {
+  local value
+  if value=$(bash -c "set -o pipefail; $2" 2>&1) && [ -n "$value" ]; then
+    echo "$1=$(tail -n1 <<< "$value")"
+  else
+    value=$(tail -n1 <<< "${value:-no output}")
+    echo "$1=absent: ${value#bash: line 1: }"
+  fi
+}
+
+if [ -n "${FLASHINFER_BUNDLE:-}" ]; then
+  if bash "$FLASHINFER_BUNDLE/install.sh" /tmp/fi > "$logs/flashinfer_install.log" 2>&1; then
+    export PYTHONPATH=/tmp/fi/site${PYTHONPATH:+:$PYTHONPATH}
+    MAX_JOBS=$(nproc)
+    FLASHINFER_CUDA_ARCH_LIST=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader -i 0 2>/dev/null)
+    export FLASHINFER_WORKSPACE_BASE=/tmp/fi_work MAX_JOBS FLASHINFER_CUDA_ARCH_LIST
+  fi
+fi
+if commit=$(git -C "$here" rev-parse HEAD 2>/dev/null); then
+  git -C "$here" diff --quiet HEAD -- 2>/dev/null || commit+=" with uncommitted changes"
+else
+  commit=${COMMIT:-unknown}
+fi
+{
+  fact gpu "nvidia-smi --query-gpu=name --format=csv,noheader -i 0"
+  fact driver "nvidia-smi --query-gpu=driver_version --format=csv,noheader -i 0"
+  fact cuda_driver "nvidia-smi | grep -o 'CUDA Version: [0-9.]*' | cut -d' ' -f3"
+  fact compute_sanitizer "compute-sanitizer --version | grep -i version"
+  fact cuobjdump "cuobjdump --version | grep -i release"
+  fact python "python3 --version"
+  fact torch "python3 -c 'import torch; print(torch.__version__)'"
+  fact flashinfer "python3 -c 'import flashinfer; print(flashinfer.__version__)'"
+  echo "commit=$commit"
+  echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "command=$command_line"
+  echo "cases=$CASES"
+  echo "sanitizer_cases=$SAN_CASES"
+} > "$logs/environment.txt"
+
+cd "$logs" || exit 2  # failures' case files (pacheck-failures/) land among the logs
+
+# 1. The SASS check, on the CPU beside the catalogue; done before anything is timed.
+(for binary in "$pacheck" "$catalogue" "$bench"; do
+   run_logged "$logs/sass/$(basename "$binary").log" 600 python3 "$here/sass_descriptor_check.py" "$binary"
+ done) &
+
+# pins SUITE: the --layout and --merge options of a catalogue suite's draw, from its name's ending (the suites of
+# gpu_catalogue_test.cpp pin these); fails for an ending it does not know.
+pins() {
+  local ending
+  case $1 in
+    GpuCatalogue*) ending=${1#GpuCatalogue} ;;
+    GpuEngineShapes*) ending=${1#GpuEngineShapes} ;;
+    *) return 1 ;;
+  esac
+  case $ending in
+    "") echo "--layout automatic --merge automatic" ;;
+    Deep) echo "--layout deep --merge warps" ;;
+    Wide) echo "--layout wide --merge automatic" ;;
+    WideEvictFirst) echo "--layout wide-evict-first --merge automatic" ;;
+    WideKvTma) echo "--layout wide-kv-tma --merge automatic" ;;
+    *) return 1 ;;
+  esac
+}
+
+if [ "$SKIP_CHECKS" = 1 ]; then
+  echo "skipped: SKIP_CHECKS=1" > "$logs/catalogue/skipped.log"
+  echo "skipped: SKIP_CHECKS=1" > "$logs/sanitizer/skipped.log"
+else
+  # 2. The catalogue: every parameterised suite gpu_catalogue_test lists (the general draw and engine shapes, each
+  # with the kernel choices automatic and pinned), on each kernel; the kernels' other tests ride with GpuCatalogue.
+  run_logged "$logs/catalogue_list.log" 120 "$catalogue" --gtest_list_tests
+  suite_kernels=$(awk '/^[^ ]/ { suite = index($0, "/") ? substr($0, 1, index($0, "/") - 1) : ""; next }
+                       suite != "" && /__/ { kernel = $1; sub(/.*__/, "", kernel); print suite, kernel }' \
+                    "$logs/catalogue_list.log" | sort -u)
+  if [ -z "$suite_kernels" ]; then
+    echo "gpu_catalogue_test --gtest_list_tests listed no suite of SUITE/...__KERNEL tests" \
+      > "$logs/catalogue/error.log"
+  fi
+  while read -r suite kernel; do
+    [ -n "$suite" ] || continue
+    filter="$suite/*__$kernel"
+    case $suite-$kernel in
+      GpuCatalogue-cuda_fused) filter+=":GpuKernelErrors*:GpuFused*" ;;
+      GpuCatalogue-cuda_splitk) filter+=":GpuSplitK*" ;;
+    esac
+    name=${suite}__$kernel
+    run_logged "$logs/catalogue/$name.log" "$LIMIT" env RC_PARAMS="max_success=$CASES" \
+      PACHECK_GPU_SUMMARY="$logs/catalogue/$name.summary.json" "$catalogue" --gtest_filter="$filter" &
+  done <<< "$suite_kernels"
+  wait  # the SASS check too
+
+  # 3. The sanitizers on each suite's draw (shapes and kernel choices, see pins) and kernel: on engine shapes the
+  # tensor copies run. synccheck runs with --num-cuda-barriers 256: with its default, 16 or 64 it reports an
+  # overflow of tracked barriers on these kernels (at most 12 mbarriers a block) and the launch fails.
+  if ! command -v compute-sanitizer > /dev/null; then
+    echo "skipped: compute-sanitizer not found on PATH" > "$logs/sanitizer/skipped.log"
+  else
+    while read -r suite kernel; do
+      [ -n "$suite" ] || continue
+      shapes=()
+      [[ $suite == GpuEngineShapes* ]] && shapes=(--engine-shapes)
+      for tool in memcheck racecheck initcheck synccheck; do
+        name=${kernel}__${tool}__$suite
+        if ! suite_pins=$(pins "$suite"); then
+          echo "skipped: no --layout and --merge known for suite $suite (run_gpu_suite.sh's pins)" \
+            > "$logs/sanitizer/$name.log"
+          continue
+        fi
+        options=()
+        [ "$tool" = synccheck ] && options=(--num-cuda-barriers 256)
+        # shellcheck disable=SC2086  # suite_pins is a list of options
+        run_logged "$logs/sanitizer/$name.log" "$LIMIT" compute-sanitizer --tool "$tool" "${options[@]}" \
+          --error-exitcode 9 "$pacheck" check --variant "$kernel" --property UlpBoundedAgreement \
+          --property MaskedLanesZeroWeight --cases "$SAN_CASES" "${shapes[@]}" $suite_pins \
+          --failures "$logs/sanitizer/failures-$name" &
+      done
+    done <<< "$suite_kernels"
+    wait
+  fi
+fi
+wait
+
+# 4. The benchmarks, alone on the GPU: ours, then torch's SDPA and FlashInfer on the same shapes, per flush.
+for flush in dirty clean; do
+  flush_option=()
+  if [ "$flush" = clean ]; then
+    [ "$CLEAN_FLUSH" = 0 ] && continue
+    flush_option=(--clean-flush)
+  fi
+  dir=$logs/bench/$flush
+  mkdir -p "$dir"
+  # shellcheck disable=SC2086  # BENCH_ARGS is a list of options
+  run_logged "$dir/ours.log" "$BENCH_LIMIT" "$bench" "${flush_option[@]}" $BENCH_ARGS --json "$dir/ours.json"
+  run_logged "$dir/torch.log" "$BENCH_LIMIT" python3 "$here/torch_sdpa_bench.py" "${flush_option[@]}" \
+    --json "$dir/torch.json"
+  run_logged "$dir/flashinfer.log" "$BENCH_LIMIT" python3 "$here/flashinfer_bench.py" "${flush_option[@]}" \
+    --json "$dir/flashinfer.json"
+done
+
+cd "$out" || exit 2
+python3 "$here/collect_results.py" --logs "$logs" --output "$out/results.json" &&
+  python3 "$here/results_page.py" --results "$out/results.json" --page "$out/RESULTS.md" &&
+  cat "$out/RESULTS.md"
+status=$?
+tar czf "$out/logs.tar.gz" logs && rm -rf "$logs"
+exit $status
