@@ -1,5 +1,5 @@
-// The seed diaries' cases (Day 22's tests of the fused kernel), as named tests over every CPU variant: each must
-// agree with the exact oracle within its error bound.
+// The hand-picked seed cases (first written to test the fused kernel), as named tests over every CPU variant:
+// each must agree with the exact oracle within its error bound.
 #include <gtest/gtest.h>
 
 #include "properties/agreement.h"
