@@ -64,7 +64,7 @@ std::string no_chromium_reason() {
 }
 
 // Where the browser must run (CI), PACHECK_REQUIRE_BROWSER=1 turns a missing browser from a skip into a failure,
-// so that the render tests cannot pass unseen.
+// so that a run that rendered nothing cannot look green there.
 class ReportRender : public ::testing::Test {
  protected:
   void SetUp() override {
