@@ -12,7 +12,6 @@
 #include <iostream>
 #include <optional>
 #include <stdexcept>
-#include <thread>
 
 #include "problem/case_file.h"
 #include "properties/runner.h"
@@ -94,46 +93,6 @@ std::filesystem::path failure_dir_of(const FuzzCampaignOptions& o, std::uint64_t
   return o.failure_dir / ("seed-" + std::to_string(seed));
 }
 
-// The variant as the rounds see it: the same kernel under the same name, plus the one thing a property cannot do
-// for a kernel that throws (an emulated illegal address, a CUDA error) instead of returning a wrong answer: save
-// the problem it threw on. RapidCheck's last failing call is its shrunk counterexample, so the file ends up
-// holding the shrunk case. In recording mode (the re-run of a round that crashed or hung) every problem is
-// saved before it runs, so whatever kills the process, the file holds the problem that killed it.
-class RecordingVariant final : public Variant {
- public:
-  RecordingVariant(const Variant& inner, std::filesystem::path dir, std::string property, bool record_every_run)
-      : inner_(inner), dir_(std::move(dir)), property_(std::move(property)), record_every_run_(record_every_run) {}
-  std::string name() const override { return inner_.name(); }
-  std::string description() const override { return inner_.description(); }
-  Capabilities capabilities() const override { return inner_.capabilities(); }
-  ErrorModel error_model(const Problem& p, const OracleResult& o, std::size_t row, const Knobs& k) const override {
-    return inner_.error_model(p, o, row, k);
-  }
-  Output run(const Problem& p, const Knobs& k) const override {
-    if (record_every_run_) save(in_flight_path(dir_), p, k, "the kernel crashed or hung on this problem");
-    try {
-      return inner_.run(p, k);
-    } catch (const std::exception& e) {
-      save(dir_ / (property_ + "-" + inner_.name() + ".json"), p, k, std::string("the kernel threw: ") + e.what());
-      throw;
-    }
-  }
-  static std::filesystem::path in_flight_path(const std::filesystem::path& dir) { return dir / "in-flight.json"; }
-
- private:
-  void save(const std::filesystem::path& path, const Problem& p, const Knobs& k, const std::string& what) const {
-    try {
-      write_case_file(path, Case{p, k, property_ + " failed on " + inner_.name() + ": " + what});
-    } catch (const std::exception&) {
-      // Best effort: the failure itself is still reported, with its reproduce command.
-    }
-  }
-  const Variant& inner_;
-  std::filesystem::path dir_;
-  std::string property_;
-  bool record_every_run_;
-};
-
 PropertyRun run_round(const FuzzCampaignOptions& o, const Round& round, bool record_every_run) {
   const std::filesystem::path dir = failure_dir_of(o, round.seed);
   const RecordingVariant variant(*o.variant, dir, round.property->name, record_every_run);
@@ -188,46 +147,27 @@ extern "C" void request_stop(int) { g_stop_requested = 1; }
 std::filesystem::path record_fatal_problem(const FuzzCampaignOptions& o, const Round& round, const char* kind,
                                            std::string* why) {
   const std::filesystem::path dir = failure_dir_of(o, round.seed);
-  const std::filesystem::path in_flight = RecordingVariant::in_flight_path(dir);
   std::error_code ec;
-  std::filesystem::remove(in_flight, ec);
-  std::fflush(nullptr);
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    *why = "could not fork the recording re-run";
+  std::filesystem::remove(RecordingVariant::in_flight_path(dir), ec);
+  ChildRun rerun;
+  try {
+    rerun = run_in_child(
+        [&] {
+          run_round(o, round, /*record_every_run=*/true);
+          return std::string();
+        },
+        o.grace_seconds);
+  } catch (const std::runtime_error& e) {
+    *why = std::string("could not start the recording re-run: ") + e.what();
     return {};
   }
-  if (pid == 0) {
-    run_round(o, round, /*record_every_run=*/true);
-    ::_exit(0);
-  }
-  const Clock::time_point limit =
-      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.grace_seconds));
-  int status = 0;
-  bool killed = false;
-  for (;;) {
-    const pid_t done = ::waitpid(pid, &status, WNOHANG);
-    if (done == pid) break;
-    if (done < 0 && errno != EINTR) break;
-    if (!killed && Clock::now() > limit) {
-      ::kill(pid, SIGKILL);  // the hang reproduced: the in-flight case is the problem it hangs on
-      killed = true;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  const bool died = killed || WIFSIGNALED(status);
-  if (!died || !std::filesystem::exists(in_flight)) {
-    std::filesystem::remove(in_flight, ec);
+  // Killed at the limit: the hang reproduced, and the in-flight case is the problem it hangs on.
+  if (!rerun.timed_out && !WIFSIGNALED(rerun.status)) {
+    std::filesystem::remove(RecordingVariant::in_flight_path(dir), ec);
     *why = std::string("a re-run of the round did not ") + kind + ", so no case was saved (a nondeterministic kernel?)";
     return {};
   }
-  const std::filesystem::path saved = dir / (round.property->name + "-" + o.variant->name() + "-" + kind + ".json");
-  std::filesystem::rename(in_flight, saved, ec);
-  if (ec) {
-    *why = "could not save the recorded case: " + ec.message();
-    return {};
-  }
-  return saved;
+  return RecordingVariant::keep_in_flight(dir, round.property->name, o.variant->name(), kind, why);
 }
 
 // --- the parent -----------------------------------------------------------------------------------------------
@@ -260,14 +200,111 @@ std::vector<std::filesystem::path> saved_cases(const std::filesystem::path& dir)
   return files;
 }
 
+}  // namespace
+
+Output RecordingVariant::run(const Problem& p, const Knobs& k) const {
+  if (record_every_run_) save(in_flight_path(dir_), p, k, "the kernel crashed or hung on this problem");
+  try {
+    return inner_.run(p, k);
+  } catch (const std::exception& e) {
+    save(dir_ / (property_ + "-" + inner_.name() + ".json"), p, k, std::string("the kernel threw: ") + e.what());
+    throw;
+  }
+}
+
+void RecordingVariant::save(const std::filesystem::path& path, const Problem& p, const Knobs& k,
+                            const std::string& what) const {
+  try {
+    write_case_file(path, Case{p, k, property_ + " failed on " + inner_.name() + ": " + what});
+  } catch (const std::exception&) {
+    // Best effort: the failure itself is still reported, with its reproduce command.
+  }
+}
+
+std::filesystem::path RecordingVariant::keep_in_flight(const std::filesystem::path& dir, const std::string& property,
+                                                       const std::string& variant, const std::string& kind,
+                                                       std::string* why) {
+  const std::filesystem::path in_flight = in_flight_path(dir);
+  if (!std::filesystem::exists(in_flight)) {
+    *why = "no problem was saved before the run died";
+    return {};
+  }
+  const std::filesystem::path saved = dir / (property + "-" + variant + "-" + kind + ".json");
+  std::error_code ec;
+  std::filesystem::rename(in_flight, saved, ec);
+  if (ec) {
+    *why = "could not save the recorded case: " + ec.message();
+    return {};
+  }
+  return saved;
+}
+
+bool ChildRun::completed() const { return !timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0; }
+
+ChildRun run_in_child(const std::function<std::string()>& body, double time_limit_seconds) {
+  int fds[2];
+  if (::pipe(fds) != 0) throw std::runtime_error(std::string("pipe failed: ") + std::strerror(errno));
+  std::fflush(nullptr);
+  std::cout.flush();
+  std::cerr.flush();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    int code = 0;
+    std::string result;
+    try {
+      result = body();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s\n", e.what());
+      code = 3;
+    }
+    for (std::size_t written = 0; written < result.size();) {
+      const ssize_t n = ::write(fds[1], result.data() + written, result.size() - written);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) ::_exit(3);  // the parent is gone
+      written += static_cast<std::size_t>(n);
+    }
+    std::fflush(nullptr);
+    ::_exit(code);
+  }
+  ::close(fds[1]);
+  ChildRun run;
+  const bool limited = time_limit_seconds > 0;
+  const Clock::time_point limit =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limited ? time_limit_seconds : 0));
+  for (;;) {  // read until the child closes its end: it exited, or died
+    pollfd fd{fds[0], POLLIN, 0};
+    const int ready = ::poll(&fd, 1, 100);
+    if (ready < 0 && errno != EINTR) break;
+    if (ready > 0) {
+      char chunk[65536];
+      const ssize_t n = ::read(fds[0], chunk, sizeof chunk);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      run.result.append(chunk, static_cast<std::size_t>(n));
+    }
+    if (limited && !run.timed_out && Clock::now() > limit) {
+      ::kill(pid, SIGKILL);
+      run.timed_out = true;
+    }
+  }
+  ::close(fds[0]);
+  while (::waitpid(pid, &run.status, 0) < 0 && errno == EINTR) {
+  }
+  return run;
+}
+
 std::string describe_exit(int status) {
   if (WIFSIGNALED(status)) return std::string("killed by signal ") + std::to_string(WTERMSIG(status)) + " (" +
                                   strsignal(WTERMSIG(status)) + ")";
   if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
   return "ended abnormally";
 }
-
-}  // namespace
 
 FuzzReport run_fuzz_campaign(const FuzzCampaignOptions& o, const std::function<void(const FuzzProgress&)>& progress,
                              const std::function<void(const FuzzFailure&)>& on_failure) {

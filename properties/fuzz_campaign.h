@@ -7,6 +7,9 @@
 // hangs kills one worker, and the parent reports which property and seed were running and how to reproduce it.
 // Worker w's round r uses seed `seed + r * jobs + w`, and the property catalogue()[(r * jobs + w) mod n] among
 // the n properties that apply to the variant, so a failure's seed alone names its round.
+//
+// Its two pieces for isolating a kernel, RecordingVariant and run_in_child, also serve `pacheck check`, which runs
+// plugin variants in a child process per property.
 #pragma once
 
 #include <chrono>
@@ -65,6 +68,53 @@ struct FuzzReport {
   bool skipped = false;     // the variant needs a GPU and none answered
   std::string skip_reason;
 };
+
+// The variant as a property run in a worker sees it: the same kernel under the same name, plus the one thing a
+// property cannot do for a kernel that throws (an emulated illegal address, a CUDA error, a plugin's error) instead of
+// returning a wrong answer: save the problem it threw on, as `<property>-<variant>.json` in `dir`. RapidCheck's last
+// failing call is its shrunk counterexample, so the file ends up holding the shrunk case. With record_every_run
+// every problem is first saved as in_flight_path(dir), so whatever kills the process, that file holds the problem
+// that killed it (keep_in_flight then gives it its lasting name).
+class RecordingVariant final : public Variant {
+ public:
+  RecordingVariant(const Variant& inner, std::filesystem::path dir, std::string property, bool record_every_run)
+      : inner_(inner), dir_(std::move(dir)), property_(std::move(property)), record_every_run_(record_every_run) {}
+  std::string name() const override { return inner_.name(); }
+  std::string description() const override { return inner_.description(); }
+  Capabilities capabilities() const override { return inner_.capabilities(); }
+  ErrorModel error_model(const Problem& p, const OracleResult& o, std::size_t row, const Knobs& k) const override {
+    return inner_.error_model(p, o, row, k);
+  }
+  Output run(const Problem& p, const Knobs& k) const override;
+
+  static std::filesystem::path in_flight_path(const std::filesystem::path& dir) { return dir / "in-flight.json"; }
+  // Renames the in-flight problem of a run that died to `<property>-<variant>-<kind>.json` in dir and returns that
+  // path; "" with `why` when there is none or it cannot be renamed.
+  static std::filesystem::path keep_in_flight(const std::filesystem::path& dir, const std::string& property,
+                                              const std::string& variant, const std::string& kind, std::string* why);
+
+ private:
+  void save(const std::filesystem::path& path, const Problem& p, const Knobs& k, const std::string& what) const;
+  const Variant& inner_;
+  std::filesystem::path dir_;
+  std::string property_;
+  bool record_every_run_;
+};
+
+// A function run in a child process (fork), so that whatever it does to its process (a crash, an abort, a hang, a
+// corrupted RapidCheck state) leaves the caller's alone. What it returns comes back over a pipe.
+struct ChildRun {
+  int status = 0;          // as waitpid reports it
+  bool timed_out = false;  // killed (SIGKILL) at the time limit
+  std::string result;      // what the function returned; complete only when completed()
+  bool completed() const;  // exited with status 0 before the time limit
+};
+// time_limit_seconds <= 0: no limit. The child ends with _exit (no destructors, no atexit handlers run there): status
+// 0 after returning, 3 after an exception (its text on stderr).
+ChildRun run_in_child(const std::function<std::string()>& body, double time_limit_seconds = 0);
+
+// A process's end in words: "killed by signal 11 (Segmentation fault)", "exited with status 3".
+std::string describe_exit(int status);
 
 // Throws std::invalid_argument for bad options (no variant, no budget, no property applies).
 // `progress` is called about once a second and once at the end; `on_failure` as each failure arrives.
