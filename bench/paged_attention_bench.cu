@@ -1,27 +1,26 @@
-// The decode benchmark of the CUDA kernels (issue 8). Not a test: run it by hand on a GPU.
+// The decode benchmark of the CUDA kernels. Not a test: bench/run_gpu_suite.sh runs it on a GPU.
 //
 // In one run it measures the device-to-device copy bandwidth (bytes read plus written), then, for decode with
 // bf16 K/V, head dim 128, block size 16, 8 KV heads, GQA 4 and 8, batch 1/8/64/256 and context 1k/8k/32k, with
 // every sequence's blocks scattered through one shared pool, the achieved bandwidth of cuda_fused and
 // cuda_splitk: (K and V bytes that must be read + Q + output) / kernel time, where the kernel time is the median
 // over repeats of CUDA-event time with the L2 flushed before each repeat. It prints a table and writes JSON.
-// cuda/bench/torch_sdpa_bench.py times torch's scaled_dot_product_attention on the same shapes.
+// bench/torch_sdpa_bench.py and bench/flashinfer_bench.py time torch's and FlashInfer's kernels on the same shapes.
 //
-// With --layouts it also times cuda_fused in other layouts than the production one (tensor-core tiles in flight;
-// the CUDA-core kernel), for tuning; --only GQA,BATCH,CONTEXT runs one shape (for a profiler); --split N gives
-// cuda_splitk N keys per split instead of the split that fills the GPU in one wave; --sequential-pool hands the
-// blocks out in pool order instead of scattering them (a diagnostic of address locality); --stages also times
-// cuda_splitk's attention kernel without the merge (splitk_no_merge: what the merge and its launch cost);
-// --clean-flush reads a second buffer larger than the L2 after the flush's writes, so that each run starts with
-// clean lines in the L2 rather than the flush's dirty ones, which would otherwise be written back to memory while
-// the kernel runs (a diagnostic of how much of a memory-bound kernel's time that write-back is); --warm-metadata
-// reads the plan, the sequence records, the block tables, the query rows' sequence indices and the queries back
-// into the L2 after each flush, as a serving engine's upload of them just before the kernel would leave them (a
-// diagnostic of what the paged indirection's dependent loads cost when they start from memory, as they do in the
-// benchmark).
+// --layout and --merge pin the kernel choices (problem/knobs.h; unpinned, each shape runs what launch_rules.h
+// chooses for its grid); --only GQA,BATCH,CONTEXT runs one shape (for a profiler); --split N gives cuda_splitk N
+// keys per split instead of the split that fills the GPU in one wave; --sequential-pool hands the blocks out in
+// pool order instead of scattering them (a diagnostic of address locality); --stages also times cuda_splitk's
+// attention kernel without the merge (splitk_no_merge: what the merge and its launch cost); --clean-flush reads a
+// second buffer larger than the L2 after the flush's writes, so that each run starts with clean lines in the L2
+// rather than the flush's dirty ones, which would otherwise be written back to memory while the kernel runs (a
+// diagnostic of how much of a memory-bound kernel's time that write-back is); --warm-metadata reads the plan, the
+// sequence records, the block tables, the query rows' sequence indices and the queries back into the L2 after
+// each flush, as a serving engine's upload of them just before the kernel would leave them (a diagnostic of what
+// the paged indirection's dependent loads cost when they start from memory, as they do in the benchmark).
 //
-//   paged_attention_bench [--json FILE] [--repeats N] [--tile-size N] [--layouts] [--only G,B,C] [--split N]
-//                         [--sequential-pool] [--stages] [--clean-flush] [--warm-metadata]
+//   paged_attention_bench [--json FILE] [--repeats N] [--tile-size N] [--layout L] [--merge M] [--only G,B,C]
+//                         [--split N] [--sequential-pool] [--stages] [--clean-flush] [--warm-metadata]
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -38,10 +37,10 @@
 
 #include "cuda/cuda_check.h"
 #include "cuda/device_buffer.h"
+#include "cuda/launch_rules.h"
 #include "cuda/paged_attention.h"
-#include "cuda/paged_attention_kernel.cuh"
-#include "cuda/tensor_core_attention_kernel.cuh"
 #include "cuda/plan_on_device.h"
+#include "problem/knobs.h"
 
 namespace pacheck::cuda {
 namespace {
@@ -57,7 +56,7 @@ struct Options {
   std::string json_path = "paged_attention_bench.json";
   int repeats = 20;
   int tile_size = 64;  // at least the kernels' largest tile for this shape (the kernel caps it)
-  bool layouts = false;
+  KernelPins pins;  // --layout, --merge: the kernel choices every launch pins (automatic: launch_rules.h's rules)
   int only_gqa = 0, only_batch = 0, only_context = 0;
   int split = 0;  // cuda_splitk's keys per split; 0: split_size_filling_gpu
   bool sequential_pool = false;  // blocks handed out in pool order (a diagnostic: scattered is the benchmark)
@@ -66,38 +65,6 @@ struct Options {
   bool warm_metadata = false;  // after each flush, the plan and the batch's metadata read back (a diagnostic)
 };
 
-// Layouts of the bf16, head-dim 128 kernel other than the production one, for --layouts: name, GQA groups it
-// serves (4: up to 4 query heads per KV head, 8: 5 to 8), and its launcher. Tensor-core layouts read
-// tc_s<stages>_t<table entries staged>[_tma] (tiles in shared memory; _tma: swizzled, K and V by tensor copies,
-// the production layouts of sessions 13-17, tc_s2_t2048_tma the wide-kv-tma layout of paged_attention.h; else
-// padded with 16-byte asynchronous copies, the layout before 2026-11-30's session 13); each is timed fused and
-// split-K (name+sk). The CUDA-core kernel (the production layout for fp32, fp16 and odd head dims) reads
-// cc_r<rows per thread>x<row sets>_t<keys per tile>_s<stages>_l<head lanes per thread>.
-// The production layouts themselves (deep, wide, wide-evict-first: paged_attention.h) are timed by pinning one with
-// PACHECK_TENSOR_CORE_LAYOUT; unpinned, each shape runs the one production chooses for its grid.
-struct Layout {
-  const char* name;
-  int row_capacity;
-  void (*launch)(const DeviceBatch&, const DevicePlan&, cudaStream_t);
-};
-template <int RPT, int SETS, int TILE, int STAGES, int LPT>
-constexpr Layout cuda_core_layout(const char* name) {
-  return {name, RPT * SETS, kernels::KernelLayout<__nv_bfloat16, kHeadDim, RPT, SETS, TILE, STAGES, LPT>::launch};
-}
-template <int ROWS, int STAGES, int TABLE, bool TMA = false>
-constexpr Layout tensor_core_layout(const char* name) {
-  return {name, ROWS, kernels::TensorCoreLayout<kHeadDim, ROWS, STAGES, TABLE, TMA>::launch};
-}
-const Layout kAlternativeLayouts[] = {
-    tensor_core_layout<4, 3, 2048>("tc_s3_t2048"), tensor_core_layout<8, 3, 2048>("tc_s3_t2048"),
-    tensor_core_layout<4, 2, 2048, true>("tc_s2_t2048_tma"), tensor_core_layout<8, 2, 2048, true>("tc_s2_t2048_tma"),
-    tensor_core_layout<4, 3, 2048, true>("tc_s3_t2048_tma"), tensor_core_layout<8, 3, 2048, true>("tc_s3_t2048_tma"),
-    tensor_core_layout<4, 2, 2048>("tc_s2_t2048"), tensor_core_layout<8, 2, 2048>("tc_s2_t2048"),
-    tensor_core_layout<4, 2, 512>("tc_s2_t512"),   tensor_core_layout<8, 2, 512>("tc_s2_t512"),
-    tensor_core_layout<4, 3, 512>("tc_s3_t512"),   tensor_core_layout<8, 3, 512>("tc_s3_t512"),
-    cuda_core_layout<4, 1, 32, 2, 8>("cc_r4x1_t32_s2_l8"),
-    cuda_core_layout<8, 1, 32, 3, 8>("cc_r8x1_t32_s3_l8"),
-};
 __device__ inline std::uint64_t splitmix(std::uint64_t x) {
   x += 0x9e3779b97f4a7c15ull;
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -194,13 +161,11 @@ double median_ms(int repeats, const L2Flush& l2_flush, Body body, const std::vec
   return median(times);
 }
 
-// The split size that fills the GPU in one wave: as many splits per sequence as the resident blocks allow (at
-// least one), each a whole number of tiles. cuda_splitk takes it as its split_size knob.
+// The split size that fills the GPU in one wave of the deep layout (launch_rules.h). cuda_splitk takes it as its
+// split_size knob.
 int split_size_filling_gpu(int batch, int context, int gqa, int multiprocessors) {
   const int resident = multiprocessors * resident_blocks_per_multiprocessor(Storage::bf16, kHeadDim, gqa);
-  const int splits = std::max(1, resident / (batch * kKvHeads));
-  const int tile = max_tile_keys(Storage::bf16, kHeadDim);
-  return (context + splits - 1) / splits / tile * tile + ((context + splits - 1) / splits % tile ? tile : 0);
+  return split_size_for_one_wave(context, batch * kKvHeads, resident, kernel_arithmetic(Storage::bf16, kHeadDim).max_tile_keys);
 }
 
 struct Row {
@@ -335,9 +300,10 @@ int run(const Options& o) {
         fused_batch.output = out_fused.get();
         splitk_batch.output = out_splitk.get();
         const double fused_ms = median_ms(
-            o.repeats, l2_flush, [&] { launch_attention(fused_batch, fused_plan.view(), nullptr); }, fused_metadata);
+            o.repeats, l2_flush, [&] { launch_attention(fused_batch, fused_plan.view(), o.pins, nullptr); },
+            fused_metadata);
         const double splitk_ms = median_ms(
-            o.repeats, l2_flush, [&] { launch_attention(splitk_batch, splitk_plan.view(), nullptr); },
+            o.repeats, l2_flush, [&] { launch_attention(splitk_batch, splitk_plan.view(), o.pins, nullptr); },
             splitk_metadata);
         check_completion(nullptr, "benchmark");
 
@@ -358,30 +324,10 @@ int run(const Options& o) {
           DevicePlan attention_only = splitk_plan.view();
           attention_only.split_k = false;
           const double ms = median_ms(
-              o.repeats, l2_flush, [&] { launch_attention(splitk_batch, attention_only, nullptr); }, splitk_metadata);
+              o.repeats, l2_flush, [&] { launch_attention(splitk_batch, attention_only, o.pins, nullptr); },
+              splitk_metadata);
           check_completion(nullptr, "split-K attention alone");
           rows.push_back({gqa, batch, context, "splitk_no_merge", split, ms, bytes, tbps(ms), 0.0});
-        }
-        if (o.layouts) {
-          for (const Layout& layout : kAlternativeLayouts) {
-            if (layout.row_capacity != row_capacity(gqa)) continue;
-            const double ms = median_ms(
-                o.repeats, l2_flush, [&] { layout.launch(fused_batch, fused_plan.view(), nullptr); }, fused_metadata);
-            check_completion(nullptr, layout.name);
-            const std::vector<__nv_bfloat16> c = out_fused.download();
-            double layout_diff = 0;  // other tile sizes fold differently: a few bf16 ulps from the production output
-            for (std::size_t e = 0; e < c.size(); ++e)
-              layout_diff = std::max(
-                  layout_diff, static_cast<double>(std::fabs(__bfloat162float(c[e]) - __bfloat162float(a[e]))));
-            rows.push_back({gqa, batch, context, layout.name, context, ms, bytes, tbps(ms), layout_diff});
-            if (std::string(layout.name).rfind("tc_", 0) != 0) continue;
-            const double split_ms = median_ms(
-                o.repeats, l2_flush, [&] { layout.launch(splitk_batch, splitk_plan.view(), nullptr); },
-                splitk_metadata);
-            check_completion(nullptr, layout.name);
-            rows.push_back({gqa, batch, context, std::string(layout.name) + "+sk", split, split_ms, bytes,
-                            tbps(split_ms), 0.0});
-          }
         }
         for (std::size_t i = printed; i < rows.size(); ++i)
           std::printf("%4d %6d %8d  %-18s %8d %10.4f %10.3f %8.3f\n", rows[i].gqa, rows[i].batch, rows[i].context,
@@ -399,6 +345,7 @@ int run(const Options& o) {
                runtime % 1000 / 10, o.repeats, o.tile_size);
   std::fprintf(f, "  \"clean_flush\": %s,\n  \"warm_metadata\": %s,\n", o.clean_flush ? "true" : "false",
                o.warm_metadata ? "true" : "false");
+  std::fprintf(f, "  \"layout\": \"%s\",\n  \"merge\": \"%s\",\n", knob_name(o.pins.layout), knob_name(o.pins.merge));
   std::fprintf(f, "  \"shape\": {\"dtype\": \"bf16\", \"head_dim\": %d, \"block_size\": %d, \"num_kv_heads\": %d, "
                   "\"mode\": \"decode\", \"blocks\": \"scattered\"},\n", kHeadDim, kBlockSize, kKvHeads);
   std::fprintf(f, "  \"copy_tbps\": %.4f,\n  \"results\": [\n", copy_tbps);
@@ -433,7 +380,18 @@ int main(int argc, char** argv) {
     if (a == "--json") o.json_path = value();
     else if (a == "--repeats") o.repeats = std::max(1, std::atoi(value().c_str()));
     else if (a == "--tile-size") o.tile_size = std::max(1, std::atoi(value().c_str()));
-    else if (a == "--layouts") o.layouts = true;
+    else if (a == "--layout" || a == "--merge") {
+      const std::string name = value();
+      const auto layout = pacheck::parse_kernel_layout(name);
+      const auto merge = pacheck::parse_merge_shape(name);
+      if (a == "--layout" ? !layout : !merge) {
+        std::fprintf(stderr, "%s takes one of %s\n", a.c_str(),
+                     (a == "--layout" ? pacheck::kernel_layout_names() : pacheck::merge_shape_names()).c_str());
+        return 2;
+      }
+      if (a == "--layout") o.pins.layout = *layout;
+      else o.pins.merge = *merge;
+    }
     else if (a == "--split") o.split = std::max(0, std::atoi(value().c_str()));
     else if (a == "--sequential-pool") o.sequential_pool = true;
     else if (a == "--stages") o.stages = true;
@@ -447,7 +405,7 @@ int main(int argc, char** argv) {
     }
     else {
       std::fprintf(stderr,
-                   "unknown option %s\nusage: %s [--json FILE] [--repeats N] [--tile-size N] [--layouts] "
+                   "unknown option %s\nusage: %s [--json FILE] [--repeats N] [--tile-size N] [--layout L] [--merge M] "
                    "[--only G,B,C] [--split N] [--sequential-pool] [--stages] [--clean-flush] [--warm-metadata]\n",
                    a.c_str(), argv[0]);
       return 2;

@@ -247,15 +247,25 @@ def render(document, results_name="bench/results.json"):
 
 
 def add_run(results, run):
-    """results with each GPU of run replacing the entry of the same name, or appended."""
+    """results with each GPU of run replacing the entry of the same name, or appended. A run of the same commit on
+    the same GPU that skipped a section (a correctness run and a benchmark run made apart) keeps the recorded one."""
     gpus = list(results["gpus"])
     for gpu in run["gpus"]:
         names = [g["environment"]["gpu"] for g in gpus]
         name = gpu["environment"]["gpu"]
-        if name in names:
-            gpus[names.index(name)] = gpu
-        else:
+        if name not in names:
             gpus.append(gpu)
+            continue
+        old = gpus[names.index(name)]
+        if old["environment"].get("commit") == gpu["environment"].get("commit"):
+            merged = dict(gpu)
+            for section, value in old.items():
+                if section == "environment":
+                    continue
+                if section not in gpu or (isinstance(gpu[section], dict) and "skipped" in gpu[section]):
+                    merged[section] = value
+            gpu = merged
+        gpus[names.index(name)] = gpu
     return {**results, "gpus": gpus}
 
 

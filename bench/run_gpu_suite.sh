@@ -21,7 +21,7 @@
 #
 # Settings (environment): CASES (1000), SAN_CASES (100), LIMIT (420), BENCH_LIMIT (300 seconds for each benchmark
 # run), BENCH_ARGS (more options for paged_attention_bench, e.g. --layout wide), SKIP_CHECKS=1 (leaves out steps 2
-# and 3), CLEAN_FLUSH=0 (leaves out the --clean-flush pass), FLASHINFER_BUNDLE (a folder with FlashInfer's
+# and 3), SKIP_BENCH=1 (leaves out step 4), CLEAN_FLUSH=0 (leaves out the --clean-flush pass), FLASHINFER_BUNDLE (a folder with FlashInfer's
 # install.sh, installed into /tmp/fi; without it flashinfer must already import), COMMIT (the commit measured, where
 # this script's folder is not a git checkout). A missing tool (compute-sanitizer, cuobjdump, torch, FlashInfer) is
 # recorded as skipped with the reason.
@@ -43,8 +43,10 @@ LIMIT=${LIMIT:-420}
 BENCH_LIMIT=${BENCH_LIMIT:-300}
 BENCH_ARGS=${BENCH_ARGS:-}
 SKIP_CHECKS=${SKIP_CHECKS:-0}
+SKIP_BENCH=${SKIP_BENCH:-0}
 CLEAN_FLUSH=${CLEAN_FLUSH:-1}
 command_line="CASES=$CASES SAN_CASES=$SAN_CASES LIMIT=$LIMIT BENCH_LIMIT=$BENCH_LIMIT SKIP_CHECKS=$SKIP_CHECKS"
+command_line+=" SKIP_BENCH=$SKIP_BENCH"
 command_line+=" CLEAN_FLUSH=$CLEAN_FLUSH${BENCH_ARGS:+ BENCH_ARGS=\"$BENCH_ARGS\"} $0 $*"
 
 build=$(cd "$build" 2>/dev/null && pwd) || { echo "run_gpu_suite.sh: no build folder ${1:-$BUILD}" >&2; exit 2; }
@@ -197,6 +199,7 @@ wait
 
 # 4. The benchmarks, alone on the GPU: ours, then torch's SDPA and FlashInfer on the same shapes, per flush.
 for flush in dirty clean; do
+  [ "$SKIP_BENCH" = 1 ] && break
   flush_option=()
   if [ "$flush" = clean ]; then
     [ "$CLEAN_FLUSH" = 0 ] && continue

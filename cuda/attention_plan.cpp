@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "cuda/launch_rules.h"
 #include "cuda/paged_attention.h"
 #include "cuda/plan_on_device.h"
 

@@ -2,6 +2,7 @@
 // (sequence, KV head, run of query positions) with every query head of its GQA group, walks the whole history
 // through the block table tile by tile, and folds each tile into the rows' online-softmax states.
 #include "cuda/device_problem.h"
+#include "cuda/launch_rules.h"
 #include "cuda/kernel_error_model.h"
 #include "variants/variant.h"
 

@@ -3,6 +3,7 @@
 // folds one split of one run of rows from an empty state and writes the partial (max, denominator, fp32
 // accumulator); a reduce kernel merges each row's non-empty splits in order with the online-softmax merge.
 #include "cuda/device_problem.h"
+#include "cuda/launch_rules.h"
 #include "cuda/kernel_error_model.h"
 #include "variants/variant.h"
 

@@ -5,6 +5,7 @@
 
 #include "cuda/cuda_check.h"
 #include "cuda/device_probe.h"
+#include "cuda/launch_rules.h"
 #include "cuda/plan_on_device.h"
 
 namespace pacheck::cuda {
@@ -114,7 +115,7 @@ Output run_paged_attention(const Problem& problem, const Knobs& knobs, bool spli
   const AttentionPlan plan =
       plan_attention(device.sequences(), problem.num_query_heads, problem.num_kv_heads, knobs.tile_size, split_sizes);
   const PlanOnDevice plan_on_device(plan, problem.num_kv_heads, problem.head_dim);
-  launch_attention(device.batch(), plan_on_device.view(), nullptr);
+  launch_attention(device.batch(), plan_on_device.view(), knobs.pins, nullptr);
   check_completion(nullptr, variant);
   return device.download_output();
 }

@@ -1,6 +1,6 @@
-// The error model shared by cuda_fused and cuda_splitk (oracle/ERROR_MODEL.md): what the kernel a problem runs on
-// (kernel_arithmetic in paged_attention.h: fp32 on the CUDA cores, or bf16 operands on the tensor cores) does to
-// one row's logits, weights and sums.
+// The error model shared by cuda_fused and cuda_splitk: the tiled-kernel model of oracle/stock_error_models.h for
+// the arithmetic the problem runs on (kernel_arithmetic in launch_rules.h: fp32 on the CUDA cores, or bf16
+// operands on the tensor cores).
 #pragma once
 
 #include <cstddef>

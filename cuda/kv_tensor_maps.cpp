@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cuda/cuda_check.h"
+#include "cuda/launch_rules.h"
 
 namespace pacheck::cuda {
 namespace {

@@ -188,7 +188,7 @@ Sequence read_sequence(const json& value, const std::string& where) {
 Knobs read_knobs(const json& value) {
   const std::string where = "knobs";
   const json& object = object_at(value, where);
-  reject_unknown_fields(object, {"tile_size", "split_size", "num_splits"}, where);
+  reject_unknown_fields(object, {"tile_size", "split_size", "num_splits", "layout", "merge"}, where);
   Knobs k;
   k.tile_size = int_field(object, "tile_size", where);
   k.split_size = int_field(object, "split_size", where);
@@ -197,6 +197,23 @@ Knobs read_knobs(const json& value) {
   if (k.split_size <= 0) throw CaseFileError("knobs: split_size must be positive, got " + std::to_string(k.split_size));
   if (k.num_splits < 0)
     throw CaseFileError("knobs: num_splits must be 0 (use split_size) or positive, got " + std::to_string(k.num_splits));
+  // The kernel choices are optional: absent means automatic, so files that pin nothing read as they always did.
+  if (object.contains("layout")) {
+    const json& layout = object.at("layout");
+    const auto parsed = layout.is_string() ? parse_kernel_layout(layout.get<std::string>()) : std::nullopt;
+    if (!parsed)
+      throw CaseFileError("knobs: layout must be one of " + kernel_layout_names() + ", got " +
+                          quote_for_message(layout.dump()));
+    k.pins.layout = *parsed;
+  }
+  if (object.contains("merge")) {
+    const json& merge = object.at("merge");
+    const auto parsed = merge.is_string() ? parse_merge_shape(merge.get<std::string>()) : std::nullopt;
+    if (!parsed)
+      throw CaseFileError("knobs: merge must be one of " + merge_shape_names() + ", got " +
+                          quote_for_message(merge.dump()));
+    k.pins.merge = *parsed;
+  }
   return k;
 }
 
@@ -221,6 +238,8 @@ std::string case_to_json(const Case& c) {
     seqs.push_back({{"context_len", s.context_len}, {"num_queries", s.num_queries}, {"block_table", s.block_table}});
   j["sequences"] = seqs;
   j["knobs"] = {{"tile_size", c.knobs.tile_size}, {"split_size", c.knobs.split_size}, {"num_splits", c.knobs.num_splits}};
+  if (c.knobs.pins.layout != KernelLayout::automatic) j["knobs"]["layout"] = knob_name(c.knobs.pins.layout);
+  if (c.knobs.pins.merge != MergeShape::automatic) j["knobs"]["merge"] = knob_name(c.knobs.pins.merge);
   j["k_pool"] = encode_values(p.k_pool, p.dtype);
   j["v_pool"] = encode_values(p.v_pool, p.dtype);
   j["queries"] = encode_values(p.queries, p.dtype);

@@ -44,7 +44,7 @@ void single_key_returns_its_value(const PropertyContext& ctx) {
       while (std::memcmp(&v[j], &o[j], sizeof(float)) == 0) ++j;
       std::ostringstream msg;
       msg.precision(10);
-      msg << "a query with a single key must return that key's V exactly\n" << describe(p) << knobs_text(c.knobs)
+      msg << "a query with a single key must return that key's V exactly\n" << describe(p) << knobs_line(c.knobs)
           << "at " << element_position(p, p.query_offset(s, 0, h) + j) << ": V = " << v[j] << ", got " << o[j] << "\n";
       RC_FAIL(msg.str() + "replay: " +
               save_failure(ctx, "SingleKeyReturnsItsValue", p, c.knobs, "single-key row differs from its V"));

@@ -102,6 +102,7 @@ PropertyRun run_round(const FuzzCampaignOptions& o, const Round& round, bool rec
   run_options.failure_dir = dir;
   run_options.replay_program = o.replay_program;
   run_options.engine_shapes = o.engine_shapes;
+  run_options.pins = o.pins;
   PropertyRun run;
   try {
     run = run_property(*round.property, variant, run_options);
@@ -187,6 +188,7 @@ std::string check_command(const FuzzCampaignOptions& o, const Round& round, int 
                         round.property->name + " --seed " + std::to_string(round.seed) + " --cases " +
                         std::to_string(cases);
   if (o.engine_shapes) command += " --engine-shapes";
+  command += pin_arguments(o.pins);
   if (!reproduce.empty()) command += " --reproduce " + reproduce;
   return command;
 }

@@ -32,6 +32,7 @@ struct FuzzCampaignOptions {
   int cases_per_round = 20;
   bool keep_going = false;  // continue after a failure until the budget is spent
   bool engine_shapes = false;  // gen::Limits::engine_shapes
+  KernelPins pins;             // gen::Limits::pins
   std::filesystem::path failure_dir = "pacheck-failures/fuzz";
   std::string replay_program = "pacheck";
   // After the budget, a worker still inside a round (shrinking a failure, or a hung variant) gets this long to

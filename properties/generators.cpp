@@ -29,12 +29,21 @@ rc::Gen<int> head_dim(const Limits& limits) {
 }
 
 rc::Gen<int> block_size(const Limits& limits) {
+  if (!limits.block_sizes.empty()) {
+    std::vector<int> engine;
+    for (int b : limits.block_sizes)
+      if (b == 16 || b == 32 || b == 64) engine.push_back(b);
+    return pick(limits.engine_shapes && !engine.empty() ? engine : limits.block_sizes);
+  }
   if (limits.engine_shapes) return pick(std::vector<int>{16, 32, 64});
   return weighted<int>({{3, rc::gen::inRange(1, 17)},
                                       {1, pick(std::vector<int>{3, 5, 7, 12, 16, 24, 32, 48, 64})}});
 }
 
-rc::Gen<int> gqa_ratio() { return weighted<int>({{2, rc::gen::just(1)}, {3, rc::gen::inRange(2, 9)}}); }
+rc::Gen<int> gqa_ratio(const Limits& limits) {
+  if (!limits.gqa_ratios.empty()) return pick(limits.gqa_ratios);
+  return weighted<int>({{2, rc::gen::just(1)}, {3, rc::gen::inRange(2, 9)}});
+}
 
 rc::Gen<int> num_kv_heads() { return weighted<int>({{2, rc::gen::just(1)}, {2, rc::gen::inRange(2, 5)}}); }
 
@@ -88,7 +97,7 @@ rc::Gen<ProblemSpec> problem_spec(const Limits& limits) {
     spec.head_dim = *head_dim(limits);
     spec.block_size = *block_size(limits);
     spec.num_kv_heads = *num_kv_heads();
-    spec.gqa_ratio = *gqa_ratio();
+    spec.gqa_ratio = *gqa_ratio(limits);
     const int count = *rc::gen::inRange(1, limits.max_sequences + 1);
     for (int i = 0; i < count; ++i) {
       const Mode mode = *pick(limits.modes);
@@ -109,8 +118,9 @@ rc::Gen<ProblemSpec> problem_spec(const Limits& limits) {
 }
 
 rc::Gen<Knobs> knobs(int max_context, const Limits& limits) {
-  return rc::gen::exec([max_context, engine_shapes = limits.engine_shapes] {
+  return rc::gen::exec([max_context, engine_shapes = limits.engine_shapes, pins = limits.pins] {
     Knobs k;
+    k.pins = pins;
     const int beyond = std::max(2, max_context + 8);
     if (engine_shapes) {
       k.tile_size = *pick(std::vector<int>{64, 16, 32, 48, 128});
@@ -138,8 +148,6 @@ void showValue(const ProblemSpec& spec, std::ostream& os) {
   if (spec.explicit_scale) os << " scale=" << *spec.explicit_scale;
 }
 
-void showValue(const Knobs& knobs, std::ostream& os) {
-  os << "tile_size=" << knobs.tile_size << " split_size=" << knobs.split_size << " num_splits=" << knobs.num_splits;
-}
+void showValue(const Knobs& knobs, std::ostream& os) { os << knobs_text(knobs); }
 
 }  // namespace pacheck

@@ -25,10 +25,15 @@ struct Limits {
   int max_head_dim = 256;
   // Head dims a variant cannot take (for example, not a multiple of its vector width) are never drawn.
   std::function<bool(int)> head_dim_supported = [](int) { return true; };
+  // The only block sizes and GQA ratios drawn, when not empty (a variant that takes only these).
+  std::vector<int> block_sizes;
+  std::vector<int> gqa_ratios;
   // Only what serving engines run: bf16 where allowed, real head dims (and 40, 48), block sizes 16, 32 and 64,
   // tiles and splits that are multiples of 16. The general draw reaches those corners in well under one case in a
   // hundred, yet serving runs little else, and the CUDA tensor-core kernel's tensor copies run only there.
   bool engine_shapes = false;
+  // Kernel choices every drawn case pins (Knobs::pins).
+  KernelPins pins;
 };
 
 // An index in [0, n), uniform whatever the case's size (rc::gen::inRange favours small values at small sizes,
@@ -63,7 +68,7 @@ rc::Gen<int> head_dim(const Limits& limits);
 // 1 to 64, non-powers of two included (engine shapes: 16, 32, 64).
 rc::Gen<int> block_size(const Limits& limits = {});
 // GQA ratio 1 (MHA), 2..8 (3, 5, 6, 7 included); the KV head count 1 (MQA) to 4.
-rc::Gen<int> gqa_ratio();
+rc::Gen<int> gqa_ratio(const Limits& limits = {});
 rc::Gen<int> num_kv_heads();
 // Context lengths biased toward the ragged-tail corners: 1, bs-1, bs, bs+1, multiples, and long.
 rc::Gen<int> context_len(int block_size, int max_context);

@@ -49,6 +49,7 @@ void physical_layout_invariance(const PropertyContext& ctx) {
 void gqa_equivalence(const PropertyContext& ctx) {
   const DrawnCase c = draw_case(ctx, [](ProblemSpec& spec) { spec.gqa_ratio = std::max(2, spec.gqa_ratio); });
   const Problem mha = replicate_kv_heads(c.problem);
+  RC_PRE(covers(ctx.variant->capabilities(), mha));
   const OracleResult gqa_oracle = oracle_for(c.problem, c.knobs);
   const OracleResult mha_oracle = oracle_for(mha, c.knobs);
   RC_ASSERT(gqa_oracle.out == mha_oracle.out);

@@ -36,7 +36,7 @@ class CaseTracker {
  public:
   void begin_invocation() { current_.reset(); }
   void saw(const Problem& p, const Knobs& k) {
-    current_ = SeenCase{problem_size(p), describe(p) + steps::knobs_text(k)};
+    current_ = SeenCase{problem_size(p), describe(p) + steps::knobs_line(k)};
   }
   void invocation_failed() { last_failure_ = current_; }
   const std::optional<SeenCase>& last_failure() const { return last_failure_; }

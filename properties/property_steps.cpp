@@ -22,10 +22,7 @@ void observe(const PropertyContext& ctx, const std::string& property, const Prob
   if (ctx.observer) ctx.observer(CaseObservation{property, p, k, a});
 }
 
-std::string knobs_text(const Knobs& k) {
-  return "knobs: tile_size=" + std::to_string(k.tile_size) + " split_size=" + std::to_string(k.split_size) +
-         " num_splits=" + std::to_string(k.num_splits) + "\n";
-}
+std::string knobs_line(const Knobs& k) { return "knobs: " + knobs_text(k) + "\n"; }
 
 OracleResult oracle_for(const Problem& p, const Knobs& knobs) {
   OracleResult oracle = run_oracle(p, oracle_split_sizes(p, knobs));
@@ -53,7 +50,7 @@ void require_bit_identical(const PropertyContext& ctx, const std::string& proper
   if (first == a.size()) return;
   std::ostringstream msg;
   msg.precision(10);
-  msg << what << " changed the output of " << ctx.variant->name() << "\n" << describe(p) << knobs_text(knobs);
+  msg << what << " changed the output of " << ctx.variant->name() << "\n" << describe(p) << knobs_line(knobs);
   if (a.size() != b.size())
     msg << "output sizes differ: " << a.size() << " vs " << b.size() << "\n";
   else

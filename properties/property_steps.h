@@ -38,7 +38,8 @@ Output run_and_check(const PropertyContext& ctx, const std::string& property, co
 void require_bit_identical(const PropertyContext& ctx, const std::string& property, const Problem& problem,
                            const Knobs& knobs, const Output& a, const Output& b, const std::string& what);
 
-std::string knobs_text(const Knobs& knobs);
+// "knobs: ..." and a newline, for failure messages.
+std::string knobs_line(const Knobs& knobs);
 
 template <typename Adjust>
 DrawnCase draw_case(const PropertyContext& ctx, Adjust&& adjust) {

@@ -41,6 +41,13 @@ std::vector<T> narrowed(const std::vector<T>& supported, const std::vector<T>& w
 }
 }  // namespace
 
+std::string pin_arguments(const KernelPins& pins) {
+  std::string arguments;
+  if (pins.layout != KernelLayout::automatic) arguments += std::string(" --layout ") + knob_name(pins.layout);
+  if (pins.merge != MergeShape::automatic) arguments += std::string(" --merge ") + knob_name(pins.merge);
+  return arguments;
+}
+
 std::uint64_t property_seed(std::uint64_t seed, const std::string& property) {
   std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a of the name, so the mix is the same on every platform
   for (unsigned char ch : property) h = (h ^ ch) * 0x100000001b3ull;
@@ -62,6 +69,7 @@ PropertyRun run_property(const Property& property, const Variant& variant, const
   ctx.limits.dtypes = narrowed(ctx.limits.dtypes, options.only_dtypes, variant.name(), "dtypes", dtype_name);
   ctx.limits.modes = narrowed(ctx.limits.modes, options.only_modes, variant.name(), "modes", mode_name);
   ctx.limits.engine_shapes = options.engine_shapes;
+  ctx.limits.pins = options.pins;
 
   rc::detail::TestMetadata metadata;
   metadata.id = property_run_id(property.name, variant.name());

@@ -26,6 +26,7 @@ struct RunOptions {
   std::vector<DType> only_dtypes;
   std::vector<Mode> only_modes;
   bool engine_shapes = false;  // gen::Limits::engine_shapes
+  KernelPins pins;             // gen::Limits::pins
 };
 
 struct PropertyRun {
@@ -44,6 +45,10 @@ PropertyRun run_property(const Property& property, const Variant& variant, const
 // The RapidCheck seed a property runs with under RunOptions::seed: the seed mixed with the property's name, so
 // the properties of one run draw different problems (the same seed would give every property the same cases).
 std::uint64_t property_seed(std::uint64_t seed, const std::string& property);
+
+// The command-line options that pin these choices, " --layout deep --merge warps" (empty when none is pinned), for
+// the reproduce lines of failures.
+std::string pin_arguments(const KernelPins& pins);
 
 // The RapidCheck id of a (property, variant) pair, the key of its reproduce string.
 std::string property_run_id(const std::string& property, const std::string& variant);

@@ -24,9 +24,7 @@
 namespace pacheck {
 
 // Each exp below is chosen on its argument (exp(-inf) = 0 exactly) rather than guarded by a branch: a GPU thread
-// then evaluates its several exps side by side. With a branch around each, the tensor-core kernel ran a thread's
-// six exps a tile one after another (cuda_fused at batch 1-8 took 15-23% less time without them), and the split-K
-// reduce waited on one merge's exps after another.
+// then evaluates its several exps side by side, where a branch around each would run them one after another.
 
 // exp(m_old - m_new), the factor that re-expresses a state's sums against a larger max. When nothing has been
 // folded yet (m_old = -inf) the factor is 0 and, importantly, is not NaN when m_new is -inf too: the value of

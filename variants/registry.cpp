@@ -49,6 +49,13 @@ std::string coverage_gap(const Capabilities& caps, const Problem& problem) {
     return std::string("dtype ") + std::string(dtype_name(problem.dtype)) + " not supported";
   if (problem.head_dim > caps.max_head_dim || !caps.supports_head_dim(problem.head_dim))
     return "head_dim " + std::to_string(problem.head_dim) + " not supported";
+  const auto listed = [](const std::vector<int>& allowed, int value) {
+    return allowed.empty() || std::find(allowed.begin(), allowed.end(), value) != allowed.end();
+  };
+  if (!listed(caps.block_sizes, problem.block_size))
+    return "block_size " + std::to_string(problem.block_size) + " not supported";
+  if (problem.num_kv_heads > 0 && !listed(caps.gqa_ratios, problem.num_query_heads / problem.num_kv_heads))
+    return "GQA ratio " + std::to_string(problem.num_query_heads / problem.num_kv_heads) + " not supported";
   for (int s = 0; s < static_cast<int>(problem.sequences.size()); ++s) {
     const Mode mode = problem.mode_of(s);
     if (std::find(caps.modes.begin(), caps.modes.end(), mode) == caps.modes.end())

@@ -20,6 +20,9 @@ struct Capabilities {
   int max_head_dim = 0;
   // Head dims the variant cannot take (for example, not a multiple of its vector width).
   std::function<bool(int head_dim)> supports_head_dim = [](int) { return true; };
+  // The block sizes (tokens per KV block) and GQA ratios (query heads per KV head) it takes; empty: any.
+  std::vector<int> block_sizes;
+  std::vector<int> gqa_ratios;
   // The same problem always gives bit-identical output.
   bool deterministic = true;
   // A sequence's output does not depend on the other sequences of its batch.

@@ -2,12 +2,11 @@
 // gtest per (property, variant), e.g. GpuCatalogue/GpuPropertyTest.Holds/UlpBoundedAgreement__cuda_fused, on the
 // general draw and on serving-engine shapes only (GpuEngineShapes/...: where the tensor copies run), each with the
 // tensor-core layout and split-K merge shape chosen as in production, pinned to the deep layout and the
-// warp-per-row merge (...Deep/...), pinned to the wide layout with plain copies (...Wide/...: production's choice
-// for grids of four waves and more, which the catalogue's problems seldom reach), and pinned to the wide-kv-tma
-// layout (...WideKvTma/...: head dims 65-128 with tensor copies), which production no longer chooses. Case
-// counts come from RC_PARAMS (RC_PARAMS="max_success=1000" for the acceptance run). Without a CUDA device every
+// warp-per-row merge (...Deep/...), and pinned to the wide layout (...Wide/...: production's choice for grids of
+// four waves and more, which the catalogue's problems seldom reach). The pins travel in each case's knobs, so a
+// failure's case file replays the same kernels. Case counts come from RC_PARAMS. Without a CUDA device every
 // test skips with the reason. At the end it prints, per variant and dtype, the worst error seen against its
-// bound (and writes it as JSON to $PACHECK_GPU_SUMMARY when set): the figures reports/gpu/ quotes.
+// bound (and writes it as JSON to $PACHECK_GPU_SUMMARY when set): the figures bench/RESULTS.md quotes.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
@@ -84,18 +83,16 @@ struct PropertyOnVariant {
   // The catalogue's problems are mostly grids of at most one wave, for which the automatic choice is the
   // wide-evict-first layout (some split-K draws reach more), and a few rows, which the merge takes a head lane per
   // thread; the Deep suites pin the deep layout and the warp-per-row merge, the Wide suites the wide layout, the
-  // WideKvTma suites the wide-kv-tma layout, the others leave both to production.
-  cuda::TensorCoreLayoutChoice layout;
-  cuda::MergeShapeChoice merge;
+  // others leave both to production.
+  KernelPins pins;
 };
 
-std::vector<PropertyOnVariant> gpu_pairs(bool engine_shapes, cuda::TensorCoreLayoutChoice layout,
-                                         cuda::MergeShapeChoice merge) {
+std::vector<PropertyOnVariant> gpu_pairs(bool engine_shapes, KernelPins pins) {
   std::vector<PropertyOnVariant> pairs;
   for (const Property& p : catalogue())
     for (const Variant* v : Registry::instance().variants())
       if (v->capabilities().needs_gpu && p.applies(v->capabilities()))
-        pairs.push_back({&p, v, engine_shapes, layout, merge});
+        pairs.push_back({&p, v, engine_shapes, pins});
   return pairs;
 }
 
@@ -110,49 +107,29 @@ TEST_P(GpuPropertyTest, Holds) {
   ctx.variant = GetParam().variant;
   ctx.limits = limits_for(ctx.variant->capabilities());
   ctx.limits.engine_shapes = GetParam().engine_shapes;
+  ctx.limits.pins = GetParam().pins;  // every drawn case carries them, so its case file replays these kernels
   ctx.replay_program = PACHECK_BINARY;
-  // Replays run the same kernels: the pinned ones, or the automatic rules even where the environment pins others.
-  const cuda::TensorCoreLayoutChoice layout = GetParam().layout;
-  const cuda::MergeShapeChoice merge = GetParam().merge;
-  const bool pinned =
-      layout != cuda::TensorCoreLayoutChoice::automatic || merge != cuda::MergeShapeChoice::automatic;
-  if (pinned || !cuda::replay_prefix_from_environment().empty())
-    ctx.replay_program = cuda::replay_prefix_for(layout, merge) + ctx.replay_program;
   const std::string variant = ctx.variant->name();
   ctx.observer = [variant](const CaseObservation& c) { record(variant, c); };
   const Property& property = *GetParam().property;
-  cuda::pin_tensor_core_layout(layout);
-  cuda::pin_merge_shape(merge);
   rc::detail::checkGTest([&] { property.body(ctx); });
-  cuda::pin_tensor_core_layout(cuda::TensorCoreLayoutChoice::automatic);
-  cuda::pin_merge_shape(cuda::MergeShapeChoice::automatic);
 }
 
 std::string test_name(const ::testing::TestParamInfo<PropertyOnVariant>& info) {
   return info.param.property->name + "__" + info.param.variant->name();
 }
-constexpr auto kAutomaticLayout = cuda::TensorCoreLayoutChoice::automatic;
-constexpr auto kDeep = cuda::TensorCoreLayoutChoice::deep;
-constexpr auto kWide = cuda::TensorCoreLayoutChoice::wide;
-constexpr auto kWideKvTma = cuda::TensorCoreLayoutChoice::wide_kv_tma;
-constexpr auto kAutomaticMerge = cuda::MergeShapeChoice::automatic;
-constexpr auto kWarps = cuda::MergeShapeChoice::warps;
-INSTANTIATE_TEST_SUITE_P(GpuCatalogue, GpuPropertyTest,
-                         ::testing::ValuesIn(gpu_pairs(false, kAutomaticLayout, kAutomaticMerge)), test_name);
-INSTANTIATE_TEST_SUITE_P(GpuCatalogueDeep, GpuPropertyTest, ::testing::ValuesIn(gpu_pairs(false, kDeep, kWarps)),
+constexpr KernelPins kAutomatic{};
+constexpr KernelPins kDeep{KernelLayout::deep, MergeShape::warps};
+constexpr KernelPins kWide{KernelLayout::wide, MergeShape::automatic};
+INSTANTIATE_TEST_SUITE_P(GpuCatalogue, GpuPropertyTest, ::testing::ValuesIn(gpu_pairs(false, kAutomatic)), test_name);
+INSTANTIATE_TEST_SUITE_P(GpuCatalogueDeep, GpuPropertyTest, ::testing::ValuesIn(gpu_pairs(false, kDeep)), test_name);
+INSTANTIATE_TEST_SUITE_P(GpuCatalogueWide, GpuPropertyTest, ::testing::ValuesIn(gpu_pairs(false, kWide)), test_name);
+INSTANTIATE_TEST_SUITE_P(GpuEngineShapes, GpuPropertyTest, ::testing::ValuesIn(gpu_pairs(true, kAutomatic)),
                          test_name);
-INSTANTIATE_TEST_SUITE_P(GpuCatalogueWide, GpuPropertyTest,
-                         ::testing::ValuesIn(gpu_pairs(false, kWide, kAutomaticMerge)), test_name);
-INSTANTIATE_TEST_SUITE_P(GpuCatalogueWideKvTma, GpuPropertyTest,
-                         ::testing::ValuesIn(gpu_pairs(false, kWideKvTma, kAutomaticMerge)), test_name);
-INSTANTIATE_TEST_SUITE_P(GpuEngineShapes, GpuPropertyTest,
-                         ::testing::ValuesIn(gpu_pairs(true, kAutomaticLayout, kAutomaticMerge)), test_name);
-INSTANTIATE_TEST_SUITE_P(GpuEngineShapesDeep, GpuPropertyTest, ::testing::ValuesIn(gpu_pairs(true, kDeep, kWarps)),
+INSTANTIATE_TEST_SUITE_P(GpuEngineShapesDeep, GpuPropertyTest, ::testing::ValuesIn(gpu_pairs(true, kDeep)),
                          test_name);
-INSTANTIATE_TEST_SUITE_P(GpuEngineShapesWide, GpuPropertyTest,
-                         ::testing::ValuesIn(gpu_pairs(true, kWide, kAutomaticMerge)), test_name);
-INSTANTIATE_TEST_SUITE_P(GpuEngineShapesWideKvTma, GpuPropertyTest,
-                         ::testing::ValuesIn(gpu_pairs(true, kWideKvTma, kAutomaticMerge)), test_name);
+INSTANTIATE_TEST_SUITE_P(GpuEngineShapesWide, GpuPropertyTest, ::testing::ValuesIn(gpu_pairs(true, kWide)),
+                         test_name);
 
 // "" when every element of got equals expected's (NaN equals nothing), else how many differ and the first of them.
 std::string differing_elements(const Output& got, const Output& expected) {
@@ -204,14 +181,14 @@ TEST(GpuSplitK, APlanLaunchedAgainMergesOnlyThatLaunchsPartialStates) {
         plan_attention(device_a.sequences(), a.num_query_heads, kKvHeads, kBlockSize, {kSplit});
     const auto answer_of_a_plan_launched_once = [&](const DeviceProblem& device) {
       const PlanOnDevice once(host_plan, kKvHeads, kHeadDim);
-      launch_attention(device.batch(), once.view(), nullptr);
+      launch_attention(device.batch(), once.view(), {}, nullptr);
       check_completion(nullptr, "cuda_splitk");
       return device.download_output();
     };
     const Output expected_a = answer_of_a_plan_launched_once(device_a);
     // Negating V negates every output exactly: the same weights, each product and sum of V's terms negated, where
     // the arithmetic is sign-symmetric (round to nearest on the CUDA cores; the tensor cores' fp32 accumulation is
-    // not round to nearest, and its symmetry was measured on the H200, reports/gpu/issue8-perf.md, session 22).
+    // not round to nearest, and its sign symmetry is what this test then checks on the device).
     Output expected_b = expected_a;
     for (float& x : expected_b) x = -x;
     ASSERT_EQ(differing_elements(answer_of_a_plan_launched_once(device_b), expected_b), "")
@@ -225,7 +202,7 @@ TEST(GpuSplitK, APlanLaunchedAgainMergesOnlyThatLaunchsPartialStates) {
                                    a.output_size() * storage_bytes(device->batch().storage), nullptr),
                    "poisoning the output");
       for (int launch = 0; launch < 8; ++launch)
-        launch_attention((launch % 2 == 0 ? device_a : device_b).batch(), shared.view(), nullptr);
+        launch_attention((launch % 2 == 0 ? device_a : device_b).batch(), shared.view(), {}, nullptr);
       check_completion(nullptr, "cuda_splitk");
       ASSERT_EQ(differing_elements(device_a.download_output(), expected_a), "") << "problem a, round " << round;
       ASSERT_EQ(differing_elements(device_b.download_output(), expected_b), "") << "problem b, round " << round;
@@ -240,7 +217,8 @@ TEST(GpuSplitK, APlanLaunchedAgainMergesOnlyThatLaunchsPartialStates) {
 // cores) and fp32 (CUDA cores).
 // Launches one plan (split_sizes empty: fused) into the problem's own (cudaMalloc'd) output and into an output one
 // element past cudaMalloc's alignment, and expects the same bytes, for bf16 and fp32.
-void expect_a_shifted_output_gets_the_same_bits(const std::vector<int>& split_sizes, const char* variant) {
+void expect_a_shifted_output_gets_the_same_bits(const std::vector<int>& split_sizes, const KernelPins& pins,
+                                                const char* variant) {
   using namespace cuda;
   constexpr int kContext = 300, kQueries = 3, kKvHeads = 2, kGqa = 4, kHeadDim = 128, kBlockSize = 16;
   for (const DType dtype : {DType::bf16, DType::f32}) {
@@ -249,7 +227,7 @@ void expect_a_shifted_output_gets_the_same_bits(const std::vector<int>& split_si
     const DeviceProblem device(p);
     const PlanOnDevice plan(plan_attention(device.sequences(), p.num_query_heads, kKvHeads, 64, split_sizes),
                             kKvHeads, kHeadDim);
-    launch_attention(device.batch(), plan.view(), nullptr);
+    launch_attention(device.batch(), plan.view(), pins, nullptr);
     check_completion(nullptr, variant);
     const std::size_t element = storage_bytes(device.batch().storage);
     const std::size_t bytes = p.output_size() * element;
@@ -261,7 +239,7 @@ void expect_a_shifted_output_gets_the_same_bits(const std::vector<int>& split_si
     cuda_check(cudaMemset(shifted_buffer.get(), 0xff, bytes + element), "poisoning the output");
     DeviceBatch shifted = device.batch();
     shifted.output = shifted_buffer.get() + element;
-    launch_attention(shifted, plan.view(), nullptr);
+    launch_attention(shifted, plan.view(), pins, nullptr);
     check_completion(nullptr, variant);
     const std::vector<unsigned char> want = aligned.download(), all = shifted_buffer.download();
     std::size_t differing = 0;
@@ -273,18 +251,15 @@ void expect_a_shifted_output_gets_the_same_bits(const std::vector<int>& split_si
 TEST(GpuFused, AnOutputAlignedOnlyToItsElementGetsTheSameBits) {
   std::string reason;
   if (!cuda_device_available(&reason)) GTEST_SKIP() << reason;
-  expect_a_shifted_output_gets_the_same_bits({}, "cuda_fused");
+  expect_a_shifted_output_gets_the_same_bits({}, {}, "cuda_fused");
 }
 
 // Split-K with the merge's warp shape pinned (four lanes a thread; production picks it from batch 8 up).
 TEST(GpuSplitK, AnOutputAlignedOnlyToItsElementGetsTheSameBits) {
   std::string reason;
   if (!cuda_device_available(&reason)) GTEST_SKIP() << reason;
-  struct MergeShapePin {
-    MergeShapePin() { cuda::pin_merge_shape(cuda::MergeShapeChoice::warps); }
-    ~MergeShapePin() { cuda::pin_merge_shape(cuda::MergeShapeChoice::automatic); }
-  } pin;
-  expect_a_shifted_output_gets_the_same_bits({64}, "cuda_splitk");
+  expect_a_shifted_output_gets_the_same_bits({64}, KernelPins{KernelLayout::automatic, MergeShape::warps},
+                                             "cuda_splitk");
 }
 
 // A kernel that touches memory it does not own must surface as an exception carrying CUDA's own text, not as a
@@ -311,7 +286,7 @@ void launch_with_a_block_id_far_outside_the_pool() {
     batch.sequences = sequences.get();
     batch.sequence_of_query_row = sequence_of_row.get();
     const PlanOnDevice plan(plan_attention({{1, 1}}, 1, 1, 16, {}), 1, 4);
-    launch_attention(batch, plan.view(), nullptr);
+    launch_attention(batch, plan.view(), {}, nullptr);
     check_completion(nullptr, "cuda_fused");
     std::fprintf(stderr, "no error surfaced\n");
     std::exit(0);
@@ -347,7 +322,7 @@ TEST(GpuKernelErrors, MisalignedArraysAreRefusedBeforeAnyLaunch) {
     DeviceBatch misaligned = batch;
     misaligned.*member = arena + 2;
     try {
-      launch_attention(misaligned, DevicePlan{}, nullptr);
+      launch_attention(misaligned, DevicePlan{}, {}, nullptr);
       ADD_FAILURE() << "no error for the " << name << " 2 bytes past a 16-byte boundary";
     } catch (const std::invalid_argument& e) {
       EXPECT_NE(std::string(e.what()).find(std::string("the ") + name + " 16-byte aligned"), std::string::npos)

@@ -12,7 +12,7 @@ namespace pacheck {
 namespace {
 
 Case sample_case(DType dtype) {
-  Case c{testing::single_sequence(9, 3, 2, 4, 4, testing::wobble, dtype), Knobs{3, 5, 2}, "a note"};
+  Case c{testing::single_sequence(9, 3, 2, 4, 4, testing::wobble, dtype), Knobs{3, 5, 2, {}}, "a note"};
   c.problem.k_pool[1] = NAN;  // poison in a referenced slot still round-trips bit for bit
   c.problem.v_pool[2] = -INFINITY;
   c.problem.explicit_scale = 0.3f;
@@ -37,6 +37,17 @@ TEST(CaseFile, RoundTripsEveryFieldBitForBit) {
   }
 }
 
+TEST(CaseFile, KernelPinsRoundTripAndAreLeftOutWhenAutomatic) {
+  Case c = sample_case(DType::bf16);
+  EXPECT_EQ(case_to_json(c).find("\"layout\""), std::string::npos) << "automatic choices are not written";
+  c.knobs.pins = KernelPins{KernelLayout::wide_evict_first, MergeShape::warps};
+  const std::string text = case_to_json(c);
+  EXPECT_NE(text.find("\"layout\": \"wide-evict-first\""), std::string::npos) << text.substr(0, 600);
+  const Case back = case_from_json(text);
+  EXPECT_EQ(back.knobs.pins.layout, KernelLayout::wide_evict_first);
+  EXPECT_EQ(back.knobs.pins.merge, MergeShape::warps);
+}
+
 void expect_error(const std::string& text, const std::string& fragment) {
   try {
     case_from_json(text);
@@ -57,6 +68,11 @@ TEST(CaseFile, RejectsMalformedFilesWithAClearMessage) {
   std::string bad_dtype = good;
   bad_dtype.replace(bad_dtype.find("\"fp16\""), 6, "\"fp8\"");
   expect_error(bad_dtype, "unknown dtype 'fp8'");
+  Case pinned = sample_case(DType::f16);
+  pinned.knobs.pins.layout = KernelLayout::deep;
+  std::string bad_layout = case_to_json(pinned);
+  bad_layout.replace(bad_layout.find("\"deep\""), 6, "\"tall\"");
+  expect_error(bad_layout, "knobs: layout must be one of automatic, deep, wide, wide-evict-first, got '\"tall\"'");
   std::string huge = good;
   huge.replace(huge.find("\"num_blocks\": 3"), 15, "\"num_blocks\": 2000000000");
   expect_error(huge, "over the limit");

@@ -75,7 +75,7 @@ TEST(SeedCases, TileSizesOverAThirteenTokenHistory) {
   const Problem p = materialize(spec);
   for (int tile : {1, 2, 3, 4, 8, 13, 32}) {
     SCOPED_TRACE("tile_size " + std::to_string(tile));
-    expect_every_variant_agrees(p, Knobs{tile, 5, 0});
+    expect_every_variant_agrees(p, Knobs{tile, 5, 0, {}});
   }
 }
 

@@ -1,0 +1,98 @@
+// The end of a work item, once a block's key groups (CUDA cores) or warps (tensor cores) have left their sums in
+// shared memory: each output element is their sum in group order, normalised and stored in the output dtype
+// (cuda_fused), or stored as the item's partial state for the split-K merge. C++17 CUDA.
+#pragma once
+
+#include <cstdint>
+
+#include "cuda/block_work.cuh"
+#include "cuda/paged_attention.h"
+#include "cuda/storage.cuh"
+#include "variants/online_softmax.h"
+
+namespace pacheck::cuda::kernels {
+
+// N consecutive lanes of E as one aligned access (one 16-byte load for 4 floats).
+template <typename E, int N>
+struct alignas(N * sizeof(E)) AlignedLanes {
+  E element[N];
+};
+// Whether the batch's output (of T) starts aligned for AlignedLanes<T, N> stores at every multiple of N lanes:
+// cudaMalloc's always does; an output one element past it does not.
+template <typename T, int N>
+__device__ inline bool output_aligned_for_lanes(const DeviceBatch& batch) {
+  return reinterpret_cast<std::uintptr_t>(batch.output) % (N * sizeof(T)) == 0;
+}
+
+// The last step of every attention kernel, once the key groups' sums are in shared memory (group_acc
+// [kKeyGroups][kRows][kRowStride], the first LANES floats of a row used; den_s [kKeyGroups][kRows]; max_s [kRows]):
+// each output element of the item's rows is the sum of its key groups' accumulators in group order, likewise its
+// denominator; fused, it is normalised and stored in the output dtype; split-K, stored as the item's partial state
+// (max, denominator, fp32 accumulator). A thread takes N consecutive lanes of a row at a time (write_item_result
+// picks N): the same sums per element whatever N is.
+template <int N, typename T, int kRows, int LANES, int kRowStride, int kKeyGroups, int kBlockThreads>
+__device__ void write_item_lanes(const DeviceBatch& batch, const DevicePlan& plan, const BlockWork& work,
+                                 const float* group_acc, const float* den_s, const float* max_s) {
+  static_assert(LANES % N == 0 && kRowStride % 4 == 0, "whole groups of N lanes, rows 16-byte aligned");
+  using Lanes = AlignedLanes<float, N>;
+  constexpr int kGroups = LANES / N;  // of a row
+  const WorkItem& item = work.item;
+  const int head_dim = batch.head_dim;
+  T* const output = static_cast<T*>(batch.output);
+  for (int e = threadIdx.x; e < kRows * kGroups; e += kBlockThreads) {
+    const int r = e / kGroups, j = e % kGroups * N;
+    if (r >= item.num_rows || j >= head_dim) continue;  // N divides head_dim: a group is all in the head or all past
+    Lanes o = *reinterpret_cast<const Lanes*>(group_acc + r * kRowStride + j);
+    float d = den_s[r];
+    for (int g = 1; g < kKeyGroups; ++g) {
+      const Lanes more = *reinterpret_cast<const Lanes*>(group_acc + (g * kRows + r) * kRowStride + j);
+#pragma unroll
+      for (int i = 0; i < N; ++i) o.element[i] += more.element[i];
+      d += den_s[g * kRows + r];
+    }
+    if (!plan.split_k) {
+      OnlineSoftmaxState<N> state;
+      state.m = max_s[r];
+      state.d = d;
+#pragma unroll
+      for (int i = 0; i < N; ++i) state.o[i] = o.element[i];
+      float normalized[N];
+      state.normalize(normalized, N);
+      const int row = item.first_row + r;
+      const int query_head = work.kv_head * work.gqa + row % work.gqa;
+      const std::size_t query_row = static_cast<std::size_t>(work.seq.query_row_offset + row / work.gqa);
+      AlignedLanes<T, N> stored;
+#pragma unroll
+      for (int i = 0; i < N; ++i) stored.element[i] = StorageOps<T>::from_float(normalized[i]);
+      *reinterpret_cast<AlignedLanes<T, N>*>(output + (query_row * batch.num_query_heads + query_head) * head_dim + j) =
+          stored;
+    } else {
+      const std::size_t slot = (static_cast<std::size_t>(blockIdx.x) * batch.num_kv_heads + work.kv_head) * kRows + r;
+      *reinterpret_cast<Lanes*>(plan.partial_acc + slot * head_dim + j) = o;
+      if (j == 0) {
+        plan.partial_max[slot] = max_s[r];
+        plan.partial_denominator[slot] = d;
+      }
+    }
+  }
+}
+
+// Four lanes a thread (16-byte loads of the sums, 16-byte stores of a partial state) where the head dim is a
+// multiple of 4 and the output is aligned for them (every tensor-core launch, whose head dims are multiples of 8,
+// when the output came from cudaMalloc), a lane a thread otherwise; the test
+// GpuFused.AnOutputAlignedOnlyToItsElementGetsTheSameBits checks that both give the same bits. The partial states'
+// scratch is cudaMalloc's. Four lanes: a split-K block's end is on the path to the merge, and a quarter of the
+// loads and stores shortens it.
+template <typename T, int kRows, int LANES, int kKeyGroups, int kBlockThreads, int kRowStride = LANES>
+__device__ void write_item_result(const DeviceBatch& batch, const DevicePlan& plan, const BlockWork& work,
+                                  const float* group_acc, const float* den_s, const float* max_s) {
+  static_assert(LANES % 4 == 0, "a layout's lanes are a power of two from 32");
+  if (batch.head_dim % 4 == 0 && (plan.split_k || output_aligned_for_lanes<T, 4>(batch)))
+    write_item_lanes<4, T, kRows, LANES, kRowStride, kKeyGroups, kBlockThreads>(batch, plan, work, group_acc, den_s,
+                                                                                max_s);
+  else
+    write_item_lanes<1, T, kRows, LANES, kRowStride, kKeyGroups, kBlockThreads>(batch, plan, work, group_acc, den_s,
+                                                                                max_s);
+}
+
+}  // namespace pacheck::cuda::kernels

@@ -1,0 +1,35 @@
+// The tensor-core kernel's entry point as a template, for the instance translation units. C++17 CUDA.
+#pragma once
+
+#include "cuda/kernel_instances.h"
+#include "cuda/launch_rules.h"
+#include "cuda/launcher.cuh"
+#include "cuda/tensor_core_kernel.cuh"
+
+namespace pacheck::cuda::instances {
+
+// A layout's pipeline depth and copies: wide and wide-evict-first hold two tiles (three blocks per
+// multiprocessor); automatic and deep hold launch_rules.h's tensor_core_stages, with its tensor_core_copies.
+template <int LANES, KernelLayout LAYOUT>
+struct TensorCoreLayoutTraits {
+  static_assert(LANES == 128 || LAYOUT == KernelLayout::automatic, "only the 128-lane kernel has layouts to choose");
+  static constexpr bool kWide = LAYOUT == KernelLayout::wide || LAYOUT == KernelLayout::wide_evict_first;
+  static constexpr int kStages = kWide ? 2 : tensor_core_stages(LANES);
+  static constexpr TileCopies kCopies =
+      LAYOUT == KernelLayout::wide_evict_first ? TileCopies::async_evict_first : tensor_core_copies(LANES);
+};
+
+template <int LANES, int ROWS, KernelLayout LAYOUT>
+using TensorCoreLauncher = kernels::AttentionLauncher<
+    kernels::tensor_core_attention_kernel<LANES, ROWS, TensorCoreLayoutTraits<LANES, LAYOUT>::kStages,
+                                          TensorCoreLayoutTraits<LANES, LAYOUT>::kCopies>,
+    ROWS, kernels::tensor_core::kThreads,
+    kernels::tensor_core::shared_layout(LANES, ROWS, TensorCoreLayoutTraits<LANES, LAYOUT>::kStages).total,
+    /*TENSOR_MAPS=*/true, /*ENCODE_MAPS=*/TensorCoreLayoutTraits<LANES, LAYOUT>::kCopies == TileCopies::tensor>;
+
+template <int LANES, int ROWS, KernelLayout LAYOUT>
+void launch_tensor_core(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream) {
+  TensorCoreLauncher<LANES, ROWS, LAYOUT>::launch(batch, plan, stream);
+}
+
+}  // namespace pacheck::cuda::instances

@@ -1,0 +1,29 @@
+// The kernels' entry points, one per instantiation, each defined in one translation unit of cuda/instances/ so
+// that they compile in parallel and the dispatch (launch_attention.cpp) compiles none of the kernels. C++17, no
+// device code.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "cuda/paged_attention.h"
+#include "problem/knobs.h"
+
+namespace pacheck::cuda::instances {
+
+// The CUDA-core kernel for storage S, LANES head lanes (32, 64, 128, 256) and ROWS rows a block (4, 8).
+template <Storage S, int LANES, int ROWS>
+void launch_cuda_core(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream);
+
+// The tensor-core kernel (bf16) for LANES head lanes and ROWS rows a block, in LAYOUT: deep, wide or
+// wide-evict-first at 128 lanes (launch_rules.h), automatic (the one layout there is) at 32, 64 and 256.
+template <int LANES, int ROWS, KernelLayout LAYOUT>
+void launch_tensor_core(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream);
+
+// The split-K merge for storage S and LANES head lanes in SHAPE (lanes or warps).
+template <Storage S, int LANES, MergeShape SHAPE>
+void launch_merge(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream);
+
+// Blocks of the deep layout at 128 lanes (bf16) resident on one multiprocessor, for ROWS rows a block.
+int deep_layout_resident_blocks(int rows);
+
+}  // namespace pacheck::cuda::instances

@@ -1,0 +1,127 @@
+// launch_attention: checks what the kernels need, resolves the kernel choices by launch_rules.h, and calls the
+// instantiation that serves the batch (kernel_instances.h); none of the kernels' code is compiled here.
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "cuda/cuda_check.h"
+#include "cuda/kernel_instances.h"
+#include "cuda/launch_rules.h"
+#include "cuda/paged_attention.h"
+
+namespace pacheck::cuda {
+
+namespace {
+
+int multiprocessor_count() {
+  int device = 0, multiprocessors = 0;
+  cuda_check(cudaGetDevice(&device), "cudaGetDevice");
+  cuda_check(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device),
+             "reading the multiprocessor count");
+  return multiprocessors;
+}
+
+// One instantiation per (ROWS, LAYOUT) for the plan's row capacity (4 or 8 rows a block).
+template <int LANES, KernelLayout LAYOUT>
+void launch_tensor_core_rows(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream) {
+  if (plan.row_capacity == 4) return instances::launch_tensor_core<LANES, 4, LAYOUT>(batch, plan, stream);
+  instances::launch_tensor_core<LANES, kMaxRows, LAYOUT>(batch, plan, stream);
+}
+template <Storage S, int LANES>
+void launch_cuda_core_rows(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream) {
+  if (plan.row_capacity == 4) return instances::launch_cuda_core<S, LANES, 4>(batch, plan, stream);
+  instances::launch_cuda_core<S, LANES, kMaxRows>(batch, plan, stream);
+}
+
+template <int LANES>
+void launch_tensor_core_lanes(const DeviceBatch& batch, const DevicePlan& plan, KernelLayout pinned,
+                              cudaStream_t stream) {
+  if constexpr (LANES == 128) {
+    const long long blocks = static_cast<long long>(plan.num_items) * batch.num_kv_heads;
+    switch (choose_tensor_core_layout(blocks, multiprocessor_count(), pinned)) {
+      case KernelLayout::wide: return launch_tensor_core_rows<128, KernelLayout::wide>(batch, plan, stream);
+      case KernelLayout::wide_evict_first:
+        return launch_tensor_core_rows<128, KernelLayout::wide_evict_first>(batch, plan, stream);
+      case KernelLayout::deep:
+      case KernelLayout::automatic:  // never returned: the rule resolves it
+        return launch_tensor_core_rows<128, KernelLayout::deep>(batch, plan, stream);
+    }
+  } else {
+    launch_tensor_core_rows<LANES, KernelLayout::automatic>(batch, plan, stream);
+  }
+}
+
+template <Storage S>
+void launch_storage(const DeviceBatch& batch, const DevicePlan& plan, KernelLayout pinned, cudaStream_t stream) {
+  const int lanes = lanes_for(batch.head_dim);
+  if (S == Storage::bf16 && uses_tensor_cores(batch.storage, batch.head_dim)) {
+    switch (lanes) {
+      case 32: return launch_tensor_core_lanes<32>(batch, plan, pinned, stream);
+      case 64: return launch_tensor_core_lanes<64>(batch, plan, pinned, stream);
+      case 128: return launch_tensor_core_lanes<128>(batch, plan, pinned, stream);
+      default: return launch_tensor_core_lanes<256>(batch, plan, pinned, stream);
+    }
+  }
+  switch (lanes) {
+    case 32: return launch_cuda_core_rows<S, 32>(batch, plan, stream);
+    case 64: return launch_cuda_core_rows<S, 64>(batch, plan, stream);
+    case 128: return launch_cuda_core_rows<S, 128>(batch, plan, stream);
+    default: return launch_cuda_core_rows<S, 256>(batch, plan, stream);
+  }
+}
+
+template <Storage S, MergeShape SHAPE>
+void launch_merge_shape(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream) {
+  switch (lanes_for(batch.head_dim)) {
+    case 32: return instances::launch_merge<S, 32, SHAPE>(batch, plan, stream);
+    case 64: return instances::launch_merge<S, 64, SHAPE>(batch, plan, stream);
+    case 128: return instances::launch_merge<S, 128, SHAPE>(batch, plan, stream);
+    default: return instances::launch_merge<S, 256, SHAPE>(batch, plan, stream);
+  }
+}
+template <Storage S>
+void launch_merge(const DeviceBatch& batch, const DevicePlan& plan, MergeShape pinned, cudaStream_t stream) {
+  const long long rows = static_cast<long long>(batch.total_queries) * batch.num_query_heads;
+  if (choose_merge_shape(rows, multiprocessor_count(), pinned) == MergeShape::lanes)
+    return launch_merge_shape<S, MergeShape::lanes>(batch, plan, stream);
+  launch_merge_shape<S, MergeShape::warps>(batch, plan, stream);
+}
+
+template <Storage S>
+void launch_all(const DeviceBatch& batch, const DevicePlan& plan, const KernelPins& pins, cudaStream_t stream) {
+  launch_storage<S>(batch, plan, pins.layout, stream);
+  if (plan.split_k) launch_merge<S>(batch, plan, pins.merge, stream);
+}
+
+}  // namespace
+
+int resident_blocks_per_multiprocessor(Storage storage, int head_dim, int gqa_ratio) {
+  if (storage != Storage::bf16 || head_dim != 128)
+    throw std::invalid_argument("resident_blocks_per_multiprocessor: only bf16 with head dim 128 is asked for");
+  return instances::deep_layout_resident_blocks(row_capacity(gqa_ratio));
+}
+
+void launch_attention(const DeviceBatch& batch, const DevicePlan& plan, const KernelPins& pins, cudaStream_t stream) {
+  if (batch.head_dim < 1 || batch.head_dim > kMaxHeadDim)
+    throw std::invalid_argument("the CUDA kernels take head dims 1 to " + std::to_string(kMaxHeadDim) + ", got " +
+                                std::to_string(batch.head_dim));
+  if (static_cast<long long>(batch.num_blocks) * batch.block_size * batch.num_kv_heads > 0xffffffffLL)
+    throw std::invalid_argument("the CUDA kernels index (block, slot, head) vectors in 32 bits: num_blocks * "
+                                "block_size * num_kv_heads must stay below 2^32");
+  // The kernels copy K, V and the queries by 16-byte copies (cudaMalloc's alignment is 256 bytes).
+  for (const auto& [array, pointer] : {std::pair{"K pool", batch.k_pool}, std::pair{"V pool", batch.v_pool},
+                                       std::pair{"queries", batch.queries}})
+    if (reinterpret_cast<std::uintptr_t>(pointer) % 16 != 0)
+      throw std::invalid_argument(std::string("the CUDA kernels need the ") + array +
+                                  " 16-byte aligned (they copy it 16 bytes at a time)");
+  if (plan.row_capacity != 4 && plan.row_capacity != kMaxRows)
+    throw std::invalid_argument("row capacity must be 4 or 8, got " + std::to_string(plan.row_capacity));
+  switch (batch.storage) {
+    case Storage::f32: return launch_all<Storage::f32>(batch, plan, pins, stream);
+    case Storage::f16: return launch_all<Storage::f16>(batch, plan, pins, stream);
+    case Storage::bf16: return launch_all<Storage::bf16>(batch, plan, pins, stream);
+  }
+}
+
+}  // namespace pacheck::cuda

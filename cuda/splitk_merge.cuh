@@ -1,0 +1,155 @@
+// The split-K merge: one output row per group of threads merges the row's non-empty splits' partial states in
+// split order with the online-softmax merge (variants/online_softmax.h, as cpu_splitk does), then normalises and
+// stores the row. Launched as a programmatic dependent of the attention kernel (ptx.cuh). C++17 CUDA.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "cuda/epilogue.cuh"
+#include "cuda/paged_attention.h"
+#include "cuda/ptx.cuh"
+#include "cuda/storage.cuh"
+#include "variants/online_softmax.h"
+
+namespace pacheck::cuda::kernels {
+
+// One output row (query token, query head) per MergeThreads::kThreadsPerRow threads: merges the row's non-empty
+// splits in split order with the online-softmax merge, then normalises. Thread j of a row holds head lanes
+// [kLanesPerThread j, kLanesPerThread (j + 1)) of the accumulator; every warp of a row reads and shares (m, d) and
+// computes the factors itself, which keeps the warps free of any barrier. LANES_PER_THREAD is 1 (the lanes shape)
+// or 4 (warps), chosen per launch (choose_merge_shape in launch_rules.h); kLanesPerThread caps it at LANES / 32 so
+// that a row is whole warps (2 lanes a thread at 64 lanes).
+// A block is one row of the lanes shape (four of the warps shape), 128 threads at 128 lanes: the merge's blocks
+// start early, as dependents of the attention kernel, only where they fit beside the attention blocks' registers,
+// and larger blocks (measured slower) fit there less often.
+template <int LANES, int LANES_PER_THREAD>
+struct MergeThreads {
+  static constexpr int kLanesPerThread = LANES_PER_THREAD < LANES / 32 ? LANES_PER_THREAD : LANES / 32;
+  static constexpr int kThreadsPerRow = LANES / kLanesPerThread;  // whole warps
+  static constexpr int kBlockThreads = kThreadsPerRow > 128 ? kThreadsPerRow : 128;
+  static constexpr int kRowsPerBlock = kBlockThreads / kThreadsPerRow;
+};
+
+template <typename T, int LANES, int LANES_PER_THREAD>
+__global__ void __launch_bounds__(MergeThreads<LANES, LANES_PER_THREAD>::kBlockThreads)
+    merge_splits_kernel(const DeviceBatch batch, const DevicePlan plan) {
+  using Shape = MergeThreads<LANES, LANES_PER_THREAD>;
+  constexpr int kPerThread = Shape::kLanesPerThread;
+  static_assert(Shape::kThreadsPerRow % 32 == 0, "a warp holds part of one row only");
+  const int row_index =
+      static_cast<int>(blockIdx.x) * Shape::kRowsPerBlock + static_cast<int>(threadIdx.x) / Shape::kThreadsPerRow;
+  const int first_lane = static_cast<int>(threadIdx.x) % Shape::kThreadsPerRow * kPerThread;
+  const int lane = threadIdx.x & 31;
+  if (row_index >= batch.total_queries * batch.num_query_heads) return;  // whole warps
+  const int query_row = row_index / batch.num_query_heads;
+  const int query_head = row_index % batch.num_query_heads;
+  const int s = batch.sequence_of_query_row[query_row];
+  const SequenceMeta seq = batch.sequences[s];
+  const int token = query_row - seq.query_row_offset;
+  const int gqa = batch.num_query_heads / batch.num_kv_heads;
+  const int kv_head = query_head / gqa;
+  const int row = token * gqa + query_head % gqa;
+  const int chunk = row / plan.rows_per_chunk;
+  const int r = row % plan.rows_per_chunk;
+  const int first_item = plan.chunk_first_item[plan.chunk_offsets[s] + chunk];
+  const int position = seq.context_len - seq.num_queries + token;
+  const int used_splits = position / plan.split_sizes[s] + 1;  // splits holding a key at or before the query
+  const int head_dim = batch.head_dim;
+  // Whole vectors of kPerThread lanes where the row length keeps them aligned and each is all inside the head or
+  // all past it; other shapes go element by element. The output is stored so only where its start is aligned for
+  // them too, as write_item_result does.
+  const bool whole_vectors = head_dim % kPerThread == 0;
+  const bool whole_output_vectors = whole_vectors && output_aligned_for_lanes<T, kPerThread>(batch);
+  // The partial-state slot of split k of this row: [item][KV head][row].
+  const std::size_t first_slot =
+      (static_cast<std::size_t>(first_item) * batch.num_kv_heads + kv_head) * plan.row_capacity + r;
+  const std::size_t split_stride = static_cast<std::size_t>(batch.num_kv_heads) * plan.row_capacity;
+  const auto slot_of = [&](int split) { return first_slot + split * split_stride; };
+
+  // Everything above came from the plan; the partial states below are the attention kernel's output.
+  ptx::wait_for_prerequisite_grids();
+
+  // Partials are read kBatch at a time, every load in flight together (lane b reads split b's (m, d), which the
+  // lanes then share by shuffle), and merged with merge_in_order's steps: in split order, the operations of
+  // successive merges, but with the batch's exps side by side rather than one merge's chain after another, each
+  // part's two factors computed in one lane only (the same expf of the same values wherever it runs). Slots past
+  // the row's last split are not read: they stay empty states, which merging skips (the identity). A row's last
+  // few splits (or its only ones) are merged as a batch of 4, so that a one-split row does not step through 16
+  // parts. 16 per batch: measured faster than 8 or 32.
+  constexpr int kBatch = 16;
+  constexpr int kShortBatch = 4;
+  static_assert(kBatch <= 32, "a batch's (m, d) fit one per lane");
+  using State = OnlineSoftmaxState<kPerThread>;
+  State merged;
+  merged.init(kPerThread);
+  const auto merge_batch = [&](int k0, auto parts_constant) {
+    constexpr int kParts = decltype(parts_constant)::value;
+    float lane_max = -INFINITY, lane_denominator = 0.0f;
+    if (lane < kParts && k0 + lane < used_splits) {
+      lane_max = plan.partial_max[slot_of(k0 + lane)];
+      lane_denominator = plan.partial_denominator[slot_of(k0 + lane)];
+    }
+    State part[kParts];
+#pragma unroll
+    for (int b = 0; b < kParts; ++b) {
+      part[b].init(kPerThread);
+      if (k0 + b >= used_splits || first_lane >= head_dim) continue;
+      const float* const acc = plan.partial_acc + slot_of(k0 + b) * head_dim + first_lane;
+      if (whole_vectors) {
+        const auto v = *reinterpret_cast<const AlignedLanes<float, kPerThread>*>(acc);
+#pragma unroll
+        for (int i = 0; i < kPerThread; ++i) part[b].o[i] = v.element[i];
+      } else {
+#pragma unroll
+        for (int i = 0; i < kPerThread; ++i)
+          if (first_lane + i < head_dim) part[b].o[i] = acc[i];
+      }
+    }
+    // Only now the shuffles, which wait for the (m, d) loads: the accumulator loads above are already in flight.
+    float part_max[kParts], before[kParts];
+#pragma unroll
+    for (int b = 0; b < kParts; ++b) {
+      part[b].m = part_max[b] = __shfl_sync(0xffffffffu, lane_max, b);
+      part[b].d = __shfl_sync(0xffffffffu, lane_denominator, b);
+    }
+    const float merged_max = State::merge_maxima(merged.m, part_max, before);
+    // Lane i < kParts computes part i's two factors (the other lanes' are never read).
+    const int i = lane % kParts;
+    float lane_before = before[0];
+#pragma unroll
+    for (int b = 1; b < kParts; ++b) lane_before = b == i ? before[b] : lane_before;
+    const float lane_self_factor = State::merge_self_factor(lane_before, lane_max);
+    const float lane_other_factor = State::merge_other_factor(lane_before, lane_max);
+    float self_factor[kParts], other_factor[kParts];
+#pragma unroll
+    for (int b = 0; b < kParts; ++b) {
+      self_factor[b] = __shfl_sync(0xffffffffu, lane_self_factor, b);
+      other_factor[b] = __shfl_sync(0xffffffffu, lane_other_factor, b);
+    }
+    merged.apply_merges_in_order(part, self_factor, other_factor, merged_max, kPerThread);
+  };
+  for (int k0 = 0; k0 < used_splits; k0 += kBatch) {
+    if (used_splits - k0 <= kShortBatch)
+      merge_batch(k0, std::integral_constant<int, kShortBatch>{});
+    else
+      merge_batch(k0, std::integral_constant<int, kBatch>{});
+  }
+  if (first_lane >= head_dim) return;
+  float out[kPerThread];
+  merged.normalize(out, kPerThread);
+  const std::size_t output_row = static_cast<std::size_t>(query_row) * batch.num_query_heads + query_head;
+  T* const output = static_cast<T*>(batch.output) + output_row * head_dim + first_lane;
+  if (whole_output_vectors) {
+    AlignedLanes<T, kPerThread> v;
+#pragma unroll
+    for (int e = 0; e < kPerThread; ++e) v.element[e] = StorageOps<T>::from_float(out[e]);
+    *reinterpret_cast<AlignedLanes<T, kPerThread>*>(output) = v;
+  } else {
+#pragma unroll
+    for (int e = 0; e < kPerThread; ++e)
+      if (first_lane + e < head_dim) output[e] = StorageOps<T>::from_float(out[e]);
+  }
+}
+
+}  // namespace pacheck::cuda::kernels

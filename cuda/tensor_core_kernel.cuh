@@ -1,0 +1,647 @@
+// The tensor-core attention kernel, for bf16 storage with head dims that are a multiple of 8 (whole 16-byte rows).
+// Same work items, plan, partial states and online-softmax steps as the CUDA-core kernel (cuda_core_kernel.cuh);
+// only the two inner products move from fp32 fused multiply-adds to mma.sync (bf16 inputs, fp32 accumulators).
+// The kernel reads as a pipeline of named steps of TensorCoreBlock: stage the block's queries and table, start the
+// copies of the first tiles, then per tile wait, score, take the block's tile max, rescale, accumulate the values
+// and refill the stage; at the end the warps' sums meet and epilogue.cuh writes the result. C++17 CUDA.
+//
+// A block is 4 warps. A tile is up to 64 keys; warp w owns keys [16 w, 16 w + 16) of every tile: it copies their
+// K and V rows into shared memory (STAGES tiles in flight) and reads back only those, so a warp never waits for
+// another's copies. The copies are tensor copies where TileCopies asks for them and the block size and the item
+// allow (16 keys = 16 consecutive slots of one block: one instruction per 64 lanes, kv_tensor_maps.h), 16-byte
+// asynchronous copies otherwise. A tensor copy reads the whole 16-slot run, so in an item's last tile it may read
+// slots past the item's last key (in the same block, so in the pool); their rows are zeroed before use, as the
+// asynchronous copies zero-fill them without reading. Per tile:
+//   scores   S^T[key, row] = K Q^T by mma.m16n8k16, transposed so that no operand is padding: the warp's 16
+//            keys are the M rows, the block's rows (at most 8) the N columns, the head the K dimension; each
+//            thread ends up with keys g and g + 8 (g = lane / 4) of rows 2t and 2t + 1 (t = lane % 4);
+//   max      a row's tile max over the 8 threads that hold it (shuffles) and over the warps (shared memory: the
+//            one barrier per tile), so every thread of a row keeps the same running max;
+//   weights  raise_running_max and key_weight (online_softmax.h) on each thread's own keys, every row rescaled
+//            every tile, no branch around an exp; its share of the denominator sums them in fp32;
+//   values   O^T[lane, row] += V^T P^T by mma, 16 lanes a block as the M rows: the fp32 weights are split
+//            exactly into bf16 hi + lo (two mma: the weights enter with 16 significant bits, not bf16's 8),
+//            transposed into the B operand's layout in registers (movmatrix), and the accumulator fragments are
+//            held as two OnlineSoftmaxStates' lanes (one per row), which scale_lanes rescales.
+// Arithmetic, for the error model (kernel_error_model.cpp, oracle/ERROR_MODEL.md "Tensor cores"): an mma
+// forms C + sum of 16 exact products per output element; the model takes its error to be at most 72 u times
+// |C| + sum |products| (the alignment-and-truncation behaviour measured on NVIDIA tensor cores, with a factor 2
+// to spare), a logit passes through ceil(head_dim / 16) of them, an accumulator term through two per tile, and
+// the hi + lo split leaves a relative weight error of at most 2^-18 = 64 u in the numerator.
+#pragma once
+
+#include <cuda_bf16.h>
+
+#include <cstdint>
+
+#include "cuda/block_work.cuh"
+#include "cuda/epilogue.cuh"
+#include "cuda/fast_divmod.h"
+#include "cuda/kv_tensor_maps.h"
+#include "cuda/launch_rules.h"
+#include "cuda/paged_attention.h"
+#include "cuda/ptx.cuh"
+#include "variants/online_softmax.h"
+
+namespace pacheck::cuda::kernels {
+
+namespace tensor_core {
+
+inline constexpr int kWarps = kTensorCoreWarps;
+inline constexpr int kThreads = 32 * kWarps;
+inline constexpr int kTileKeys = kTensorCoreTileKeys;
+inline constexpr int kWarpKeys = kTileKeys / kWarps;  // one mma K step of the values product
+static_assert(kWarpKeys == 16 && kWarpKeys == kTensorCopyKeys, "a warp's keys are one m16n8k16 K dimension");
+
+// Two layouts of a stage's K and V rows:
+//   padded    [stage][K, V][key][row_bytes]: rows padded by 16 bytes, so that ldmatrix's 8 rows fall in distinct
+//             banks;
+//   swizzled  [stage][K, V][warp][64-lane box][16 keys][128 bytes], 16-byte piece c of key k's row stored at piece
+//             c ^ (k % 8): the tensor copies' 128-byte swizzle, which keeps ldmatrix free of conflicts unpadded.
+//             Each box is 2 KB at a 1024-byte aligned offset, as the swizzle requires.
+struct SharedLayout {
+  int kv;        // the stages' K and V rows; after the last tile the warps' accumulators
+  int table;     // staged block-table entries
+  int queries;   // [rows][row_bytes]: the block's queries, padded rows (zero past the head)
+  int tile_max;  // [2 parities][warps][8 rows]
+  int row_sums;  // [warps][rows] denominators, then [rows] maxima
+  int barriers;  // [stage][warp] mbarriers of the tensor copies (8 bytes each)
+  int total;
+};
+__host__ __device__ constexpr int row_bytes(int lanes) { return lanes * 2 + 16; }  // +16: ldmatrix without conflicts
+// The floats of a row of a warp's sums in shared memory at the end: 4 more than the lanes, so that a store
+// instruction's 4 rows (one per t) fall in distinct banks, (2t + e) * (lanes + 4) differing by 8t modulo the 32
+// banks, where rows of `lanes` floats put them all in one (a 4-way conflict at 8 rows).
+__host__ __device__ constexpr int summed_row_floats(int lanes) { return lanes + 4; }
+inline constexpr int kBoxBytes = kTensorCopyKeys * kTensorCopyLanes * 2;
+__host__ __device__ constexpr int stage_bytes(int lanes, bool swizzled) {
+  return 2 * kTileKeys * (swizzled ? lanes * 2 : row_bytes(lanes));
+}
+__host__ __device__ constexpr SharedLayout shared_layout(int lanes, int rows, int stages) {
+  const bool swizzled = tensor_core_swizzled(lanes);
+  SharedLayout s{};
+  const int kv = stages * stage_bytes(lanes, swizzled);
+  const int sums = kWarps * rows * summed_row_floats(lanes) * 4;
+  s.kv = 0;
+  s.table = round_up(kv > sums ? kv : sums, 16);
+  s.queries = s.table + kTableEntries * 4;
+  s.tile_max = s.queries + rows * row_bytes(lanes);
+  s.row_sums = s.tile_max + 2 * kWarps * 8 * 4;
+  s.barriers = s.row_sums + round_up((kWarps + 1) * rows * 4, 16);
+  s.total = s.barriers + stages * kWarps * 8;
+  return s;
+}
+
+// Blocks per multiprocessor the registers must allow: as many as the shared memory fits, at most 3.
+template <int LANES, int ROWS, int STAGES>
+constexpr int min_blocks() {
+  const int fit = 227 * 1024 / (shared_layout(LANES, ROWS, STAGES).total + 1024);
+  return fit < 1 ? 1 : fit > 3 ? 3 : fit;
+}
+static_assert(min_blocks<128, 8, 2>() == kWideBlocksPerMultiprocessor, "the wide layout fits three blocks");
+static_assert(min_blocks<128, 8, 3>() == 2, "the deep layout fits two");
+
+__device__ inline unsigned bf16_bits(__nv_bfloat16 x) { return __bfloat16_as_ushort(x); }
+// Two bf16 as an mma operand register: `first` (the lower column or row index) in the low half.
+__device__ inline unsigned pack_bf16(__nv_bfloat16 first, __nv_bfloat16 second) {
+  return bf16_bits(first) | (bf16_bits(second) << 16);
+}
+
+// An fp32 weight as hi + lo with hi = bf16(p) and lo = bf16(p - hi): p - hi is exact in fp32, so hi + lo differs
+// from p by at most lo's rounding, 2^-9 |p - hi| <= 2^-18 |p|.
+struct SplitWeight {
+  __nv_bfloat16 hi, lo;
+};
+__device__ inline SplitWeight split_weight(float p) {
+  const __nv_bfloat16 hi = __float2bfloat16_rn(p);
+  return {hi, __float2bfloat16_rn(p - __bfloat162float(hi))};
+}
+
+}  // namespace tensor_core
+
+// One block of the tensor-core kernel: what it works on, where its shared memory lies, and the steps of its
+// pipeline. STAGES tiles sit in shared memory: one is folded while the others land. The first kTableEntries entries
+// of the item's block table are staged in shared memory; an item with more reads its table through L1. With COPIES
+// = tensor, where `maps` are usable and the item starts at a multiple of 16 keys, each warp's 16 keys of a tile
+// arrive as tensor copies (one per 64 lanes of K and of V, issued by one lane); other items, and the other COPIES,
+// use 16-byte asynchronous copies.
+template <int LANES, int ROWS, int STAGES, TileCopies COPIES>
+struct TensorCoreBlock {
+  static constexpr int kWarps = tensor_core::kWarps;
+  static constexpr int kThreads = tensor_core::kThreads;
+  static constexpr int kTileKeys = tensor_core::kTileKeys;
+  static constexpr int kWarpKeys = tensor_core::kWarpKeys;
+  static constexpr int kBoxBytes = tensor_core::kBoxBytes;
+  static constexpr bool kSwizzled = tensor_core_swizzled(LANES);
+  static constexpr int kRowBytes = tensor_core::row_bytes(LANES);
+  static constexpr int kChunksPerRow = LANES * 2 / 16;  // 16-byte pieces of a K or V row
+  static constexpr int kHeadSteps = LANES / 16;         // mma K steps of a dot product
+  static constexpr int kLaneBlocks = LANES / 16;        // mma M blocks of the output lanes
+  static constexpr int kCopiesPerLane = kWarpKeys * kChunksPerRow / 32;
+  static constexpr int kBoxes = LANES / kTensorCopyLanes;  // swizzled layout: 64-lane boxes per row
+  static constexpr int kStageBytes = tensor_core::stage_bytes(LANES, kSwizzled);
+  static constexpr int kKeysPerCopy = 32 / kChunksPerRow;  // keys one copy instruction of the warp covers
+  static constexpr tensor_core::SharedLayout kShared = tensor_core::shared_layout(LANES, ROWS, STAGES);
+  static_assert(ROWS <= 8, "the block's rows are N columns 0..7 of the mma");
+  static_assert(LANES % 16 == 0 && kCopiesPerLane * 32 == kWarpKeys * kChunksPerRow, "whole mma steps and copies");
+  static_assert(32 % kChunksPerRow == 0, "a copy instruction covers whole rows");
+  static_assert(STAGES >= 2, "one tile is folded while the next ones land");
+  static_assert(!kSwizzled || LANES % kTensorCopyLanes == 0, "the swizzled layout holds whole 64-lane boxes");
+  static_assert(kSwizzled || COPIES != TileCopies::tensor, "tensor copies need the swizzled layout");
+  static_assert(kSwizzled || COPIES != TileCopies::async_evict_first,
+                "ptxas 13.0 drops the L2 policy of the padded layout's copies (see TileCopies)");
+
+  // The state of rows 2t + e (e = 0, 1): the running max (the same in every thread of the row), this thread's share
+  // of the denominator (the weights of its own keys), and its accumulator lanes 16 j + g and 16 j + g + 8 as
+  // acc[e].o[2 j] and acc[e].o[2 j + 1].
+  struct RowStates {
+    float run_max[2] = {-INFINITY, -INFINITY};
+    float run_den[2] = {0.0f, 0.0f};
+    OnlineSoftmaxState<2 * kLaneBlocks> acc[2];
+  };
+  // Row g's q as mma B fragments of the scores (N columns: the block's rows, zero past them): qb[s] = dims
+  // 16 s + 2t, + 1 and 16 s + 8 + 2t, + 1 (the lower dim in the low half, as pack_bf16 places the lower index).
+  struct QueryFragments {
+    unsigned qb[kHeadSteps][2];
+  };
+  // Where lane's ldmatrix row of a K or V fragment lies in a stage. Swizzled: where the key's row starts and
+  // (x ^ key % 8) * 16 (x: the lane's piece within a pair, see matrix_offset); padded: where the lane's piece of
+  // step 0 lies.
+  struct MatrixRow {
+    int start;
+    int piece_xor;
+  };
+
+  const DeviceBatch& batch;
+  const FastDivmod& block_div;
+  const KvTensorMaps& maps;
+  BlockWork work;
+  unsigned char* shared;
+  unsigned char* kv_tiles;
+  int* table_s;
+  float* tile_max_s;  // [2][kWarps][8]
+  float* den_s;       // [kWarps][ROWS]
+  float* max_s;       // [ROWS]
+  std::uint64_t* barriers;  // [STAGES][kWarps]
+  int warp, lane;
+  int g;  // the row of this thread's q fragment; its keys g and g + 8 of the scores
+  int t;  // its rows 2t, 2t + 1 of the scores, weights and accumulator
+  int tile;
+  int row_end[2];  // rows 2t, 2t + 1 attend to keys [item.key_begin, row_end)
+  bool tensor_copies;
+  int first_block;
+  bool table_staged;
+  const std::int32_t* table;
+  int num_tiles;
+
+  __device__ TensorCoreBlock(const DeviceBatch& batch_, const DevicePlan& plan, const FastDivmod& block_div_,
+                             const KvTensorMaps& maps_, unsigned char* shared_)
+      : batch(batch_), block_div(block_div_), maps(maps_), work(load_block_work(batch_, plan)), shared(shared_) {
+    kv_tiles = shared + kShared.kv;
+    table_s = reinterpret_cast<int*>(shared + kShared.table);
+    tile_max_s = reinterpret_cast<float*>(shared + kShared.tile_max);
+    den_s = reinterpret_cast<float*>(shared + kShared.row_sums);
+    max_s = den_s + kWarps * ROWS;
+    barriers = reinterpret_cast<std::uint64_t*>(shared + kShared.barriers);
+    warp = threadIdx.x / 32;
+    lane = threadIdx.x % 32;
+    g = lane / 4;
+    t = lane % 4;
+    tile = max(1, min(plan.tile_size, kTileKeys));
+    row_end[0] = row_end_of(2 * t);
+    row_end[1] = row_end_of(2 * t + 1);
+    // The host allowed tensor copies for the launch (block size and tile multiples of 16); this item's warp tiles
+    // are then whole runs of 16 slots of one block if it starts at a multiple of 16. The swizzle needs the stages
+    // 1024-byte aligned, which the declaration asks for; should a toolchain not honour it, fail loudly rather than
+    // read misplaced rows (or fall back to a silently slower path).
+    tensor_copies = COPIES == TileCopies::tensor && maps.usable && work.item.key_begin % kWarpKeys == 0;
+    if (tensor_copies && ptx::shared_address(kv_tiles) % 1024 != 0) __trap();
+    first_block = block_div.quotient(work.item.key_begin);
+    const int table_count = block_div.quotient(work.item.key_end - 1) - first_block + 1;
+    table_staged = table_count <= kTableEntries;
+    table = batch.block_tables + work.seq.table_offset;
+    num_tiles = (work.item.key_end - work.item.key_begin + tile - 1) / tile;
+  }
+
+  // Block row r attends to keys [item.key_begin, end): its own position + 1, cut at the item's end (an absent
+  // row: none).
+  __device__ int row_end_of(int r) const {
+    const bool present = r < ROWS && r < work.item.num_rows;
+    return present ? min(work.first_position + (work.item.first_row + r) / work.gqa + 1, work.item.key_end)
+                   : work.item.key_begin;
+  }
+
+  // --- before the first tile ------------------------------------------------------------------------------------
+
+  // The block's queries, staged in shared memory (row r at kShared.queries + r kRowBytes, zero past the block's
+  // rows and past the head) by one 16-byte asynchronous copy per piece (launch_attention checks that the queries
+  // are 16-byte aligned; head_dim is a multiple of 8, so every row is). They land with the table, before the
+  // barrier of stage_table: one copy a thread starts the table's loads sooner than per-thread fragment loads would.
+  __device__ void stage_queries() const {
+    unsigned char* const queries_s = shared + kShared.queries;
+    const unsigned char* const queries = static_cast<const unsigned char*>(batch.queries);
+    const int head_pieces = batch.head_dim / 8;  // 16-byte pieces of a query row
+    for (int p = threadIdx.x; p < ROWS * kChunksPerRow; p += kThreads) {
+      const int r = p / kChunksPerRow, chunk = p % kChunksPerRow;
+      const bool live = r < work.item.num_rows && chunk < head_pieces;
+      const int q_row = work.item.first_row + r;
+      const std::size_t query_row = static_cast<std::size_t>(work.seq.query_row_offset + q_row / work.gqa);
+      const std::size_t byte =
+          live ? ((query_row * batch.num_query_heads + work.kv_head * work.gqa + q_row % work.gqa) * batch.head_dim +
+                  chunk * 8) *
+                     2
+               : 0;
+      ptx::copy_async_16(queries_s + r * kRowBytes + chunk * 16, queries + byte, live ? 16 : 0);
+    }
+    ptx::copy_async_commit();
+  }
+
+  // Byte offset in a stage of 16-byte piece `chunk` of tile key `key`'s K row (kv = 0) or V row (kv = 1).
+  __device__ static int piece_offset(int kv, int key, int chunk) {
+    if constexpr (kSwizzled)
+      return kv * (kStageBytes / 2) + ((key / kWarpKeys) * kBoxes + chunk / 8) * kBoxBytes + (key % kWarpKeys) * 128 +
+             ((chunk % 8) ^ (key % 8)) * 16;
+    else
+      return (kv * kTileKeys + key) * kRowBytes + chunk * 16;
+  }
+
+  // Zero the lanes past the head in every stage: copies read and write only live pieces. Padded: this warp's rows,
+  // with the same lane-to-piece map as the copies, so each address is written by one thread in program order
+  // (always done: the 16-byte row padding is never written). Swizzled: only when head_dim < LANES, every byte of
+  // the stages, fenced before any tensor copy writes them.
+  __device__ void zero_lanes_past_head() const {
+    if constexpr (kSwizzled) {
+      if (batch.head_dim < LANES) {
+        for (int i = threadIdx.x; i < STAGES * kStageBytes / 16; i += kThreads)
+          reinterpret_cast<uint4*>(kv_tiles)[i] = make_uint4(0, 0, 0, 0);
+        ptx::fence_shared_for_tensor_copies();
+      }
+    } else {
+#pragma unroll 1
+      for (int s = 0; s < STAGES; ++s)
+#pragma unroll
+        for (int c = 0; c < kCopiesPerLane; ++c) {
+          const int piece = lane + 32 * c;
+          const int key = warp * kWarpKeys + piece / kChunksPerRow, chunk = piece % kChunksPerRow;
+          unsigned char* const stage = kv_tiles + s * kStageBytes;
+          for (int kv = 0; kv < 2; ++kv)
+            *reinterpret_cast<uint4*>(stage + piece_offset(kv, key, chunk)) = make_uint4(0, 0, 0, 0);
+        }
+    }
+  }
+
+  // The item's block table into shared memory, the tensor copies' barriers initialised, and the block's queries
+  // landed: the one barrier before the first tile.
+  __device__ void stage_table() const {
+    if (table_staged) {
+      const int table_count = block_div.quotient(work.item.key_end - 1) - first_block + 1;
+      for (int i = threadIdx.x; i < table_count; i += kThreads) table_s[i] = table[first_block + i];
+    }
+    if (tensor_copies) {
+      if (lane < STAGES) ptx::barrier_init(&barriers[lane * kWarps + warp], 1);  // lane 0's arrival + the bytes
+      ptx::barrier_init_fence();
+    }
+    ptx::copy_async_wait<0>();  // this thread's pieces of the queries
+    __syncthreads();
+  }
+
+  // --- copying a tile ---------------------------------------------------------------------------------------------
+
+  __device__ unsigned char* stage_of(int i) const { return kv_tiles + (i % STAGES) * kStageBytes; }
+
+  // This warp's keys of tile i that lie in the item: a prefix of its 16, the same in every tile but the item's
+  // last (16, or 0 for a warp past a tile shorter than 64 keys).
+  __device__ int warp_live_keys(int i) const {
+    return min(max(min(tile, work.item.key_end - (work.item.key_begin + i * tile)) - warp * kWarpKeys, 0), kWarpKeys);
+  }
+  // Slot row (physical block x block_size + slot) of this warp's key `key` of tile i, through the block table.
+  __device__ int slot_row(int i, int key) const {
+    int logical_block, slot;
+    block_div.divmod(work.item.key_begin + i * tile + warp * kWarpKeys + key, logical_block, slot);
+    const unsigned physical = table_staged ? table_s[logical_block - first_block] : __ldg(table + logical_block);
+    return physical * batch.block_size + slot;
+  }
+
+  // 16-byte asynchronous copies of this warp's K and V rows of tile i. Lane k < 16 looks up key k; the lanes share
+  // the vector indices by shuffle. Keys past the item are zero-filled, never read from the pools. A lane's pieces
+  // of a tile: piece lane + 32 c is chunk lane % kChunksPerRow of key lane / kChunksPerRow + c kKeysPerCopy, so its
+  // chunk, and where that chunk starts in a row of the pools, are the same in every copy.
+  __device__ void copy_rows_async(int i) const {
+    const int head_dim = batch.head_dim;
+    const int live_chunks = head_dim * 2 / 16;
+    const std::size_t kv_head_stride = static_cast<std::size_t>(head_dim) * 2;  // bytes per (slot, head)
+    const unsigned char* const k_pool = static_cast<const unsigned char*>(batch.k_pool);
+    const unsigned char* const v_pool = static_cast<const unsigned char*>(batch.v_pool);
+    const int copy_chunk = lane % kChunksPerRow, copy_first_key = lane / kChunksPerRow;
+    const unsigned char* const k_chunk = k_pool + copy_chunk * 16;
+    const unsigned char* const v_chunk = v_pool + copy_chunk * 16;
+    const unsigned row_stride = static_cast<unsigned>(head_dim) * 2;  // bytes per (slot, head)
+    unsigned char* const stage = stage_of(i);
+    const int live_keys = warp_live_keys(i);
+    const unsigned looked_up =
+        lane < live_keys ? static_cast<unsigned>(slot_row(i, lane)) * batch.num_kv_heads + work.kv_head : 0u;
+    // A whole tile of whole rows (at tile = 64 and head_dim = LANES, every tile but an item's last): every piece
+    // is read, so a copy's addresses are one multiply-add from its key's row and a swizzled offset, with no
+    // zero-fill predicate. This is the loop's bulk, and about half the instructions of the general form below.
+    if (live_keys == kWarpKeys && live_chunks == kChunksPerRow) {
+#pragma unroll
+      for (int c = 0; c < kCopiesPerLane; ++c) {
+        const int key = copy_first_key + c * kKeysPerCopy;
+        const unsigned row = __shfl_sync(0xffffffffu, looked_up, key);
+        unsigned char* const dst = stage + piece_offset(0, warp * kWarpKeys + key, copy_chunk);
+        const unsigned char* const k_src = k_chunk + static_cast<std::size_t>(row) * row_stride;
+        const unsigned char* const v_src = v_chunk + static_cast<std::size_t>(row) * row_stride;
+        if constexpr (COPIES == TileCopies::async_evict_first) {
+          ptx::copy_async_16_evict_first(dst, k_src);
+          ptx::copy_async_16_evict_first(dst + kStageBytes / 2, v_src);
+        } else {
+          ptx::copy_async_16(dst, k_src, 16);
+          ptx::copy_async_16(dst + kStageBytes / 2, v_src, 16);
+        }
+      }
+      ptx::copy_async_commit();
+      return;
+    }
+#pragma unroll
+    for (int c = 0; c < kCopiesPerLane; ++c) {
+      const int piece = lane + 32 * c;
+      const int key = piece / kChunksPerRow, chunk = piece % kChunksPerRow;
+      const std::size_t src = static_cast<std::size_t>(__shfl_sync(0xffffffffu, looked_up, key)) * kv_head_stride;
+      if (chunk >= live_chunks) continue;
+      const bool live = key < live_keys;
+      ptx::copy_async_16(stage + piece_offset(0, warp * kWarpKeys + key, chunk),
+                         k_pool + (live ? src + chunk * 16 : 0), live ? 16 : 0);
+      ptx::copy_async_16(stage + piece_offset(1, warp * kWarpKeys + key, chunk),
+                         v_pool + (live ? src + chunk * 16 : 0), live ? 16 : 0);
+    }
+    ptx::copy_async_commit();
+  }
+
+  // Lane 0 copies the 16 slots' K and V boxes of tile i (lanes past head_dim read as zeros) and announces their
+  // bytes; a warp with no keys here still arrives, so that every phase completes. Dead rows are zeroed on arrival
+  // (wait_for_tile).
+  __device__ void issue_tensor_copies(int i) const {
+    if (lane != 0) return;
+    unsigned char* const stage = stage_of(i);
+    std::uint64_t* const barrier = &barriers[(i % STAGES) * kWarps + warp];
+    const int boxes = warp_live_keys(i) > 0 ? (batch.head_dim + kTensorCopyLanes - 1) / kTensorCopyLanes : 0;
+    ptx::barrier_arrive_expecting(barrier, static_cast<unsigned>(boxes * 2 * kBoxBytes));
+    if (boxes > 0) {
+      const int first_row = static_cast<int>(slot_row(i, 0));
+      for (int b = 0; b < boxes; ++b) {
+        unsigned char* const k_box = stage + piece_offset(0, warp * kWarpKeys, 8 * b);
+        ptx::tensor_copy_3d(k_box, maps.k, b * kTensorCopyLanes, work.kv_head, first_row, barrier);
+        ptx::tensor_copy_3d(k_box + kStageBytes / 2, maps.v, b * kTensorCopyLanes, work.kv_head, first_row, barrier);
+      }
+    }
+  }
+
+  // Starts the copies of this warp's keys of tile i.
+  __device__ void load_tile(int i) const {
+    if (!tensor_copies) return copy_rows_async(i);
+    issue_tensor_copies(i);
+  }
+
+  // Every stage starts filling; afterwards a warp refills the stage of each tile it has folded (refill).
+  __device__ void start_pipeline() const {
+#pragma unroll
+    for (int s = 0; s < STAGES; ++s) {
+      if (s < num_tiles) load_tile(s);
+      else if (!tensor_copies) ptx::copy_async_commit();  // empty commit groups keep the wait count uniform
+    }
+  }
+
+  // Tile i + STAGES into the stage tile i leaves, issued right after tile i is folded rather than after the next
+  // wait, so that STAGES tiles are in flight while the warp waits for tile i + 1.
+  __device__ void refill(int i) const {
+    __syncwarp();  // every lane is done with tile i's stage
+    if (i + STAGES < num_tiles) load_tile(i + STAGES);
+    else if (!tensor_copies) ptx::copy_async_commit();
+  }
+
+  // Tile i is in shared memory for this warp: this thread's asynchronous copies have landed, or its tensor copies
+  // have (the rows of keys past the item zeroed, as the asynchronous copies zero-fill them: a 0 weight times stale
+  // or poisoned V would be NaN).
+  __device__ void wait_for_tile(int i) const {
+    if (!tensor_copies) {
+      ptx::copy_async_wait<STAGES - 1>();  // tiles i + 1 .. i + STAGES - 1 may still be in flight
+    } else {
+      ptx::barrier_wait(&barriers[(i % STAGES) * kWarps + warp], (i / STAGES) & 1);
+      const int live_keys = warp_live_keys(i);
+      if (live_keys < kWarpKeys) {
+        unsigned char* const stage = stage_of(i);
+        const int pieces = (kWarpKeys - live_keys) * kChunksPerRow;
+        for (int p = lane; p < 2 * pieces; p += 32) {  // K's dead rows, then V's
+          const int kv = p / pieces, key = live_keys + p % pieces / kChunksPerRow, chunk = p % kChunksPerRow;
+          *reinterpret_cast<uint4*>(stage + piece_offset(kv, warp * kWarpKeys + key, chunk)) = make_uint4(0, 0, 0, 0);
+        }
+        // A row dead here is dead in every later tile of the item (see warp_live_keys): no tensor copy writes it
+        // again, and the fence orders these stores before any that did.
+        ptx::fence_shared_for_tensor_copies();
+      }
+    }
+    __syncwarp();  // every lane's copies of tile i are in
+  }
+
+  // --- folding a tile -----------------------------------------------------------------------------------------------
+
+  // The q fragments, read from the staged rows once the first copies are on their way.
+  __device__ QueryFragments query_fragments() const {
+    const unsigned char* const queries_s = shared + kShared.queries;
+    QueryFragments q;
+#pragma unroll
+    for (int s = 0; s < kHeadSteps; ++s)
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+        q.qb[s][h] =
+            g < ROWS ? *reinterpret_cast<const unsigned*>(queries_s + g * kRowBytes + (16 * s + 8 * h + 2 * t) * 2) : 0u;
+    return q;
+  }
+
+  // ldmatrix row addresses. K and V are both A operands (16 M rows): K of the scores (matrices: keys 0-7 | 8-15 x
+  // dims lo, then the same x dims hi of a head step), V of the values transposed (matrices: keys 0-7 x lanes lo |
+  // hi, then keys 8-15, of a 16-lane block). A lane's key is fixed, and its piece of step or lane block n is
+  // 2 n + x, x = 0 or 1. Swizzled, piece c of key k sits at (c % 8) ^ (k % 8) in box c / 8 = n / 4, and since
+  // 2 n % 8 is even, (2 n % 8 + x) ^ (k % 8) = (2 n % 8) ^ (x ^ k % 8): a per-lane term XORed with a constant of
+  // the (unrolled) n.
+  __device__ static MatrixRow matrix_row(int kv, int key, int piece) {
+    if constexpr (kSwizzled) return MatrixRow{piece_offset(kv, key, 0) - (key % 8) * 16, (piece ^ (key % 8)) * 16};
+    else return MatrixRow{piece_offset(kv, key, piece), 0};
+  }
+  __device__ MatrixRow k_matrix_row() const {
+    return matrix_row(0, warp * kWarpKeys + 8 * ((lane / 8) % 2) + lane % 8, lane / 16);
+  }
+  __device__ MatrixRow v_matrix_row() const {
+    return matrix_row(1, warp * kWarpKeys + 8 * (lane / 16) + lane % 8, (lane / 8) % 2);
+  }
+  __device__ static int matrix_offset(const MatrixRow& r, int n) {
+    if constexpr (kSwizzled) return r.start + (n / 4) * kBoxBytes + ((32 * (n % 4)) ^ r.piece_xor);
+    else return r.start + 32 * n;
+  }
+
+  // Scores transposed, S^T = K Q^T: the warp's 16 keys are the M rows, the block's rows the N columns. s[2 k + e] is
+  // key warp * 16 + g + 8 k of row 2t + e.
+  __device__ void scores(const unsigned char* stage, const MatrixRow& k_row, const QueryFragments& q,
+                         float (&s)[4]) const {
+#pragma unroll
+    for (int step = 0; step < kHeadSteps; ++step) {
+      if (16 * step >= batch.head_dim) break;  // zero lanes past the head: no mma at all, not exact zeros added
+      unsigned a[4];
+      ptx::load_matrices_x4(a, stage + matrix_offset(k_row, step));
+      ptx::mma_bf16_16x8x16(s[0], s[1], s[2], s[3], a[0], a[1], a[2], a[3], q.qb[step][0], q.qb[step][1]);
+    }
+  }
+
+  // The scaled scores of this thread's keys (score[e][k]: row 2t + e, key warp * 16 + g + 8 k; -inf where masked)
+  // and, per row, the max over the warp's keys.
+  __device__ void masked_scores(int i, const float (&s)[4], float (&score)[2][2], float (&warp_max)[2]) const {
+    const int t0 = work.item.key_begin + i * tile;
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
+      const int row_keys = max(0, min(row_end[e] - t0, tile));  // keys of this tile the row attends to: a prefix
+#pragma unroll
+      for (int k = 0; k < 2; ++k) {
+        // Select, not multiply: a masked key's score is -inf whatever its K holds.
+        score[e][k] = warp * kWarpKeys + g + 8 * k < row_keys ? s[2 * k + e] * batch.scale : -INFINITY;
+      }
+      // The row's max over the warp's keys: over this thread's two, then over the 8 threads of its t.
+      warp_max[e] = fmaxf(score[e][0], score[e][1]);
+      warp_max[e] = fmaxf(warp_max[e], __shfl_xor_sync(0xffffffffu, warp_max[e], 4));
+      warp_max[e] = fmaxf(warp_max[e], __shfl_xor_sync(0xffffffffu, warp_max[e], 8));
+      warp_max[e] = fmaxf(warp_max[e], __shfl_xor_sync(0xffffffffu, warp_max[e], 16));
+    }
+  }
+
+  // The tile max of rows 2t, 2t + 1 over every warp: the one barrier per tile. (The other parity's slots are
+  // rewritten only after the next barrier, once everyone has read them.)
+  __device__ void block_tile_max(int i, const float (&warp_max)[2], float (&tile_max)[2]) const {
+    float* const tile_max_par = tile_max_s + (i & 1) * kWarps * 8;
+    if (g == 0) *reinterpret_cast<float2*>(tile_max_par + warp * 8 + 2 * t) = make_float2(warp_max[0], warp_max[1]);
+    __syncthreads();
+    tile_max[0] = tile_max[1] = -INFINITY;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) {
+      const float2 m = *reinterpret_cast<const float2*>(tile_max_par + w * 8 + 2 * t);
+      tile_max[0] = fmaxf(tile_max[0], m.x);
+      tile_max[1] = fmaxf(tile_max[1], m.y);
+    }
+  }
+
+  // A tile fully masked for a row changes nothing of its state: its factor is 1 (0 on the empty state, whose sums
+  // are 0) and its weights are all 0. No early exit and no branch: mma.sync needs every lane of the warp, the
+  // warp's other rows may have keys here, and the exps of a thread's two rows and four weights, each chosen on its
+  // argument, run side by side (measured faster than a branch around each).
+  __device__ static void rescale(RowStates& rows, const float (&tile_max)[2]) {
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
+      const float alpha = raise_running_max(rows.run_max[e], rows.run_den[e], tile_max[e]);
+      rows.acc[e].scale_lanes(alpha, 2 * kLaneBlocks);
+    }
+  }
+
+  // The weights and their share of the denominator in key order, split into bf16 hi + lo, then the values
+  // transposed, O^T += V^T P^T over the warp's 16 keys, hi then lo: lane block j's 16 lanes are the M rows, the
+  // block's rows the N columns.
+  __device__ void accumulate_values(const unsigned char* stage, const MatrixRow& v_row, const float (&score)[2][2],
+                                    RowStates& rows) const {
+    tensor_core::SplitWeight w[2][2];
+#pragma unroll
+    for (int e = 0; e < 2; ++e)
+#pragma unroll
+      for (int k = 0; k < 2; ++k) {
+        const float p = key_weight(score[e][k], rows.run_max[e]);
+        rows.run_den[e] += p;
+        w[e][k] = tensor_core::split_weight(p);
+      }
+    // P^T as the B operand of the values (K: the warp's 16 keys, N: the rows) wants row g's keys 2t, 2t + 1 |
+    // 2t + 8, 2t + 9; this thread holds keys g | g + 8 of rows 2t, 2t + 1, the transposed 8x8 fragments.
+    using tensor_core::pack_bf16;
+    const unsigned p_hi0 = ptx::transpose_8x8(pack_bf16(w[0][0].hi, w[1][0].hi));
+    const unsigned p_hi1 = ptx::transpose_8x8(pack_bf16(w[0][1].hi, w[1][1].hi));
+    const unsigned p_lo0 = ptx::transpose_8x8(pack_bf16(w[0][0].lo, w[1][0].lo));
+    const unsigned p_lo1 = ptx::transpose_8x8(pack_bf16(w[0][1].lo, w[1][1].lo));
+#pragma unroll
+    for (int j = 0; j < kLaneBlocks; ++j) {
+      if (16 * j >= batch.head_dim) break;
+      unsigned a[4];
+      ptx::load_matrices_x4_transposed(a, stage + matrix_offset(v_row, j));
+      float& o0 = rows.acc[0].o[2 * j];      // lane 16 j + g,     row 2t
+      float& o1 = rows.acc[1].o[2 * j];      // lane 16 j + g,     row 2t + 1
+      float& o2 = rows.acc[0].o[2 * j + 1];  // lane 16 j + g + 8, row 2t
+      float& o3 = rows.acc[1].o[2 * j + 1];  // lane 16 j + g + 8, row 2t + 1
+      ptx::mma_bf16_16x8x16(o0, o1, o2, o3, a[0], a[1], a[2], a[3], p_hi0, p_hi1);
+      ptx::mma_bf16_16x8x16(o0, o1, o2, o3, a[0], a[1], a[2], a[3], p_lo0, p_lo1);
+    }
+  }
+
+  // --- after the last tile ------------------------------------------------------------------------------------------
+
+  // The warps' sums meet in shared memory (the K/V space is free once every warp is past its last tile), and the
+  // epilogue adds them in warp order.
+  __device__ void write_result(RowStates& rows, const DevicePlan& plan) const {
+    ptx::copy_async_wait<0>();
+    __syncthreads();
+    constexpr int kSummedRow = tensor_core::summed_row_floats(LANES);
+    float* const group_acc = reinterpret_cast<float*>(kv_tiles);  // [kWarps][ROWS][kSummedRow]
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
+      // The row's denominator share over the 8 threads of its t: the same bits in each of them.
+      rows.run_den[e] += __shfl_xor_sync(0xffffffffu, rows.run_den[e], 4);
+      rows.run_den[e] += __shfl_xor_sync(0xffffffffu, rows.run_den[e], 8);
+      rows.run_den[e] += __shfl_xor_sync(0xffffffffu, rows.run_den[e], 16);
+      const int r = 2 * t + e;
+      if (r >= ROWS) continue;
+      float* const row_acc = group_acc + (warp * ROWS + r) * kSummedRow;
+#pragma unroll
+      for (int j = 0; j < kLaneBlocks; ++j) {
+        row_acc[16 * j + g] = rows.acc[e].o[2 * j];
+        row_acc[16 * j + g + 8] = rows.acc[e].o[2 * j + 1];
+      }
+      if (g == 0) {
+        den_s[warp * ROWS + r] = rows.run_den[e];
+        if (warp == 0) max_s[r] = rows.run_max[e];
+      }
+    }
+    __syncthreads();
+    write_item_result<__nv_bfloat16, ROWS, LANES, kWarps, kThreads, kSummedRow>(batch, plan, work, group_acc, den_s,
+                                                                                max_s);
+  }
+};
+
+// The kernel: TensorCoreBlock's steps in order.
+template <int LANES, int ROWS, int STAGES, TileCopies COPIES>
+__global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core::min_blocks<LANES, ROWS, STAGES>()))
+    tensor_core_attention_kernel(const DeviceBatch batch, const DevicePlan plan, const FastDivmod block_div,
+                                 const __grid_constant__ KvTensorMaps maps) {
+  extern __shared__ __align__(1024) unsigned char tensor_core_shared[];
+  using Block = TensorCoreBlock<LANES, ROWS, STAGES, COPIES>;
+  ptx::allow_dependent_launch();  // a split-K merge may start preparing now
+  const Block block(batch, plan, block_div, maps, tensor_core_shared);
+  block.stage_queries();
+  block.zero_lanes_past_head();
+  block.stage_table();
+
+  typename Block::RowStates rows;
+  rows.acc[0].init(2 * Block::kLaneBlocks);
+  rows.acc[1].init(2 * Block::kLaneBlocks);
+  block.start_pipeline();
+  const typename Block::QueryFragments q = block.query_fragments();
+  const typename Block::MatrixRow k_row = block.k_matrix_row();
+  const typename Block::MatrixRow v_row = block.v_matrix_row();
+
+  for (int i = 0; i < block.num_tiles; ++i) {
+    block.wait_for_tile(i);
+    const unsigned char* const stage = block.stage_of(i);
+    float s[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    block.scores(stage, k_row, q, s);
+    float score[2][2], warp_max[2], tile_max[2];
+    block.masked_scores(i, s, score, warp_max);
+    block.block_tile_max(i, warp_max, tile_max);
+    Block::rescale(rows, tile_max);
+    block.accumulate_values(stage, v_row, score, rows);
+    block.refill(i);
+  }
+  block.write_result(rows, plan);
+}
+
+}  // namespace pacheck::cuda::kernels

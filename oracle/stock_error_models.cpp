@@ -1,0 +1,139 @@
+// The stock error models and explicit coefficients (stock_error_models.h); ERROR_MODEL.md derives each term.
+#include "oracle/stock_error_models.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <utility>
+
+namespace pacheck {
+namespace {
+
+int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+// An mma instruction's error, in units of u, relative to |C| + sum |A_k B_k| of each output element: the
+// tensor-core model of ERROR_MODEL.md ("Tensor cores").
+constexpr double kMmaError = 72;
+// hi + lo reproduces an fp32 weight to within 2^-18 = 64 u.
+constexpr double kWeightSplitError = 64;
+// The tensor-core kernel's tile and warps.
+constexpr int kTensorCoreTileKeys = 64;
+constexpr int kTensorCoreWarps = 4;
+
+constexpr std::array<std::pair<const char*, StockErrorModel>, 3> kStockModels{
+    {{"fp32_online_softmax", StockErrorModel::fp32_online_softmax},
+     {"fp32_split_k", StockErrorModel::fp32_split_k},
+     {"bf16_tensor_cores", StockErrorModel::bf16_tensor_cores}}};
+
+}  // namespace
+
+ErrorModel tiled_kernel_error_model(const Problem& p, const OracleResult& oracle, std::size_t row,
+                                    const TiledKernelShape& shape, int split_size) {
+  const RowCondition& c = oracle.rows[row];
+  const bool split_k = split_size > 0;
+  // The keys one block walks for this row's item: the whole context (fused) or one split.
+  const int item_keys = split_k ? std::min(split_size, c.context_len) : c.context_len;
+  const int records_in_item = split_k ? oracle.records_in_splits(row, split_size) : c.records;
+  const int splits = split_k ? ceil_div(c.num_keys, split_size) : 1;
+
+  ErrorModel m;
+  // CUDA's expf is within 2 ulp (4u). A key's weight is one expf, times one expf per later raise of its item's
+  // running max (at most records_in_item, whatever the tile size); split-K adds the factor its split is merged
+  // with and each later merge that raises the merged max: such a merge brings in a record of the whole row, so
+  // at most `records` of them.
+  m.weight_error = split_k ? 4.0 * (2 + records_in_item + c.records) : 4.0 * (1 + records_in_item);
+  // Split-K: each merge adds a multiply and an add to every term already merged.
+  const double merge_chain = split_k ? 2.0 * splits : 0.0;
+  if (!shape.tensor_cores) {
+    // A head_dim-term fp32 dot product in any order is within gamma_{head_dim}; the scale multiply adds one.
+    m.logit_coefficient = p.head_dim + 2;
+    // A term is rounded when it joins its key group's sum and by each later add there (fewer than num_keys), by
+    // each rescale (records_in_item), and by the adds of the key groups' sums at the end (key_groups - 1).
+    m.accumulation_chain = c.num_keys + records_in_item + shape.key_groups + 2 + merge_chain;
+    return m;
+  }
+  // Tensor cores: a weight's bf16 hi and lo lose up to half bf16's subnormal spacing each, or all of a value below
+  // 2^-126 if the hardware flushes subnormal inputs (not documented): 2^-126 per rounding covers both.
+  m.weight_underflow = 0x1p-126;
+  // A logit is ceil(head_dim / 16) chained mma steps, then the scale multiply.
+  m.logit_coefficient = kMmaError * ceil_div(p.head_dim, 16) + 2;
+  // A term of P V enters one mma and passes through the two (hi, lo) of every later tile of its item; the
+  // weights' split, the rescales, the warp sums at the end (key_groups), and the merges add theirs, and 4 more
+  // cover the end's adds with room to spare. (The denominator is an fp32 sum of a thread's 2 keys a tile, then
+  // 3 adds over the row's 8 threads and the warp sums: a far shorter chain.)
+  const int tile = std::max(1, shape.tile_keys);
+  m.accumulation_chain = kMmaError * 2 * ceil_div(item_keys, tile) + kWeightSplitError + records_in_item +
+                         shape.key_groups + 2 + 2 + merge_chain;
+  return m;
+}
+
+const char* stock_error_model_name(StockErrorModel model) {
+  for (const auto& [name, value] : kStockModels)
+    if (value == model) return name;
+  return "fp32_online_softmax";
+}
+
+std::optional<StockErrorModel> parse_stock_error_model(const std::string& name) {
+  for (const auto& [text, value] : kStockModels)
+    if (name == text) return value;
+  return std::nullopt;
+}
+
+std::string stock_error_model_names() {
+  std::string names;
+  for (const auto& entry : kStockModels) names += (names.empty() ? "" : ", ") + std::string(entry.first);
+  return names;
+}
+
+std::string coefficients_problem(const ErrorCoefficients& k) {
+  const std::pair<const char*, double> terms[] = {
+      {"logit_constant", k.logit_constant},       {"logit_per_head_dim", k.logit_per_head_dim},
+      {"weight_constant", k.weight_constant},     {"weight_per_record", k.weight_per_record},
+      {"weight_per_split", k.weight_per_split},   {"chain_constant", k.chain_constant},
+      {"chain_per_key", k.chain_per_key},         {"chain_per_record", k.chain_per_record},
+      {"chain_per_split", k.chain_per_split},     {"chain_per_tile", k.chain_per_tile},
+      {"weight_underflow", k.weight_underflow},   {"accumulator_unit_roundoff", k.accumulator_unit_roundoff}};
+  for (const auto& [name, value] : terms)
+    if (!std::isfinite(value) || value < 0)
+      return std::string(name) + " must be finite and non-negative, got " + std::to_string(value);
+  if (!(k.accumulator_unit_roundoff > 0 && k.accumulator_unit_roundoff < 1))
+    return "accumulator_unit_roundoff must lie in (0, 1), got " + std::to_string(k.accumulator_unit_roundoff);
+  if (!(k.weight_underflow < 1)) return "weight_underflow must lie in [0, 1), got " + std::to_string(k.weight_underflow);
+  return "";
+}
+
+ErrorModel declared_error_model(const DeclaredErrorModel& declared, const Problem& p, const OracleResult& oracle,
+                                std::size_t row, const Knobs& knobs, bool split_k) {
+  const RowCondition& c = oracle.rows[row];
+  const int split_size = split_k ? effective_split_size(knobs, c.context_len) : 0;
+  if (declared.stock) {
+    switch (*declared.stock) {
+      case StockErrorModel::fp32_online_softmax:
+        // Any tile size and any order of the partial sums: a path through a sum of num_keys terms has at most
+        // num_keys - 1 adds, so one key group covers every grouping.
+        return tiled_kernel_error_model(p, oracle, row, TiledKernelShape{false, 1, 1}, 0);
+      case StockErrorModel::fp32_split_k:
+        return tiled_kernel_error_model(p, oracle, row, TiledKernelShape{false, 1, 1},
+                                        effective_split_size(knobs, c.context_len));
+      case StockErrorModel::bf16_tensor_cores:
+        return tiled_kernel_error_model(
+            p, oracle, row,
+            TiledKernelShape{true, std::min(std::max(1, knobs.tile_size), kTensorCoreTileKeys), kTensorCoreWarps},
+            split_size);
+    }
+  }
+  const ErrorCoefficients& k = declared.coefficients;
+  const int records = split_k ? oracle.records_in_splits(row, split_size) : c.records;
+  const int splits = split_k ? ceil_div(c.num_keys, split_size) : 1;
+  const int tiles = ceil_div(std::max(1, c.num_keys), std::max(1, knobs.tile_size));
+  ErrorModel m;
+  m.logit_coefficient = k.logit_constant + k.logit_per_head_dim * p.head_dim;
+  m.weight_error = k.weight_constant + k.weight_per_record * records + k.weight_per_split * splits;
+  m.accumulation_chain = k.chain_constant + k.chain_per_key * c.num_keys + k.chain_per_record * records +
+                         k.chain_per_split * splits + k.chain_per_tile * tiles;
+  m.accumulator_unit_roundoff = k.accumulator_unit_roundoff;
+  m.weight_underflow = k.weight_underflow;
+  return m;
+}
+
+}  // namespace pacheck

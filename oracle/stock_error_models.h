@@ -1,0 +1,71 @@
+// The error models a kernel outside pacheck can declare as its own (a plugin, a Python callable): three stock models
+// named after the arithmetic they bound, and explicit coefficients for a kernel unlike all three. Each turns the
+// oracle's facts about a row (oracle.h RowCondition) into an ErrorModel; the derivations are in ERROR_MODEL.md
+// ("Declaring a model for an external kernel").
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include "oracle/error_model.h"
+#include "oracle/oracle.h"
+#include "problem/knobs.h"
+#include "problem/problem.h"
+
+namespace pacheck {
+
+// The shape of a tiled GPU kernel's arithmetic that its model needs: whether both inner products run on bf16
+// tensor cores (mma with fp32 accumulators, weights split into bf16 hi + lo), the keys folded per online-softmax
+// step, and the thread groups whose partial sums are added at the end.
+struct TiledKernelShape {
+  bool tensor_cores = false;
+  int tile_keys = 32;
+  int key_groups = 1;
+};
+// The model of a tiled kernel of that shape (pacheck's CUDA kernels use it): fused when split_size is 0, split-K
+// with splits of split_size keys merged in order otherwise. Its exp is CUDA's expf (2 ulp).
+ErrorModel tiled_kernel_error_model(const Problem& problem, const OracleResult& oracle, std::size_t row,
+                                    const TiledKernelShape& shape, int split_size);
+
+enum class StockErrorModel {
+  // fp32 logits and sums, an exp within 2 ulp, one online softmax over the row's keys in tiles of any size, partial
+  // sums added in any order (the CUDA-core kernels, cpu_streaming).
+  fp32_online_softmax,
+  // The same per split of effective_split_size(knobs) keys, then the splits merged in order (cuda_splitk's CUDA-core
+  // path, cpu_splitk).
+  fp32_split_k,
+  // bf16 tensor cores as pacheck's tensor-core kernel does them: the logits and P V by mma.m16n8k16 with fp32
+  // accumulators over tiles of min(tile_size, 64) keys, the weights split into bf16 hi + lo, four warps' sums added
+  // at the end; split-K when the variant declares uses_splits.
+  bf16_tensor_cores,
+};
+const char* stock_error_model_name(StockErrorModel model);
+std::optional<StockErrorModel> parse_stock_error_model(const std::string& name);
+// "fp32_online_softmax, fp32_split_k, bf16_tensor_cores", for error messages.
+std::string stock_error_model_names();
+
+// Explicit coefficients, each a constant plus multiples of the row's quantities: head_dim, the keys the row attends
+// to, its running-max records (split-K: the records of one split), its splits (1 unless split-K) and its tiles of
+// tile_size keys. The defaults are fp32_online_softmax's model.
+struct ErrorCoefficients {
+  double logit_constant = 2, logit_per_head_dim = 1;                       // a, in units of u per |logit|
+  double weight_constant = 4, weight_per_record = 4, weight_per_split = 0;  // w, in units of u
+  double chain_constant = 2, chain_per_key = 1, chain_per_record = 1, chain_per_split = 0, chain_per_tile = 0;
+  double accumulator_unit_roundoff = kFp32UnitRoundoff;
+  double weight_underflow = 0x1p-150;
+};
+// Empty when the coefficients make a model (all finite and non-negative, unit roundoff in (0, 1), underflow in
+// [0, 1)), else what is wrong, naming the coefficient.
+std::string coefficients_problem(const ErrorCoefficients& coefficients);
+
+// What an external kernel declares: a stock model, or explicit coefficients.
+struct DeclaredErrorModel {
+  std::optional<StockErrorModel> stock = StockErrorModel::fp32_online_softmax;
+  ErrorCoefficients coefficients;  // used when stock is empty
+};
+// The declared model for one row. split_k: whether the kernel splits (its capabilities' uses_splits).
+ErrorModel declared_error_model(const DeclaredErrorModel& declared, const Problem& problem, const OracleResult& oracle,
+                                std::size_t row, const Knobs& knobs, bool split_k);
+
+}  // namespace pacheck

@@ -1,0 +1,101 @@
+// The launch rules (cuda/launch_rules.h): which kernel, layout, merge shape and split size a launch gets, as plain
+// functions of the problem, the grid and the GPU's size; a pinned choice always wins.
+#include <gtest/gtest.h>
+
+#include "cuda/launch_rules.h"
+
+namespace pacheck::cuda {
+namespace {
+
+constexpr int kH200Multiprocessors = 132;
+
+TEST(LaunchRules, HeadDimsTakeTheSmallestLaneCapacityThatHoldsThem) {
+  EXPECT_EQ(lanes_for(1), 32);
+  EXPECT_EQ(lanes_for(32), 32);
+  EXPECT_EQ(lanes_for(33), 64);
+  EXPECT_EQ(lanes_for(64), 64);
+  EXPECT_EQ(lanes_for(65), 128);
+  EXPECT_EQ(lanes_for(128), 128);
+  EXPECT_EQ(lanes_for(129), 256);
+  EXPECT_EQ(lanes_for(kMaxHeadDim), 256);
+}
+
+TEST(LaunchRules, WholeGqaGroupsUpToFourTakeTheFourRowKernel) {
+  for (int gqa = 1; gqa <= 4; ++gqa) EXPECT_EQ(row_capacity(gqa), 4) << gqa;
+  for (int gqa = 5; gqa <= 16; ++gqa) EXPECT_EQ(row_capacity(gqa), kMaxRows) << gqa;
+}
+
+TEST(LaunchRules, OnlyBf16WithWholeSixteenByteRowsRunsOnTheTensorCores) {
+  EXPECT_TRUE(uses_tensor_cores(Storage::bf16, 128));
+  EXPECT_TRUE(uses_tensor_cores(Storage::bf16, 8));
+  EXPECT_FALSE(uses_tensor_cores(Storage::bf16, 12));
+  EXPECT_FALSE(uses_tensor_cores(Storage::f16, 128));
+  EXPECT_FALSE(uses_tensor_cores(Storage::f32, 128));
+  const KernelArithmetic tensor = kernel_arithmetic(Storage::bf16, 128);
+  EXPECT_TRUE(tensor.tensor_cores);
+  EXPECT_EQ(tensor.max_tile_keys, kTensorCoreTileKeys);
+  EXPECT_EQ(tensor.key_groups, kTensorCoreWarps);
+}
+
+TEST(LaunchRules, CudaCoreTilesShrinkOnlyForKilobyteRows) {
+  EXPECT_EQ(kernel_arithmetic(Storage::f32, 128).max_tile_keys, 32);
+  EXPECT_EQ(kernel_arithmetic(Storage::f32, 256).max_tile_keys, 16);  // 256 fp32 lanes: 1 KB a row
+  EXPECT_EQ(kernel_arithmetic(Storage::f16, 256).max_tile_keys, 32);
+  // 8 lanes a thread: a key spans lanes / 8 threads, the block's other threads take other keys.
+  EXPECT_EQ(kernel_arithmetic(Storage::f32, 32).key_groups, 32);
+  EXPECT_EQ(kernel_arithmetic(Storage::f16, 256).key_groups, 4);
+  EXPECT_FALSE(kernel_arithmetic(Storage::bf16, 100).tensor_cores);
+}
+
+TEST(LaunchRules, TheTensorCoreCopiesFollowTheLaneCapacity) {
+  EXPECT_EQ(tensor_core_copies(32), TileCopies::async);  // padded rows: narrower than the swizzle
+  EXPECT_EQ(tensor_core_copies(64), TileCopies::tensor);
+  EXPECT_EQ(tensor_core_copies(128), TileCopies::async);
+  EXPECT_EQ(tensor_core_copies(256), TileCopies::tensor);
+  EXPECT_FALSE(tensor_core_swizzled(32));
+  EXPECT_TRUE(tensor_core_swizzled(64));
+  EXPECT_EQ(tensor_core_stages(128), 3);
+  EXPECT_EQ(tensor_core_stages(256), 2);
+}
+
+TEST(LaunchRules, OneWaveRunsWideEvictFirstFourWavesWideAndDeepBetween) {
+  const long long wave = kWideBlocksPerMultiprocessor * kH200Multiprocessors;
+  const KernelLayout automatic = KernelLayout::automatic;
+  EXPECT_EQ(choose_tensor_core_layout(1, kH200Multiprocessors, automatic), KernelLayout::wide_evict_first);
+  EXPECT_EQ(choose_tensor_core_layout(wave, kH200Multiprocessors, automatic), KernelLayout::wide_evict_first);
+  EXPECT_EQ(choose_tensor_core_layout(wave + 1, kH200Multiprocessors, automatic), KernelLayout::deep);
+  EXPECT_EQ(choose_tensor_core_layout(4 * wave - 1, kH200Multiprocessors, automatic), KernelLayout::deep);
+  EXPECT_EQ(choose_tensor_core_layout(4 * wave, kH200Multiprocessors, automatic), KernelLayout::wide);
+  // The wave is the GPU's: the same grid is several waves of a smaller GPU.
+  EXPECT_EQ(choose_tensor_core_layout(wave, 16, automatic), KernelLayout::wide);
+  for (KernelLayout pinned : {KernelLayout::deep, KernelLayout::wide, KernelLayout::wide_evict_first}) {
+    EXPECT_EQ(choose_tensor_core_layout(1, kH200Multiprocessors, pinned), pinned);
+    EXPECT_EQ(choose_tensor_core_layout(100 * wave, kH200Multiprocessors, pinned), pinned);
+  }
+}
+
+TEST(LaunchRules, TheMergeTakesALaneAThreadUpToOneRowAMultiprocessor) {
+  EXPECT_EQ(choose_merge_shape(1, kH200Multiprocessors, MergeShape::automatic), MergeShape::lanes);
+  EXPECT_EQ(choose_merge_shape(kH200Multiprocessors, kH200Multiprocessors, MergeShape::automatic), MergeShape::lanes);
+  EXPECT_EQ(choose_merge_shape(kH200Multiprocessors + 1, kH200Multiprocessors, MergeShape::automatic),
+            MergeShape::warps);
+  EXPECT_EQ(choose_merge_shape(1, kH200Multiprocessors, MergeShape::warps), MergeShape::warps);
+  EXPECT_EQ(choose_merge_shape(1 << 20, kH200Multiprocessors, MergeShape::lanes), MergeShape::lanes);
+}
+
+TEST(LaunchRules, TheOneWaveSplitIsWholeTilesAndCoversTheContext) {
+  // 264 resident blocks over 8 grid rows: 33 splits of 32k keys, 993 keys each rounded up to 1024.
+  EXPECT_EQ(split_size_for_one_wave(32768, 8, 264, 64), 1024);
+  EXPECT_EQ(split_size_for_one_wave(100, 1, 1000, 64), 64);   // never below one tile
+  EXPECT_EQ(split_size_for_one_wave(8192, 4096, 264, 64), 8192);  // a full GPU: one split
+  for (int context : {1, 63, 64, 65, 1000, 32768})
+    for (int rows : {1, 8, 64, 2048}) {
+      const int split = split_size_for_one_wave(context, rows, 264, 64);
+      EXPECT_EQ(split % 64, 0);
+      const int splits = (context + split - 1) / split;
+      EXPECT_LE(splits * rows, std::max(264, rows)) << context << " " << rows;
+    }
+}
+
+}  // namespace
+}  // namespace pacheck::cuda
