@@ -1,0 +1,236 @@
+// An example pacheck plugin: a CPU paged-attention kernel (a tiled online softmax read through the block table)
+// written against include/pacheck/plugin.h alone. Copy this folder to start a plugin of your own kernel.
+//
+//   cmake -S examples/plugin -B build-plugin -DPACHECK_INCLUDE_DIR=<pacheck>/include && cmake --build build-plugin
+//   pacheck check --plugin build-plugin/libexample_plugin.so
+//
+// It lists two variants of the same kernel: example_streaming declares pacheck's stock fp32_online_softmax error
+// model (which describes this arithmetic), example_streaming_coefficients the same model as explicit coefficients and
+// a narrower set of shapes, to show the optional lists.
+//
+// pacheck's own tests (tests/plugin/) build this file with one PACHECK_TEST_* definition each, to plant a bug or a
+// fault; a copy can drop every #if that names one.
+#include <pacheck/plugin.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <csignal>
+#include <vector>
+
+namespace {
+
+// --- storage: fp32 is read as float; fp16 and bf16 arrive as 16-bit patterns -----------------------------------
+
+float from_f16(std::uint16_t h) {
+  const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
+  const std::uint32_t exponent = (h >> 10) & 0x1fu;
+  const std::uint32_t mantissa = h & 0x3ffu;
+  if (exponent == 0) {  // zero or subnormal: mantissa * 2^-24, exact in float
+    const float magnitude = std::ldexp(static_cast<float>(mantissa), -24);
+    return sign ? -magnitude : magnitude;
+  }
+  const std::uint32_t bits = exponent == 0x1f ? sign | 0x7f800000u | (mantissa << 13)  // inf or NaN
+                                              : sign | ((exponent + 112) << 23) | (mantissa << 13);
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+float from_bf16(std::uint16_t b) {
+  const std::uint32_t bits = static_cast<std::uint32_t>(b) << 16;
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+// Round to nearest even, as pacheck's error models assume for the output.
+std::uint16_t to_f16(float f) {
+  std::uint32_t x;
+  std::memcpy(&x, &f, sizeof x);
+  const std::uint16_t sign = static_cast<std::uint16_t>((x >> 16) & 0x8000u);
+  const std::uint32_t magnitude = x & 0x7fffffffu;
+  if (magnitude > 0x7f800000u) return sign | 0x7e00u;   // NaN
+  if (magnitude >= 0x477ff000u) return sign | 0x7c00u;  // 65520 and above round to infinity
+  if (magnitude < 0x38800000u) {                        // below 2^-14: a subnormal, in units of 2^-24
+    float a;
+    std::memcpy(&a, &magnitude, sizeof a);
+    return static_cast<std::uint16_t>(sign | std::lrint(std::ldexp(a, 24)));  // lrint rounds to nearest even
+  }
+  std::uint32_t rebiased = magnitude - 0x38000000u;  // exponent bias 127 -> 15
+  rebiased += 0x0fffu + ((rebiased >> 13) & 1u);     // round the 13 dropped bits to nearest even
+  return static_cast<std::uint16_t>(sign | (rebiased >> 13));
+}
+
+std::uint16_t to_bf16(float f) {
+  std::uint32_t x;
+  std::memcpy(&x, &f, sizeof x);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((x >> 16) | 0x0040u);  // quiet NaN
+  return static_cast<std::uint16_t>((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+
+// Element i of an array in the run's dtype.
+float load(const void* data, std::int64_t i, std::uint32_t dtype) {
+  if (dtype == PACHECK_DTYPE_F32) return static_cast<const float*>(data)[i];
+  const std::uint16_t bits = static_cast<const std::uint16_t*>(data)[i];
+  return dtype == PACHECK_DTYPE_F16 ? from_f16(bits) : from_bf16(bits);
+}
+
+void store(void* data, std::int64_t i, std::uint32_t dtype, float value) {
+  if (dtype == PACHECK_DTYPE_F32)
+    static_cast<float*>(data)[i] = value;
+  else
+    static_cast<std::uint16_t*>(data)[i] = dtype == PACHECK_DTYPE_F16 ? to_f16(value) : to_bf16(value);
+}
+
+// --- the kernel -----------------------------------------------------------------------------------------------
+
+constexpr int kMaxHeadDim = 256;
+
+// One query row: walks keys 0 ..= position a tile at a time, reading K and V through the block table, and folds each
+// tile into the online-softmax state (running max m, denominator d, accumulator acc).
+void attend(const pacheck_run_args& a, int sequence, int position, const float* q, int kv_head, float* out) {
+  const std::int32_t* table = a.block_tables + sequence * a.block_table_stride;
+  const int tile = std::max(1, std::min(a.tile_size, position + 1));
+  std::vector<float> scores(static_cast<std::size_t>(tile));
+  float m = -INFINITY, d = 0.0f;
+  float acc[kMaxHeadDim] = {};
+  // The offset of the head_dim vector of key (or value) `t` in a pool of these strides.
+  const auto slot_offset = [&](const std::int64_t* strides, int t) {
+    return table[t / a.block_size] * strides[0] + (t % a.block_size) * strides[1] + kv_head * strides[2];
+  };
+  for (int begin = 0; begin <= position; begin += tile) {
+    const int count = std::min(tile, position + 1 - begin);
+    float tile_max = -INFINITY;
+    for (int j = 0; j < count; ++j) {
+      const std::int64_t k = slot_offset(a.k_strides, begin + j);
+      float dot = 0.0f;
+      for (int i = 0; i < a.head_dim; ++i) dot += q[i] * load(a.k_pool, k + i * a.k_strides[3], a.dtype);
+      scores[j] = dot * a.scale;
+      tile_max = std::max(tile_max, scores[j]);
+    }
+    if (tile_max > m) {
+      // Re-express d and acc against the larger max (nothing to rescale while m is still -inf).
+      const float alpha = m == -INFINITY ? 0.0f : std::exp(m - tile_max);
+      d *= alpha;
+#if !defined(PACHECK_TEST_NO_RESCALE)
+      for (int i = 0; i < a.head_dim; ++i) acc[i] *= alpha;
+#endif
+      m = tile_max;
+    }
+    for (int j = 0; j < count; ++j) {
+      const float p = std::exp(scores[j] - m);
+      const std::int64_t v = slot_offset(a.v_strides, begin + j);
+      d += p;
+      for (int i = 0; i < a.head_dim; ++i) acc[i] += p * load(a.v_pool, v + i * a.v_strides[3], a.dtype);
+    }
+  }
+  for (int i = 0; i < a.head_dim; ++i) out[i] = acc[i] / d;
+}
+
+// The run entry point: every (sequence, query, head) row, in host memory.
+int run(void*, const pacheck_run_args* a, char* message, std::size_t message_size) {
+#if defined(PACHECK_TEST_RUN_FAILS)
+  std::snprintf(message, message_size, "the kernel refuses head_dim %d: no tuned configuration", a->head_dim);
+  return 3;
+#elif defined(PACHECK_TEST_RUN_CRASHES)
+  std::raise(SIGSEGV);
+#endif
+  if (a->head_dim > kMaxHeadDim) {  // pacheck never asks (max_head_dim below), but a kernel checks what it relies on
+    std::snprintf(message, message_size, "head_dim %d exceeds %d", a->head_dim, kMaxHeadDim);
+    return 1;
+  }
+  const int group = a->num_query_heads / a->num_kv_heads;  // query heads per KV head
+  float q[kMaxHeadDim], out[kMaxHeadDim];
+  for (int s = 0; s < a->num_sequences; ++s) {
+    for (int j = 0; j < a->query_lens[s]; ++j) {
+      const int row = a->query_starts[s] + j;
+      const int position = a->context_lens[s] - a->query_lens[s] + j;  // attends to keys 0 ..= position
+      for (int h = 0; h < a->num_query_heads; ++h) {
+        const std::int64_t at = row * a->query_strides[0] + h * a->query_strides[1];
+        for (int i = 0; i < a->head_dim; ++i) q[i] = load(a->queries, at + i * a->query_strides[2], a->dtype);
+        attend(*a, s, position, q, h / group, out);
+        const std::int64_t to = row * a->output_strides[0] + h * a->output_strides[1];
+        for (int i = 0; i < a->head_dim; ++i) store(a->output, to + i * a->output_strides[2], a->dtype, out[i]);
+      }
+    }
+  }
+  return 0;
+}
+
+// --- what the plugin declares ---------------------------------------------------------------------------------
+
+constexpr std::uint32_t kAllDTypes = PACHECK_DTYPE_F32 | PACHECK_DTYPE_F16 | PACHECK_DTYPE_BF16;
+constexpr std::uint32_t kAllModes = PACHECK_MODE_DECODE | PACHECK_MODE_PREFILL | PACHECK_MODE_CONTINUATION;
+
+pacheck_variant streaming() {
+  pacheck_variant v{};  // zero: every list empty (any shape), no coefficients
+  v.struct_size = sizeof(pacheck_variant);
+  v.name = "example_streaming";
+  v.description = "example plugin: tiled online softmax through the block table, fp32 (stock error model)";
+  v.dtypes = kAllDTypes;
+  v.modes = kAllModes;
+  v.max_head_dim = kMaxHeadDim;
+#if defined(PACHECK_TEST_NONSENSE_CAPABILITIES)
+  v.dtypes = 0;        // no dtype
+  v.max_head_dim = 0;  // no head dim
+#endif
+  v.deterministic = 1;
+  v.batch_invariant = 1;
+  v.uses_splits = 0;
+  v.memory = PACHECK_MEMORY_HOST;
+  v.error_model = PACHECK_ERROR_MODEL_FP32_ONLINE_SOFTMAX;
+  v.run = run;
+  return v;
+}
+
+const std::int32_t kHeadDims[] = {1, 8, 16, 32, 64, 128};
+const std::int32_t kBlockSizes[] = {1, 8, 16};
+const std::int32_t kGqaRatios[] = {1, 2, 4};
+
+pacheck_variant streaming_coefficients() {
+  pacheck_variant v = streaming();
+  v.name = "example_streaming_coefficients";
+  v.description = "example plugin: the same kernel, explicit error coefficients, a few head dims and block sizes";
+  v.num_head_dims = sizeof kHeadDims / sizeof kHeadDims[0];
+  v.head_dims = kHeadDims;
+  v.num_block_sizes = sizeof kBlockSizes / sizeof kBlockSizes[0];
+  v.block_sizes = kBlockSizes;
+  v.num_gqa_ratios = sizeof kGqaRatios / sizeof kGqaRatios[0];
+  v.gqa_ratios = kGqaRatios;
+  // In units of the fp32 unit roundoff u: a logit is a head_dim-term dot product and the scale multiply; a weight is
+  // one exp (glibc's expf is within 1 ulp, 2u) times one exp per raise of the running max; a term of P V is rounded
+  // by its product, the adds after it and each rescale.
+  v.error_model = PACHECK_ERROR_MODEL_COEFFICIENTS;
+  v.coefficients.logit_constant = 2;
+  v.coefficients.logit_per_head_dim = 1;
+  v.coefficients.weight_constant = 2;
+  v.coefficients.weight_per_record = 2;
+  v.coefficients.chain_constant = 2;
+  v.coefficients.chain_per_key = 1;
+  v.coefficients.chain_per_record = 1;
+  v.coefficients.accumulator_unit_roundoff = 0x1p-24;
+  v.coefficients.weight_underflow = 0x1p-150;
+  return v;
+}
+
+const pacheck_variant kStreaming = streaming();
+const pacheck_variant kStreamingCoefficients = streaming_coefficients();
+const pacheck_variant* const kVariants[] = {&kStreaming, &kStreamingCoefficients};
+
+}  // namespace
+
+#if !defined(PACHECK_TEST_NO_ENTRY)
+PACHECK_PLUGIN_EXPORT const pacheck_plugin* pacheck_plugin_entry(void) {
+  static const pacheck_plugin plugin = {
+#if defined(PACHECK_TEST_ABI_VERSION)
+      PACHECK_TEST_ABI_VERSION,
+#else
+      PACHECK_PLUGIN_ABI_VERSION,
+#endif
+      sizeof(pacheck_plugin), sizeof kVariants / sizeof kVariants[0], kVariants};
+  return &plugin;
+}
+#endif
