@@ -1,0 +1,236 @@
+// `pacheck --plugin` end to end, the binary run as a subprocess: the example plugin passes every applicable property;
+// the planted bug is killed and shrunk, with a case file and a replay line that load the plugin and reproduce it;
+// every subcommand refuses a bad plugin with its error and exit status 2; a run's error fails the property with the
+// plugin's message; a crash is reported by the surviving parent with the problem it crashed on and a replay line.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "problem/case_file.h"
+
+namespace pacheck {
+namespace {
+
+std::string quoted(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+struct Subprocess {
+  int status = -1;  // as waitpid reports it (the shell's, which reports a child's death by signal N as 128 + N)
+  std::string output;
+  int exit_code() const { return WIFEXITED(status) ? WEXITSTATUS(status) : -1; }
+  // Whether the command died of the signal (itself, or as the shell reports a child that did).
+  bool died_of(int signal) const {
+    return (WIFSIGNALED(status) && WTERMSIG(status) == signal) || exit_code() == 128 + signal;
+  }
+};
+
+// A shell command with stderr merged into stdout.
+Subprocess shell(const std::string& command) {
+  Subprocess run;
+  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) {
+    ADD_FAILURE() << "cannot start " << command;
+    return run;
+  }
+  char buffer[4096];
+  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) run.output.append(buffer, n);
+  run.status = ::pclose(pipe);
+  return run;
+}
+
+Subprocess pacheck(const std::string& arguments) { return shell(quoted(PACHECK_BINARY) + " " + arguments); }
+
+std::size_t occurrences(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// The rest of the first line of `text` that starts with `prefix`, or "".
+std::string line_after(const std::string& text, const std::string& prefix) {
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind(prefix, 0) == 0) return line.substr(prefix.size());
+  return "";
+}
+
+class PluginCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::path(::testing::TempDir()) /
+           (std::string("pacheck-plugin-cli-") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (!HasFailure()) std::filesystem::remove_all(dir_);
+  }
+  std::string failures() const { return quoted((dir_ / "failures").string()); }
+  std::filesystem::path dir_;
+};
+
+TEST_F(PluginCli, TheExamplePassesEveryApplicableProperty) {
+  const Subprocess r = pacheck("check --plugin " + quoted(PACHECK_EXAMPLE_PLUGIN) +
+                               " --variant example_streaming --variant example_streaming_coefficients --cases 50"
+                               " --failures " + failures());
+  EXPECT_EQ(r.exit_code(), 0) << r.output;
+  // Every property but SplitSizeInvariance (the example does not split), for each of the two variants.
+  EXPECT_EQ(occurrences(r.output, "50 cases  pass\n"), 20u) << r.output;
+  EXPECT_EQ(occurrences(r.output, "FAIL"), 0u) << r.output;
+}
+
+TEST_F(PluginCli, WithoutVariantEveryPluginVariantJoinsTheRun) {
+  const Subprocess r = pacheck("check --plugin " + quoted(PACHECK_EXAMPLE_PLUGIN) +
+                               " --property SingleKeyReturnsItsValue --cases 3 --failures " + failures());
+  EXPECT_EQ(r.exit_code(), 0) << r.output;
+  for (const char* variant : {"cpu_streaming ", "example_streaming ", "example_streaming_coefficients "})
+    EXPECT_NE(r.output.find("SingleKeyReturnsItsValue " + std::string(variant)), std::string::npos) << r.output;
+  const Subprocess list = pacheck("list --plugin " + quoted(PACHECK_EXAMPLE_PLUGIN));
+  EXPECT_EQ(list.exit_code(), 0) << list.output;
+  EXPECT_NE(list.output.find(std::string("example_streaming [plugin ") + PACHECK_EXAMPLE_PLUGIN + "]: "),
+            std::string::npos)
+      << list.output;
+}
+
+TEST_F(PluginCli, ThePlantedBugIsKilledShrunkAndReplayed) {
+  const Subprocess r = pacheck("check --plugin " + quoted(PACHECK_PLUGIN_NO_RESCALE) +
+                               " --variant example_streaming --cases 100 --failures " + failures());
+  EXPECT_EQ(r.exit_code(), 1) << r.output;
+  EXPECT_NE(r.output.find("UlpBoundedAgreement    example_streaming "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("FAIL: UlpBoundedAgreement"), std::string::npos) << "the summary's verdict\n" << r.output;
+  EXPECT_NE(r.output.find(" shrinks"), std::string::npos) << "RapidCheck shrank the counterexample\n" << r.output;
+  const std::filesystem::path saved = dir_ / "failures" / "UlpBoundedAgreement-example_streaming.json";
+  const std::string replay = line_after(r.output, "replay: ");
+  EXPECT_EQ(replay.substr(replay.find(" replay ")), " replay " + saved.string() + " --variant example_streaming" +
+                                                       " --plugin " + PACHECK_PLUGIN_NO_RESCALE)
+      << r.output;
+  EXPECT_NE(r.output.find(std::string("reproduce: ") + PACHECK_BINARY + " check --variant example_streaming --plugin " +
+                          PACHECK_PLUGIN_NO_RESCALE + " --property "),
+            std::string::npos)
+      << r.output;
+  ASSERT_TRUE(std::filesystem::exists(saved)) << r.output;
+  const Case c = read_case_file(saved);
+  EXPECT_LE(c.problem.sequences.size(), 2u) << "a shrunk case is small:\n" << describe(c.problem);
+
+  const Subprocess again = shell(replay);  // the replay line as printed: it loads the plugin and fails again
+  EXPECT_EQ(again.exit_code(), 1) << again.output;
+  EXPECT_NE(again.output.find("example_streaming        FAIL"), std::string::npos) << again.output;
+  const Subprocess fixed = pacheck("replay " + quoted(saved.string()) + " --variant example_streaming --plugin " +
+                                   quoted(PACHECK_EXAMPLE_PLUGIN));
+  EXPECT_EQ(fixed.exit_code(), 0) << "the correct kernel passes the same case\n" << fixed.output;
+}
+
+TEST_F(PluginCli, EverySubcommandRefusesABadPluginNamingIt) {
+  const std::string plugin = " --plugin " + quoted(PACHECK_PLUGIN_ABI_2);
+  const std::string error = std::string("error: plugin ") + PACHECK_PLUGIN_ABI_2 +
+                            ": built against plugin ABI 2, this pacheck reads 1";
+  for (const std::string& command :
+       {"check --cases 1" + plugin, "list" + plugin, "replay " + quoted((dir_ / "absent.json").string()) + plugin,
+        "fuzz --variant cpu_streaming --seconds 1" + plugin, "mutants --cases 1" + plugin,
+        "report --cases 1 --out " + quoted((dir_ / "report").string()) + plugin}) {
+    const Subprocess r = pacheck(command);
+    EXPECT_EQ(r.exit_code(), 2) << command << "\n" << r.output;
+    EXPECT_NE(r.output.find(error), std::string::npos) << command << "\n" << r.output;
+  }
+}
+
+TEST_F(PluginCli, EachBadPluginGivesItsError) {
+  const std::filesystem::path text = dir_ / "text.so";
+  std::ofstream(text) << "a text file is not a shared library, whatever its name says;\n"
+                          "it is long enough that the loader reads a whole header, and finds no ELF magic in it\n";
+  const std::pair<std::string, std::string> cases[] = {
+      {(dir_ / "absent.so").string(), "no such file"},
+      {text.string(), "not a loadable shared library: " + text.string() + ": invalid ELF header"},
+      {PACHECK_PLUGIN_NO_ENTRY, "no entry point: it does not export pacheck_plugin_entry"},
+      {PACHECK_PLUGIN_NONSENSE, "variant 'example_streaming' (variants[0]): it declares no dtype"},
+  };
+  for (const auto& [path, what] : cases) {
+    const Subprocess r = pacheck("check --plugin " + quoted(path));
+    EXPECT_EQ(r.exit_code(), 2) << path << "\n" << r.output;
+    EXPECT_NE(r.output.find("error: plugin " + path + ": " + what), std::string::npos) << r.output;
+  }
+}
+
+TEST_F(PluginCli, ARunsErrorFailsThePropertyWithItsMessage) {
+  const Subprocess r = pacheck("check --plugin " + quoted(PACHECK_PLUGIN_RUN_FAILS) +
+                               " --variant example_streaming --property UlpBoundedAgreement --cases 5 --failures " +
+                               failures());
+  EXPECT_EQ(r.exit_code(), 1) << r.output;
+  EXPECT_NE(r.output.find(std::string("plugin ") + PACHECK_PLUGIN_RUN_FAILS +
+                          ": example_streaming's run returned 3: the kernel refuses head_dim "),
+            std::string::npos)
+      << r.output;
+  const std::filesystem::path saved = dir_ / "failures" / "UlpBoundedAgreement-example_streaming.json";
+  EXPECT_TRUE(std::filesystem::exists(saved)) << "the problem it refused is saved\n" << r.output;
+}
+
+TEST_F(PluginCli, ACrashIsReportedWithItsCaseAndReplayLine) {
+  const Subprocess r = pacheck("check --plugin " + quoted(PACHECK_PLUGIN_CRASHES) +
+                               " --variant example_streaming --property UlpBoundedAgreement --property Determinism"
+                               " --cases 5 --failures " + failures());
+  EXPECT_EQ(r.exit_code(), 1) << r.output;
+  for (const char* property : {"UlpBoundedAgreement", "Determinism"}) {
+    EXPECT_NE(r.output.find(std::string("plugin ") + PACHECK_PLUGIN_CRASHES + " crashed (signal " +
+                            std::to_string(SIGSEGV) + ") in example_streaming on " + property),
+              std::string::npos)
+        << r.output;
+    const std::filesystem::path saved =
+        dir_ / "failures" / (std::string(property) + "-example_streaming-crash.json");
+    EXPECT_NE(r.output.find("saved: " + saved.string() + "\n"), std::string::npos) << r.output;
+    ASSERT_TRUE(std::filesystem::exists(saved)) << r.output;
+    EXPECT_NO_THROW(read_case_file(saved)) << "a whole case file";
+  }
+  // The parent survived both crashes: it printed its summary.
+  EXPECT_NE(r.output.find("FAIL: UlpBoundedAgreement Determinism"), std::string::npos) << r.output;
+
+  const std::string replay = line_after(r.output, "replay: ");
+  const std::filesystem::path saved = dir_ / "failures" / "UlpBoundedAgreement-example_streaming-crash.json";
+  EXPECT_EQ(replay, std::string(PACHECK_BINARY) + " replay " + saved.string() + " --variant example_streaming" +
+                        " --plugin " + PACHECK_PLUGIN_CRASHES)
+      << r.output;
+  const Subprocess again = shell(replay);  // dies again, naming the plugin
+  EXPECT_TRUE(again.died_of(SIGSEGV)) << again.output;
+  EXPECT_NE(again.output.find(std::string("pacheck: plugin ") + PACHECK_PLUGIN_CRASHES + " crashed (signal " +
+                              std::to_string(SIGSEGV) + ") in example_streaming"),
+            std::string::npos)
+      << again.output;
+  const Subprocess correct = pacheck("replay " + quoted(saved.string()) + " --variant example_streaming --plugin " +
+                                     quoted(PACHECK_EXAMPLE_PLUGIN));
+  EXPECT_EQ(correct.exit_code(), 0) << "the saved problem is a valid case\n" << correct.output;
+}
+
+TEST_F(PluginCli, FuzzAndReportReplayLinesLoadThePlugin) {
+  const std::string plugin = std::string(" --plugin ") + PACHECK_PLUGIN_NO_RESCALE;
+  const Subprocess fuzz = pacheck("fuzz --plugin " + quoted(PACHECK_PLUGIN_NO_RESCALE) +
+                                  " --variant example_streaming --seconds 20 --seed 1 --failures " + failures());
+  EXPECT_EQ(fuzz.exit_code(), 1) << fuzz.output;
+  EXPECT_NE(line_after(fuzz.output, "replay: ").find(" --variant example_streaming" + plugin), std::string::npos)
+      << fuzz.output;
+  EXPECT_NE(line_after(fuzz.output, "reproduce: ").find(" check --variant example_streaming" + plugin + " --property "),
+            std::string::npos)
+      << fuzz.output;
+
+  const std::filesystem::path out = dir_ / "report";
+  const Subprocess report = pacheck("report --plugin " + quoted(PACHECK_PLUGIN_NO_RESCALE) +
+                                    " --variant example_streaming --cases 5 --kill-cases 0 --out " +
+                                    quoted(out.string()));
+  EXPECT_EQ(report.exit_code(), 1) << report.output;
+  std::ifstream json(out / "ulp.json");
+  const std::string text((std::istreambuf_iterator<char>(json)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find(" --variant example_streaming" + plugin + "\""), std::string::npos)
+      << "a replay line in ulp.json loads the plugin";
+  EXPECT_EQ(text.find(" --variant example_streaming\""), std::string::npos) << "no replay line forgets the plugin";
+}
+
+}  // namespace
+}  // namespace pacheck

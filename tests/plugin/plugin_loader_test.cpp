@@ -1,0 +1,451 @@
+// The plugin loader in process: every nonsense declaration is refused with a message naming the plugin, the
+// variant and the field, and registers nothing; a struct from a later ABI revision is read; the conversions into the
+// ABI's storage and back are exact; a run's error surfaces with its message; dlopen's failures are named; and the
+// example plugin computes cpu_streaming's output bit for bit in every dtype.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "plugin/plugin_loader.h"
+#include "properties/generators.h"
+#include "variants/variant.h"
+
+namespace pacheck {
+namespace {
+
+int return_zero(void*, const pacheck_run_args*, char*, std::size_t) { return 0; }
+
+// A variant that declares everything well, named `name`.
+pacheck_variant good_variant(const char* name) {
+  pacheck_variant v{};
+  v.struct_size = sizeof v;
+  v.name = name;
+  v.description = "a test variant";
+  v.dtypes = PACHECK_DTYPE_F32;
+  v.modes = PACHECK_MODE_DECODE;
+  v.max_head_dim = 64;
+  v.deterministic = 1;
+  v.batch_invariant = 1;
+  v.memory = PACHECK_MEMORY_HOST;
+  v.error_model = PACHECK_ERROR_MODEL_FP32_ONLINE_SOFTMAX;
+  v.run = return_zero;
+  return v;
+}
+
+// A plugin of the given variants; keeps the pointers it hands out alive.
+struct FakePlugin {
+  std::vector<pacheck_variant> variants;
+  std::vector<const pacheck_variant*> pointers;
+  pacheck_plugin plugin{};
+
+  explicit FakePlugin(std::vector<pacheck_variant> vs) : variants(std::move(vs)) {
+    for (const pacheck_variant& v : variants) pointers.push_back(&v);
+    plugin = {PACHECK_PLUGIN_ABI_VERSION, sizeof(pacheck_plugin), static_cast<std::uint32_t>(pointers.size()),
+              pointers.data()};
+  }
+};
+
+// The PluginError message of registering `plugin` as `path`, or "" when it registered.
+std::string refusal(const pacheck_plugin* plugin, const std::string& path) {
+  try {
+    register_plugin(plugin, path);
+  } catch (const PluginError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+struct Nonsense {
+  const char* what;
+  std::function<void(pacheck_variant&)> spoil;
+  const char* message;  // expected after "plugin /fake/<what>.so: variant '<name>' (variants[0]): "
+};
+
+const std::int32_t kZeroAndEight[] = {0, 8};
+const std::int32_t kSixtyFive[] = {65};
+const std::int32_t kMinusOne[] = {-1};
+
+const Nonsense kNonsense[] = {
+    {"no_dtype", [](pacheck_variant& v) { v.dtypes = 0; }, "it declares no dtype"},
+    {"unknown_dtype", [](pacheck_variant& v) { v.dtypes |= 1u << 3; }, "dtypes holds unknown bits 0x8"},
+    {"no_mode", [](pacheck_variant& v) { v.modes = 0; }, "it declares no mode"},
+    {"unknown_mode", [](pacheck_variant& v) { v.modes = 1u << 7; }, "modes holds unknown bits 0x80"},
+    {"head_dim_0", [](pacheck_variant& v) { v.max_head_dim = 0; }, "max_head_dim must lie in 1..256, got 0"},
+    {"head_dim_257", [](pacheck_variant& v) { v.max_head_dim = 257; }, "max_head_dim must lie in 1..256, got 257"},
+    {"listed_head_dim_0",
+     [](pacheck_variant& v) {
+       v.num_head_dims = 2;
+       v.head_dims = kZeroAndEight;
+     },
+     "head_dims[0] is 0, outside 1..max_head_dim (64)"},
+    {"listed_head_dim_too_big",
+     [](pacheck_variant& v) {
+       v.num_head_dims = 1;
+       v.head_dims = kSixtyFive;
+     },
+     "head_dims[0] is 65, outside 1..max_head_dim (64)"},
+    {"negative_count", [](pacheck_variant& v) { v.num_head_dims = -1; }, "num_head_dims is negative (-1)"},
+    {"null_list", [](pacheck_variant& v) { v.num_block_sizes = 2; },
+     "block_sizes is a null pointer, but num_block_sizes is 2"},
+    {"huge_count",
+     [](pacheck_variant& v) {
+       v.num_gqa_ratios = 1 << 20;
+       v.gqa_ratios = kMinusOne;
+     },
+     "num_gqa_ratios is 1048576, more than the 1024 entries a list may hold"},
+    {"block_size_0",
+     [](pacheck_variant& v) {
+       v.num_block_sizes = 2;
+       v.block_sizes = kZeroAndEight;
+     },
+     "block sizes must be positive, got 0"},
+    {"gqa_negative",
+     [](pacheck_variant& v) {
+       v.num_gqa_ratios = 1;
+       v.gqa_ratios = kMinusOne;
+     },
+     "GQA ratios must be positive, got -1"},
+    {"flag_2", [](pacheck_variant& v) { v.deterministic = 2; }, "deterministic must be 0 or 1, got 2"},
+    {"memory_0", [](pacheck_variant& v) { v.memory = 0; }, "memory must be PACHECK_MEMORY_HOST (1) or"},
+    {"error_model_9", [](pacheck_variant& v) { v.error_model = 9; }, "error_model must be one of"},
+    {"coefficient_nan",
+     [](pacheck_variant& v) {
+       v.error_model = PACHECK_ERROR_MODEL_COEFFICIENTS;
+       v.coefficients = {2, 1, 4, 4, 0, 2, 1, 1, 0, 0, 0x1p-24, 0x1p-150};
+       v.coefficients.chain_per_key = std::nan("");
+     },
+     "its error model: chain_per_key must be finite and non-negative"},
+    {"unit_roundoff_0",
+     [](pacheck_variant& v) {
+       v.error_model = PACHECK_ERROR_MODEL_COEFFICIENTS;
+       v.coefficients = {2, 1, 4, 4, 0, 2, 1, 1, 0, 0, 0, 0x1p-150};
+     },
+     "its error model: accumulator_unit_roundoff must lie in (0, 1)"},
+    {"no_run", [](pacheck_variant& v) { v.run = nullptr; }, "run is a null pointer"},
+    {"no_description", [](pacheck_variant& v) { v.description = nullptr; }, "description is a null pointer"},
+    {"two_line_description", [](pacheck_variant& v) { v.description = "one\ntwo"; },
+     "the description must be one line"},
+    {"small_struct", [](pacheck_variant& v) { v.struct_size = 16; },
+     "its pacheck_variant struct_size is 16, smaller than ABI 1's"},
+};
+
+TEST(PluginLoader, RefusesEveryNonsenseDeclarationNamingTheField) {
+  for (const Nonsense& n : kNonsense) {
+    const std::string name = std::string("nonsense_") + n.what;
+    pacheck_variant v = good_variant(name.c_str());
+    n.spoil(v);
+    FakePlugin fake({v});
+    const std::string path = std::string("/fake/") + n.what + ".so";
+    const std::string expected = "plugin " + path + ": " +
+                                 (v.struct_size < sizeof v ? "variants[0]" : "variant '" + name + "' (variants[0])") +
+                                 ": " + n.message;
+    const std::string message = refusal(&fake.plugin, path);
+    EXPECT_EQ(message.substr(0, expected.size()), expected) << n.what;
+    EXPECT_EQ(Registry::instance().find(name), nullptr) << n.what << ": a refused variant must not be registered";
+  }
+}
+
+TEST(PluginLoader, RefusesMalformedNames) {
+  for (const std::string& name : {std::string(), std::string("has space"), std::string(65, 'x')}) {
+    FakePlugin fake({good_variant(name.c_str())});
+    const std::string message = refusal(&fake.plugin, "/fake/names-" + std::to_string(name.size()) + ".so");
+    EXPECT_NE(message.find("the name"), std::string::npos) << "'" << name << "': " << message;
+  }
+  pacheck_variant unnamed = good_variant("x");
+  unnamed.name = nullptr;
+  FakePlugin fake({unnamed});
+  EXPECT_EQ(refusal(&fake.plugin, "/fake/unnamed.so"), "plugin /fake/unnamed.so: variants[0]: name is a null pointer");
+}
+
+TEST(PluginLoader, RefusesMalformedPluginStructs) {
+  EXPECT_EQ(refusal(nullptr, "/fake/null.so"), "plugin /fake/null.so: pacheck_plugin_entry returned a null pointer");
+  FakePlugin other_abi({good_variant("abi_two")});
+  other_abi.plugin.abi_version = 2;
+  EXPECT_EQ(refusal(&other_abi.plugin, "/fake/abi2.so"),
+            "plugin /fake/abi2.so: built against plugin ABI 2, this pacheck reads 1 (rebuild it against this pacheck's "
+            "include/pacheck/plugin.h)");
+  FakePlugin small({good_variant("small_plugin")});
+  small.plugin.struct_size = 8;
+  EXPECT_NE(refusal(&small.plugin, "/fake/small.so").find("its pacheck_plugin struct_size is 8, smaller than ABI 1's"),
+            std::string::npos);
+  FakePlugin empty({});
+  EXPECT_EQ(refusal(&empty.plugin, "/fake/empty.so"), "plugin /fake/empty.so: it lists no variant (num_variants is 0)");
+  FakePlugin null_list({good_variant("null_list")});
+  null_list.plugin.variants = nullptr;
+  EXPECT_EQ(refusal(&null_list.plugin, "/fake/null_list.so"), "plugin /fake/null_list.so: variants is a null pointer");
+  FakePlugin null_entry({good_variant("null_entry_0"), good_variant("null_entry_1")});
+  null_entry.pointers[1] = nullptr;
+  EXPECT_EQ(refusal(&null_entry.plugin, "/fake/null_entry.so"),
+            "plugin /fake/null_entry.so: variants[1] is a null pointer");
+  EXPECT_EQ(Registry::instance().find("null_entry_0"), nullptr) << "all or none";
+}
+
+TEST(PluginLoader, RefusesNamesTakenRegisteringNone) {
+  FakePlugin twice({good_variant("twice"), good_variant("twice")});
+  EXPECT_EQ(refusal(&twice.plugin, "/fake/twice.so"),
+            "plugin /fake/twice.so: variant 'twice' (variants[1]): the plugin lists two variants named 'twice'");
+  EXPECT_EQ(Registry::instance().find("twice"), nullptr);
+  FakePlugin builtin({good_variant("fresh_before_builtin"), good_variant("cpu_streaming")});
+  EXPECT_EQ(refusal(&builtin.plugin, "/fake/builtin.so"),
+            "plugin /fake/builtin.so: variant 'cpu_streaming' (variants[1]): pacheck already has a variant named "
+            "'cpu_streaming'");
+  EXPECT_EQ(Registry::instance().find("fresh_before_builtin"), nullptr) << "all or none";
+  FakePlugin first({good_variant("taken_by_first")});
+  ASSERT_EQ(refusal(&first.plugin, "/fake/first.so"), "");
+  FakePlugin second({good_variant("taken_by_first")});
+  EXPECT_EQ(refusal(&second.plugin, "/fake/second.so"),
+            "plugin /fake/second.so: variant 'taken_by_first' (variants[0]): pacheck already has a variant named "
+            "'taken_by_first' (from plugin /fake/first.so)");
+}
+
+TEST(PluginLoader, DeviceMemoryNeedsACudaBuild) {
+  pacheck_variant v = good_variant("wants_the_device");
+  v.memory = PACHECK_MEMORY_DEVICE;
+  FakePlugin fake({v});
+  const std::string message = refusal(&fake.plugin, "/fake/device.so");
+  if (plugins_can_use_device_memory()) {
+    EXPECT_EQ(message, "");
+    EXPECT_TRUE(Registry::instance().get("wants_the_device").capabilities().needs_gpu);
+  } else {
+    EXPECT_EQ(message,
+              "plugin /fake/device.so: variant 'wants_the_device' (variants[0]): it wants CUDA device memory "
+              "(PACHECK_MEMORY_DEVICE), but this pacheck was built without CUDA");
+  }
+}
+
+// A variant of a later ABI revision: fields appended past this pacheck's struct, which it must ignore.
+struct LaterVariant {
+  pacheck_variant v;
+  std::uint32_t appended[8];
+};
+
+TEST(PluginLoader, ReadsAStructFromALaterRevision) {
+  static LaterVariant later{good_variant("later_revision"), {1, 2, 3, 4, 5, 6, 7, 8}};
+  later.v.struct_size = sizeof later;
+  static const pacheck_variant* const variants[] = {&later.v};
+  static const pacheck_plugin plugin{PACHECK_PLUGIN_ABI_VERSION, sizeof(pacheck_plugin) + 16, 1, variants};
+  EXPECT_EQ(refusal(&plugin, "/fake/later.so"), "");
+  EXPECT_NE(Registry::instance().find("later_revision"), nullptr);
+}
+
+TEST(PluginLoader, DeclarationsBecomeCapabilities) {
+  static const std::int32_t head_dims[] = {8, 32};
+  static const std::int32_t block_sizes[] = {16};
+  static const std::int32_t gqa_ratios[] = {1, 4};
+  static pacheck_variant v = good_variant("declared_caps");
+  v.dtypes = PACHECK_DTYPE_F16 | PACHECK_DTYPE_BF16;
+  v.modes = PACHECK_MODE_PREFILL | PACHECK_MODE_CONTINUATION;
+  v.num_head_dims = 2;
+  v.head_dims = head_dims;
+  v.num_block_sizes = 1;
+  v.block_sizes = block_sizes;
+  v.num_gqa_ratios = 2;
+  v.gqa_ratios = gqa_ratios;
+  v.deterministic = 0;
+  v.uses_splits = 1;
+  v.error_model = PACHECK_ERROR_MODEL_FP32_SPLIT_K;
+  static const pacheck_variant* const variants[] = {&v};
+  static const pacheck_plugin plugin{PACHECK_PLUGIN_ABI_VERSION, sizeof(pacheck_plugin), 1, variants};
+  const LoadedPlugin& loaded = register_plugin(&plugin, "/fake/caps.so");
+  EXPECT_EQ(loaded.variants, std::vector<std::string>{"declared_caps"});
+  ASSERT_EQ(plugin_of("declared_caps"), &loaded);
+  EXPECT_EQ(plugin_of("cpu_streaming"), nullptr);
+  const Capabilities c = Registry::instance().get("declared_caps").capabilities();
+  EXPECT_EQ(c.dtypes, (std::vector<DType>{DType::f16, DType::bf16}));
+  EXPECT_EQ(c.modes, (std::vector<Mode>{Mode::prefill, Mode::continuation}));
+  EXPECT_EQ(c.max_head_dim, 64);
+  EXPECT_TRUE(c.supports_head_dim(8));
+  EXPECT_TRUE(c.supports_head_dim(32));
+  EXPECT_FALSE(c.supports_head_dim(16));
+  EXPECT_EQ(c.block_sizes, std::vector<int>{16});
+  EXPECT_EQ(c.gqa_ratios, (std::vector<int>{1, 4}));
+  EXPECT_FALSE(c.deterministic);
+  EXPECT_TRUE(c.batch_invariant);
+  EXPECT_TRUE(c.uses_splits);
+  EXPECT_FALSE(c.is_mutant);
+  EXPECT_FALSE(c.needs_gpu);
+}
+
+// --- runs: conversions and errors ---
+
+// Copies the queries to the output element by element in the storage dtype, through the strides.
+int copy_queries(void*, const pacheck_run_args* a, char*, std::size_t) {
+  const std::size_t bytes = a->dtype == PACHECK_DTYPE_F32 ? 4 : 2;
+  for (int i = 0; i < a->total_queries; ++i)
+    for (int h = 0; h < a->num_query_heads; ++h)
+      for (int d = 0; d < a->head_dim; ++d) {
+        const std::int64_t from = i * a->query_strides[0] + h * a->query_strides[1] + d * a->query_strides[2];
+        const std::int64_t to = i * a->output_strides[0] + h * a->output_strides[1] + d * a->output_strides[2];
+        std::memcpy(static_cast<char*>(a->output) + to * bytes, static_cast<const char*>(a->queries) + from * bytes,
+                    bytes);
+      }
+  return 0;
+}
+
+int fail_with_message(void* context, const pacheck_run_args*, char* message, std::size_t size) {
+  std::snprintf(message, size, "%s", static_cast<const char*>(context));
+  return 7;
+}
+int fail_silently(void*, const pacheck_run_args*, char*, std::size_t) { return -1; }
+int throw_through_c(void*, const pacheck_run_args*, char*, std::size_t) { throw std::logic_error("not caught"); }
+
+const Variant& registered(const char* name, pacheck_run_fn run, void* context = nullptr) {
+  static std::vector<std::unique_ptr<FakePlugin>> plugins;  // the registry keeps pointers into them
+  pacheck_variant v = good_variant(name);
+  v.dtypes = PACHECK_DTYPE_F32 | PACHECK_DTYPE_F16 | PACHECK_DTYPE_BF16;
+  v.run = run;
+  v.context = context;
+  plugins.push_back(std::make_unique<FakePlugin>(std::vector<pacheck_variant>{v}));
+  register_plugin(&plugins.back()->plugin, std::string("/fake/") + name + ".so");
+  return Registry::instance().get(name);
+}
+
+// One sequence of `count` queries of one head of dim 1, holding `values` rounded to the dtype.
+Problem queries_problem(const std::vector<float>& values, DType dtype) {
+  Problem p;
+  p.dtype = dtype;
+  p.num_query_heads = p.num_kv_heads = 1;
+  p.head_dim = 1;
+  p.block_size = static_cast<int>(values.size());
+  p.num_blocks = 1;
+  p.sequences.push_back(Sequence{{0}, static_cast<int>(values.size()), static_cast<int>(values.size())});
+  p.k_pool.assign(p.pool_size(), 0.0f);
+  p.v_pool.assign(p.pool_size(), 0.0f);
+  for (float x : values) p.queries.push_back(round_to_dtype_f(x, dtype));
+  return p;
+}
+
+TEST(PluginLoader, ConversionsAreExactInEveryDType) {
+  const Variant& copy = registered("copies_queries", copy_queries);
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> values = {0.0f, -0.0f, 1.0f, -1.5f, 3.140625f, 1e-3f, -65504.0f, 0x1p-24f, 0x1p-14f,
+                                     0x1p-133f, 0x1p-149f, 3.0e38f, inf, -inf, std::nanf("")};
+  for (DType dtype : kAllDTypes) {
+    const Problem p = queries_problem(values, dtype);
+    const Output out = copy.run(p, Knobs{});
+    ASSERT_EQ(out.size(), p.queries.size());
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      if (std::isnan(p.queries[i])) {
+        EXPECT_TRUE(std::isnan(out[i])) << dtype_name(dtype) << " element " << i;
+        continue;
+      }
+      std::uint32_t want, got;
+      std::memcpy(&want, &p.queries[i], 4);
+      std::memcpy(&got, &out[i], 4);
+      EXPECT_EQ(got, want) << dtype_name(dtype) << " element " << i << ": " << p.queries[i] << " came back as "
+                           << out[i];
+    }
+  }
+}
+
+TEST(PluginLoader, AnOutputLeftUnwrittenIsNaN) {
+  const Variant& lazy = registered("writes_nothing", return_zero);
+  for (DType dtype : kAllDTypes)
+    for (float x : lazy.run(queries_problem({1.0f, 2.0f}, dtype), Knobs{}))
+      EXPECT_TRUE(std::isnan(x)) << dtype_name(dtype);
+}
+
+std::string run_error(const Variant& v) {
+  try {
+    v.run(queries_problem({1.0f}, DType::f32), Knobs{});
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(PluginLoader, ARunsErrorCarriesItsMessage) {
+  static char text[] = "no kernel for this shape";
+  EXPECT_EQ(run_error(registered("fails_loudly", fail_with_message, text)),
+            "plugin /fake/fails_loudly.so: fails_loudly's run returned 7: no kernel for this shape");
+  EXPECT_EQ(run_error(registered("fails_silently", fail_silently)),
+            "plugin /fake/fails_silently.so: fails_silently's run returned -1: (it wrote no message)");
+  EXPECT_EQ(run_error(registered("throws_through_c", throw_through_c)),
+            "plugin /fake/throws_through_c.so: throws_through_c's run let a C++ exception escape the C interface: "
+            "not caught");
+}
+
+// --- dlopen ---
+
+std::string load_error(const std::string& path) {
+  try {
+    load_plugin(path);
+  } catch (const PluginError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(PluginLoader, NamesWhatIsWrongWithALibrary) {
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "pacheck-plugin-loader";
+  std::filesystem::create_directories(dir);
+  EXPECT_EQ(load_error((dir / "absent.so").string()), "plugin " + (dir / "absent.so").string() + ": no such file");
+  EXPECT_EQ(load_error(dir.string()), "plugin " + dir.string() + ": a folder, not a shared library");
+  const std::filesystem::path text = dir / "text.so";
+  std::ofstream(text) << "not an ELF file, long enough to have a header to read past the first bytes\n";
+  const std::string not_library = load_error(text.string());
+  EXPECT_EQ(not_library.rfind("plugin " + text.string() + ": not a loadable shared library: ", 0), 0u) << not_library;
+  EXPECT_NE(not_library.find("invalid ELF header"), std::string::npos) << "dlerror's text: " << not_library;
+  EXPECT_EQ(load_error(PACHECK_PLUGIN_NO_ENTRY),
+            std::string("plugin ") + PACHECK_PLUGIN_NO_ENTRY +
+                ": no entry point: it does not export pacheck_plugin_entry (define it with PACHECK_PLUGIN_EXPORT, "
+                "include/pacheck/plugin.h)");
+  EXPECT_EQ(load_error(PACHECK_PLUGIN_ABI_2),
+            std::string("plugin ") + PACHECK_PLUGIN_ABI_2 +
+                ": built against plugin ABI 2, this pacheck reads 1 (rebuild it against this pacheck's "
+                "include/pacheck/plugin.h)");
+  EXPECT_EQ(load_error(PACHECK_PLUGIN_NONSENSE),
+            std::string("plugin ") + PACHECK_PLUGIN_NONSENSE +
+                ": variant 'example_streaming' (variants[0]): it declares no dtype");
+  std::filesystem::remove_all(dir);
+}
+
+// --- the example plugin ---
+
+TEST(PluginLoader, LoadsTheExampleOnce) {
+  const LoadedPlugin& loaded = load_plugin(PACHECK_EXAMPLE_PLUGIN);
+  EXPECT_EQ(loaded.path, PACHECK_EXAMPLE_PLUGIN);
+  EXPECT_EQ(loaded.variants, (std::vector<std::string>{"example_streaming", "example_streaming_coefficients"}));
+  EXPECT_EQ(&load_plugin(PACHECK_EXAMPLE_PLUGIN), &loaded) << "a second load of the same path is the first";
+  const Capabilities c = Registry::instance().get("example_streaming_coefficients").capabilities();
+  EXPECT_EQ(c.block_sizes, (std::vector<int>{1, 8, 16}));
+  EXPECT_EQ(c.gqa_ratios, (std::vector<int>{1, 2, 4}));
+  EXPECT_TRUE(c.supports_head_dim(128));
+  EXPECT_FALSE(c.supports_head_dim(96));
+}
+
+// The example's arithmetic is cpu_streaming's, so through the ABI's views (every dtype, scattered and padded tables,
+// GQA, mixed modes) its output must equal cpu_streaming's bit for bit: any conversion that is not exact shows.
+RC_GTEST_PROP(PluginLoader, TheExampleMatchesCpuStreamingBitForBit, ()) {
+  load_plugin(PACHECK_EXAMPLE_PLUGIN);
+  const Variant& example = Registry::instance().get("example_streaming");
+  const Variant& reference = Registry::instance().get("cpu_streaming");
+  gen::Limits limits = gen::Limits{};
+  limits.max_head_dim = 256;
+  const ProblemSpec spec = *gen::problem_spec(limits);
+  const Problem p = materialize(spec);
+  int longest = 1;
+  for (const Sequence& s : p.sequences) longest = std::max(longest, s.context_len);
+  Knobs knobs = *gen::knobs(longest, limits);
+  knobs.tile_size = std::min(knobs.tile_size, 512);  // cpu_streaming walks longer tiles in chunks of 512 keys
+  const Output want = reference.run(p, knobs);
+  const Output got = example.run(p, knobs);
+  RC_ASSERT(got.size() == want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    std::uint32_t a, b;
+    std::memcpy(&a, &got[i], 4);
+    std::memcpy(&b, &want[i], 4);
+    RC_ASSERT(a == b);
+  }
+}
+
+}  // namespace
+}  // namespace pacheck
