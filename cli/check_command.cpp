@@ -19,6 +19,7 @@ struct CheckOptions {
   std::string failure_dir = "pacheck-failures";
   std::string reproduce;
   bool engine_shapes = false;
+  KernelPins pins;
 };
 
 // Per variant and dtype: how close the variant came to the oracle, in ulps and in units of its own bound.
@@ -37,7 +38,7 @@ struct VariantSummary {
 };
 
 void run_check(const CheckOptions& o, const std::string& invoked_as) {
-  const std::string program = program_for_replay_lines(invoked_as);
+  const std::string& program = invoked_as;
   std::vector<const Property*> properties;
   if (o.properties.empty())
     for (const Property& p : catalogue()) properties.push_back(&p);
@@ -68,6 +69,7 @@ void run_check(const CheckOptions& o, const std::string& invoked_as) {
       options.replay_program = program;
       if (!o.reproduce.empty()) options.reproduce = o.reproduce;
       options.engine_shapes = o.engine_shapes;
+      options.pins = o.pins;
       const PropertyRun run = run_property(*property, *v, options, [&](const CaseObservation& c) {
         if (!c.agreement) return;
         DTypeSummary& d = s.by_dtype[c.problem.dtype];
@@ -87,7 +89,7 @@ void run_check(const CheckOptions& o, const std::string& invoked_as) {
         if (!run.reproduce.empty())
           std::cout << "reproduce: " << program << " check --variant " << v->name() << " --property "
                     << property->name << " --seed " << o.seed << (o.engine_shapes ? " --engine-shapes" : "")
-                    << " --reproduce " << run.reproduce << "\n\n";
+                    << pin_arguments(o.pins) << " --reproduce " << run.reproduce << "\n\n";
       }
     }
   }
@@ -135,6 +137,7 @@ void add_check_command(CLI::App& app) {
   cmd->add_flag("--engine-shapes", options->engine_shapes,
                 "Draw only serving-engine shapes: bf16, real head dims, block sizes 16/32/64, tiles and splits in "
                 "multiples of 16 (where the CUDA kernels' tensor copies run)");
+  add_pin_options(cmd, options->pins);
   cmd->callback([options, cmd] { run_check(*options, cmd->get_parent()->get_name()); });
 }
 

@@ -3,7 +3,6 @@
 #include <stdexcept>
 
 #include "cuda/device_probe.h"
-#include "cuda/kernel_pins.h"
 
 namespace pacheck::cli {
 namespace {
@@ -35,21 +34,28 @@ std::vector<const Variant*> select_variants(const std::vector<std::string>& name
   return out;
 }
 
-void require_valid_kernel_pins() {
-  try {
-    cuda::check_kernel_pins();
-  } catch (const std::invalid_argument& e) {
-    throw CLI::ValidationError("environment", e.what());
-  }
-}
+bool gpu_available(std::string* reason) { return cuda_device_available(reason); }
 
-bool gpu_available(std::string* reason) {
-  require_valid_kernel_pins();
-  return cuda_device_available(reason);
-}
-
-std::string program_for_replay_lines(const std::string& program) {
-  return cuda::replay_prefix_from_environment() + program;
+void add_pin_options(CLI::App* command, KernelPins& pins) {
+  const auto choice = [](auto parse, std::string names) {
+    return CLI::Validator(
+        [parse, names](std::string& value) {
+          return parse(value) ? std::string() : "'" + value + "' is not one of " + names;
+        },
+        "{" + names + "}");
+  };
+  command
+      ->add_option_function<std::string>(
+          "--layout", [&pins](const std::string& v) { pins.layout = *parse_kernel_layout(v); },
+          "Pin the kernel layout where a variant chooses one (the CUDA tensor-core kernel at head dims 65-128)")
+      ->check(choice(parse_kernel_layout, kernel_layout_names()))
+      ->default_str("automatic");
+  command
+      ->add_option_function<std::string>(
+          "--merge", [&pins](const std::string& v) { pins.merge = *parse_merge_shape(v); },
+          "Pin the split-K merge's thread shape where a variant chooses one (cuda_splitk)")
+      ->check(choice(parse_merge_shape, merge_shape_names()))
+      ->default_str("automatic");
 }
 
 }  // namespace pacheck::cli

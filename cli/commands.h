@@ -28,16 +28,11 @@ int exit_code();
 // CLI::ValidationError naming the registered variants.
 std::vector<const Variant*> select_variants(const std::vector<std::string>& names, bool include_mutants = false);
 
-// Throws CLI::ValidationError when PACHECK_TENSOR_CORE_LAYOUT or PACHECK_SPLITK_MERGE holds a value the CUDA
-// kernels do not know (cuda/kernel_pins.h), so that a typo in a pin is a usage error before anything runs.
-void require_valid_kernel_pins();
-
-// Whether a CUDA device can run the GPU variants; `reason` says why not. Checks the kernel pins first (above).
+// Whether a CUDA device can run the GPU variants; `reason` says why not.
 bool gpu_available(std::string* reason);
 
-// `program` as the replay lines of failures must name it: with PACHECK_TENSOR_CORE_LAYOUT or PACHECK_SPLITK_MERGE
-// set (they pin the CUDA tensor-core layout and the split-K merge's shape, cuda/kernel_pins.h) prefixed with
-// them, so that a replay runs the same kernels.
-std::string program_for_replay_lines(const std::string& program);
+// --layout and --merge: the kernel choices every generated case pins (Knobs::pins); a name outside the choices is
+// a usage error.
+void add_pin_options(CLI::App* command, KernelPins& pins);
 
 }  // namespace pacheck::cli

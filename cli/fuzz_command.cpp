@@ -26,6 +26,7 @@ struct FuzzOptions {
   int cases_per_round = 20;
   bool keep_going = false;
   bool engine_shapes = false;
+  KernelPins pins;
   std::string failure_dir = "pacheck-failures/fuzz";
 };
 
@@ -71,7 +72,7 @@ void print_failure(const FuzzFailure& f, const std::string& variant, const std::
 }
 
 void run_fuzz(FuzzOptions o, const std::string& invoked_as) {
-  const std::string program = program_for_replay_lines(invoked_as);
+  const std::string& program = invoked_as;
   const Variant* variant = select_variants({o.variant}, /*include_mutants=*/true).front();
   if (!o.seed_given) o.seed = std::random_device{}() | (static_cast<std::uint64_t>(std::random_device{}()) << 32);
 
@@ -83,6 +84,7 @@ void run_fuzz(FuzzOptions o, const std::string& invoked_as) {
   campaign.cases_per_round = o.cases_per_round;
   campaign.keep_going = o.keep_going;
   campaign.engine_shapes = o.engine_shapes;
+  campaign.pins = o.pins;
   campaign.failure_dir = o.failure_dir;
   campaign.replay_program = program;
   campaign.gpu_available = gpu_available;
@@ -148,6 +150,7 @@ void add_fuzz_command(CLI::App& app) {
   cmd->add_flag("--keep-going", options->keep_going, "Continue after a failure until the budget is spent");
   cmd->add_flag("--engine-shapes", options->engine_shapes,
                 "Draw only serving-engine shapes (see pacheck check --engine-shapes)");
+  add_pin_options(cmd, options->pins);
   cmd->callback([options, cmd] { run_fuzz(*options, cmd->get_parent()->get_name()); });
 }
 

@@ -32,8 +32,7 @@ void run_replay(const ReplayOptions& o) {
   if (o.split_size > 0) c.knobs.split_size = o.split_size;
   const std::vector<const Variant*> variants = select_variants(o.variants, o.include_mutants || !o.variants.empty());
   std::cout << "case " << o.file << (c.note.empty() ? "" : "\n  note: " + c.note) << "\n" << describe(c.problem)
-            << "knobs: tile_size=" << c.knobs.tile_size << " split_size=" << c.knobs.split_size
-            << " num_splits=" << c.knobs.num_splits << "\n";
+            << "knobs: " << knobs_text(c.knobs) << "\n";
   const OracleResult oracle = run_oracle(c.problem, oracle_split_sizes(c.problem, c.knobs));
   if (!oracle.fits_fp32) std::cout << "note: the problem overflows fp32 ranges or reads an inf or NaN; no variant's error model covers it\n";
   std::string gpu_reason;

@@ -102,7 +102,6 @@ void print_summary(const reports::Report& r) {
 }
 
 void run_report_command(const ReportOptions& o, const std::string& program) {
-  require_valid_kernel_pins();
   reports::ReportSettings settings;
   settings.out_dir = o.out_dir;
   settings.cases = o.cases;
@@ -110,7 +109,7 @@ void run_report_command(const ReportOptions& o, const std::string& program) {
   settings.kill_cases = o.kill_cases;
   // Named variants may be mutants (a report on a deliberately broken kernel shows what its errors look like).
   settings.variants = select_variants(o.variants, !o.variants.empty());
-  settings.replay_program = program_for_replay_lines(program);
+  settings.replay_program = program;
   settings.source_root = PACHECK_SOURCE_DIR;
   settings.coverage_summary = o.coverage;
   settings.command_line = command_line(o, program);
