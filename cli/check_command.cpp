@@ -1,11 +1,21 @@
 // pacheck check: runs the property catalogue over every selected variant and prints, per variant, the cases run,
 // the worst error in ulps and in bound units, and pass or fail. Failures print the shrunk case and how to replay it.
+// When a selected variant comes from a plugin, each (property, variant) pair runs in a child process that saves
+// every problem of a plugin variant before running it, so a plugin that crashes is reported with that problem.
+#include <sys/wait.h>
+
 #include <algorithm>
+#include <bit>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <map>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/commands.h"
+#include "plugin/plugin_loader.h"
+#include "properties/fuzz_campaign.h"
 #include "properties/runner.h"
 
 namespace pacheck::cli {
@@ -20,6 +30,7 @@ struct CheckOptions {
   std::string reproduce;
   bool engine_shapes = false;
   KernelPins pins;
+  std::vector<std::string> plugins;
 };
 
 // Per variant and dtype: how close the variant came to the oracle, in ulps and in units of its own bound.
@@ -37,7 +48,121 @@ struct VariantSummary {
   std::vector<std::string> failed_properties;
 };
 
+// One (property, variant) pair's run.
+struct PairOutcome {
+  PropertyRun run;
+  std::map<DType, DTypeSummary> by_dtype;
+  std::string crash;                  // when the child process died: what happened, in words
+  std::filesystem::path crash_case;   // and the problem it died on
+};
+
+PairOutcome run_pair(const CheckOptions& o, const Property& property, const Variant& v, const std::string& program) {
+  RunOptions options;
+  options.cases = o.cases;
+  options.seed = o.seed;
+  options.failure_dir = o.failure_dir;
+  options.replay_program = program;
+  if (!o.reproduce.empty()) options.reproduce = o.reproduce;
+  options.engine_shapes = o.engine_shapes;
+  options.pins = o.pins;
+  PairOutcome out;
+  out.run = run_property(property, v, options, [&](const CaseObservation& c) {
+    if (!c.agreement) return;
+    DTypeSummary& d = out.by_dtype[c.problem.dtype];
+    ++d.compared_cases;
+    d.worst_ulps = std::max(d.worst_ulps, c.agreement->worst_ulps);
+    d.worst_normalized = std::max(d.worst_normalized, c.agreement->worst.normalized());
+  });
+  return out;
+}
+
+// A pair's outcome as the child process sends it to the parent (doubles as their bits: they may be infinite).
+std::string encode(const PairOutcome& o) {
+  nlohmann::json dtypes = nlohmann::json::array();
+  for (const auto& [dtype, d] : o.by_dtype)
+    dtypes.push_back({{"dtype", std::string(dtype_name(dtype))},
+                      {"compared", d.compared_cases},
+                      {"worst_ulps", std::bit_cast<std::uint64_t>(d.worst_ulps)},
+                      {"worst_normalized", std::bit_cast<std::uint64_t>(d.worst_normalized)}});
+  const PropertyRun& r = o.run;
+  return nlohmann::json{{"property", r.property}, {"variant", r.variant}, {"passed", r.passed},
+                        {"gave_up", r.gave_up},   {"cases", r.cases},     {"failure", r.failure},
+                        {"reproduce", r.reproduce}, {"dtypes", dtypes}}
+      .dump();
+}
+
+PairOutcome decode(const std::string& text) {
+  const nlohmann::json j = nlohmann::json::parse(text);
+  if (j.contains("error")) throw std::invalid_argument(j.at("error").get<std::string>());
+  PairOutcome o;
+  o.run.property = j.at("property").get<std::string>();
+  o.run.variant = j.at("variant").get<std::string>();
+  o.run.passed = j.at("passed").get<bool>();
+  o.run.gave_up = j.at("gave_up").get<bool>();
+  o.run.cases = j.at("cases").get<int>();
+  o.run.failure = j.at("failure").get<std::string>();
+  o.run.reproduce = j.at("reproduce").get<std::string>();
+  for (const nlohmann::json& d : j.at("dtypes")) {
+    DTypeSummary& s = o.by_dtype[*parse_dtype(d.at("dtype").get<std::string>())];
+    s.compared_cases = d.at("compared").get<long long>();
+    s.worst_ulps = std::bit_cast<double>(d.at("worst_ulps").get<std::uint64_t>());
+    s.worst_normalized = std::bit_cast<double>(d.at("worst_normalized").get<std::uint64_t>());
+  }
+  return o;
+}
+
+// The pair in a child process. A plugin variant there saves each problem before running it, so that when the
+// plugin kills the process the parent can keep the problem it died on and say how to replay it.
+PairOutcome run_pair_in_child(const CheckOptions& o, const Property& property, const Variant& v,
+                              const std::string& program) {
+  const LoadedPlugin* plugin = plugin_of(v.name());
+  const std::filesystem::path in_flight = RecordingVariant::in_flight_path(o.failure_dir);
+  std::error_code ec;
+  std::filesystem::remove(in_flight, ec);
+  const ChildRun child = run_in_child([&] {
+    const RecordingVariant recording(v, o.failure_dir, property.name, /*record_every_run=*/plugin != nullptr);
+    try {
+      return encode(run_pair(o, property, recording, program));
+    } catch (const std::invalid_argument& e) {
+      return nlohmann::json{{"error", e.what()}}.dump();
+    }
+  });
+  if (child.completed()) {
+    std::filesystem::remove(in_flight, ec);
+    return decode(child.result);
+  }
+  PairOutcome out;
+  out.run.property = property.name;
+  out.run.variant = v.name();
+  const std::string who = plugin ? "plugin " + plugin->path : "variant " + v.name();
+  const std::string where = " in " + v.name() + " on " + property.name;
+  if (WIFSIGNALED(child.status))
+    out.crash = who + " crashed (signal " + std::to_string(WTERMSIG(child.status)) + ")" + where + ": " +
+                strsignal(WTERMSIG(child.status));
+  else
+    out.crash = who + " ended the process" + where + ": it " + describe_exit(child.status);
+  std::string why;
+  out.crash_case = RecordingVariant::keep_in_flight(o.failure_dir, property.name, v.name(), "crash", &why);
+  if (out.crash_case.empty()) out.crash += "\n(" + why + ")";
+  return out;
+}
+
+// Whether a CUDA device answers, asked in a child process when the parent must not initialise CUDA before it forks.
+bool gpu_available_to_children(std::string* reason) {
+  const ChildRun probe = run_in_child([] {
+    std::string why;
+    return gpu_available(&why) ? std::string("1") : "0" + why;
+  });
+  if (!probe.completed() || probe.result.empty()) {
+    *reason = "the GPU probe " + describe_exit(probe.status);
+    return false;
+  }
+  *reason = probe.result.substr(1);
+  return probe.result[0] == '1';
+}
+
 void run_check(const CheckOptions& o, const std::string& invoked_as) {
+  load_plugins(o.plugins);
   const std::string& program = invoked_as;
   std::vector<const Property*> properties;
   if (o.properties.empty())
@@ -49,11 +174,14 @@ void run_check(const CheckOptions& o, const std::string& invoked_as) {
       throw CLI::ValidationError("--property", e.what());
     }
   }
+  const std::vector<const Variant*> variants = select_variants(o.variants);
+  const bool in_children =
+      std::any_of(variants.begin(), variants.end(), [](const Variant* v) { return plugin_of(v->name()) != nullptr; });
   std::string gpu_reason;
-  const bool gpu = gpu_available(&gpu_reason);
+  const bool gpu = in_children ? gpu_available_to_children(&gpu_reason) : gpu_available(&gpu_reason);
   std::map<std::string, VariantSummary> summaries;
   bool all_passed = true;
-  for (const Variant* v : select_variants(o.variants)) {
+  for (const Variant* v : variants) {
     VariantSummary& s = summaries[v->name()];
     if (v->capabilities().needs_gpu && !gpu) {
       std::cout << v->name() << ": skipped, " << gpu_reason << "\n";
@@ -62,34 +190,42 @@ void run_check(const CheckOptions& o, const std::string& invoked_as) {
     }
     for (const Property* property : properties) {
       if (!property->applies(v->capabilities())) continue;
-      RunOptions options;
-      options.cases = o.cases;
-      options.seed = o.seed;
-      options.failure_dir = o.failure_dir;
-      options.replay_program = program;
-      if (!o.reproduce.empty()) options.reproduce = o.reproduce;
-      options.engine_shapes = o.engine_shapes;
-      options.pins = o.pins;
-      const PropertyRun run = run_property(*property, *v, options, [&](const CaseObservation& c) {
-        if (!c.agreement) return;
-        DTypeSummary& d = s.by_dtype[c.problem.dtype];
-        ++d.compared_cases;
-        d.worst_ulps = std::max(d.worst_ulps, c.agreement->worst_ulps);
-        d.worst_normalized = std::max(d.worst_normalized, c.agreement->worst.normalized());
-      });
+      PairOutcome outcome;
+      try {
+        outcome = in_children ? run_pair_in_child(o, *property, *v, program) : run_pair(o, *property, *v, program);
+      } catch (const std::invalid_argument& e) {  // a reproduce string that is not one
+        throw CLI::ValidationError("--reproduce", e.what());
+      }
+      const PropertyRun& run = outcome.run;
+      for (const auto& [dtype, d] : outcome.by_dtype) {
+        DTypeSummary& total = s.by_dtype[dtype];
+        total.compared_cases += d.compared_cases;
+        total.worst_ulps = std::max(total.worst_ulps, d.worst_ulps);
+        total.worst_normalized = std::max(total.worst_normalized, d.worst_normalized);
+      }
       s.cases += run.cases + (run.passed ? 0 : 1);
+      const bool crashed = !outcome.crash.empty();
       std::printf("  %-22s %-16s %6d cases  %s\n", property->name.c_str(), v->name().c_str(), run.cases,
-                  run.passed ? "pass" : (run.gave_up ? "GAVE UP" : "FAIL"));
+                  crashed ? "CRASH" : run.passed ? "pass" : (run.gave_up ? "GAVE UP" : "FAIL"));
       std::fflush(stdout);
       if (!run.passed) {
         s.passed = false;
         s.failed_properties.push_back(property->name);
         all_passed = false;
-        std::cout << run.failure << "\n";
+        if (crashed) {
+          std::cout << outcome.crash << "\n";
+          if (!outcome.crash_case.empty())
+            std::cout << "saved: " << outcome.crash_case.string() << "\nreplay: " << program << " replay "
+                      << outcome.crash_case.string() << " --variant " << v->name() << plugin_arguments(v->name())
+                      << "\n\n";
+          continue;
+        }
+        std::cout << with_plugin_arguments(run.failure, v->name()) << "\n";
         if (!run.reproduce.empty())
-          std::cout << "reproduce: " << program << " check --variant " << v->name() << " --property "
-                    << property->name << " --seed " << o.seed << (o.engine_shapes ? " --engine-shapes" : "")
-                    << pin_arguments(o.pins) << " --reproduce " << run.reproduce << "\n\n";
+          std::cout << "reproduce: " << program << " check --variant " << v->name() << plugin_arguments(v->name())
+                    << " --property " << property->name << " --seed " << o.seed
+                    << (o.engine_shapes ? " --engine-shapes" : "") << pin_arguments(o.pins) << " --reproduce "
+                    << run.reproduce << "\n\n";
       }
     }
   }
@@ -138,6 +274,7 @@ void add_check_command(CLI::App& app) {
                 "Draw only serving-engine shapes: bf16, real head dims, block sizes 16/32/64, tiles and splits in "
                 "multiples of 16 (where the CUDA kernels' tensor copies run)");
   add_pin_options(cmd, options->pins);
+  add_plugin_option(cmd, options->plugins);
   cmd->callback([options, cmd] { run_check(*options, cmd->get_parent()->get_name()); });
 }
 

@@ -1,8 +1,11 @@
+// The pieces the subcommands share: the exit code, variant selection, plugins, the GPU probe, the kernel pins.
 #include "cli/commands.h"
 
+#include <iostream>
 #include <stdexcept>
 
 #include "cuda/device_probe.h"
+#include "plugin/plugin_loader.h"
 
 namespace pacheck::cli {
 namespace {
@@ -32,6 +35,44 @@ std::vector<const Variant*> select_variants(const std::vector<std::string>& name
     }
   }
   return out;
+}
+
+void add_plugin_option(CLI::App* command, std::vector<std::string>& plugins) {
+  command->add_option("--plugin", plugins,
+                      "A shared library of variants (include/pacheck/plugin.h) to load first; repeatable");
+}
+
+void load_plugins(const std::vector<std::string>& paths) {
+  for (const std::string& path : paths) {
+    try {
+      load_plugin(path);
+    } catch (const PluginError& e) {
+      std::cerr << "error: " << e.what() << "\n";
+      throw CLI::RuntimeError(2);  // the message is out; CLI11 prints nothing more for a RuntimeError
+    }
+  }
+}
+
+std::string plugin_arguments(const std::string& variant) {
+  const LoadedPlugin* plugin = plugin_of(variant);
+  return plugin ? " --plugin " + plugin->path : "";
+}
+
+std::string with_plugin_arguments(const std::string& text, const std::string& variant) {
+  const std::string arguments = plugin_arguments(variant);
+  if (arguments.empty()) return text;
+  const std::string option = "--variant " + variant;
+  std::string out;
+  std::size_t from = 0;
+  for (std::size_t at = text.find(option); at != std::string::npos; at = text.find(option, at + 1)) {
+    const std::size_t end = at + option.size();
+    const bool whole_word = end == text.size() || text[end] == ' ' || text[end] == '\n';
+    if (!whole_word) continue;
+    out.append(text, from, end - from);
+    out += arguments;
+    from = end;
+  }
+  return out + text.substr(from);
 }
 
 bool gpu_available(std::string* reason) { return cuda_device_available(reason); }

@@ -28,6 +28,17 @@ int exit_code();
 // CLI::ValidationError naming the registered variants.
 std::vector<const Variant*> select_variants(const std::vector<std::string>& names, bool include_mutants = false);
 
+// --plugin PATH, repeatable: shared libraries whose variants join the run (plugin/README.md).
+void add_plugin_option(CLI::App* command, std::vector<std::string>& plugins);
+// Loads the plugins, before the command selects its variants. A plugin that cannot be loaded prints what is wrong
+// (naming its path) and ends the command with exit status 2.
+void load_plugins(const std::vector<std::string>& paths);
+// " --plugin PATH" for a variant that came from a plugin (PATH absolute), "" for every other variant.
+std::string plugin_arguments(const std::string& variant);
+// `text` with plugin_arguments(variant) after each "--variant VARIANT" in it, so that the replay and reproduce
+// lines it holds load the variant's plugin.
+std::string with_plugin_arguments(const std::string& text, const std::string& variant);
+
 // Whether a CUDA device can run the GPU variants; `reason` says why not.
 bool gpu_available(std::string* reason);
 

@@ -28,6 +28,7 @@ struct FuzzOptions {
   bool engine_shapes = false;
   KernelPins pins;
   std::string failure_dir = "pacheck-failures/fuzz";
+  std::vector<std::string> plugins;
 };
 
 // On a terminal the progress line rewrites itself every second; in a log, a line every ten seconds.
@@ -59,19 +60,21 @@ class ProgressLine {
 };
 
 void print_failure(const FuzzFailure& f, const std::string& variant, const std::string& program) {
-  std::cout << "\nFAILURE: " << f.property << " on " << variant << ", seed " << f.seed << "\n" << f.message;
-  if (!f.message.empty() && f.message.back() != '\n') std::cout << "\n";
+  const std::string message = with_plugin_arguments(f.message, variant);
+  std::cout << "\nFAILURE: " << f.property << " on " << variant << ", seed " << f.seed << "\n" << message;
+  if (!message.empty() && message.back() != '\n') std::cout << "\n";
   for (const auto& file : f.case_files) {
-    const std::string replay = program + " replay " + file.string() + " --variant " + variant;
+    const std::string replay = program + " replay " + file.string() + " --variant " + variant + plugin_arguments(variant);
     std::cout << "saved: " << file.string() << "\n";
-    if (f.message.find(replay) == std::string::npos) std::cout << "replay: " << replay << "\n";
+    if (message.find(replay) == std::string::npos) std::cout << "replay: " << replay << "\n";
   }
   if (f.case_files.empty()) std::cout << "(no case file was saved for this failure)\n";
-  if (!f.check_command.empty()) std::cout << "reproduce: " << f.check_command << "\n";
+  if (!f.check_command.empty()) std::cout << "reproduce: " << with_plugin_arguments(f.check_command, variant) << "\n";
   std::cout << std::endl;
 }
 
 void run_fuzz(FuzzOptions o, const std::string& invoked_as) {
+  load_plugins(o.plugins);
   const std::string& program = invoked_as;
   const Variant* variant = select_variants({o.variant}, /*include_mutants=*/true).front();
   if (!o.seed_given) o.seed = std::random_device{}() | (static_cast<std::uint64_t>(std::random_device{}()) << 32);
@@ -151,6 +154,7 @@ void add_fuzz_command(CLI::App& app) {
   cmd->add_flag("--engine-shapes", options->engine_shapes,
                 "Draw only serving-engine shapes (see pacheck check --engine-shapes)");
   add_pin_options(cmd, options->pins);
+  add_plugin_option(cmd, options->plugins);
   cmd->callback([options, cmd] { run_fuzz(*options, cmd->get_parent()->get_name()); });
 }
 

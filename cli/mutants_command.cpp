@@ -20,6 +20,7 @@ struct MutantsOptions {
   std::string json_path;
   std::string failure_dir = "pacheck-failures/mutants";
   bool show_kills = false;
+  std::vector<std::string> plugins;
 };
 
 void print_kills(const KillMatrix& matrix) {
@@ -33,6 +34,7 @@ void print_kills(const KillMatrix& matrix) {
 }
 
 void run_mutants(const MutantsOptions& o, const std::string& program) {
+  load_plugins(o.plugins);
   std::ofstream json_file;  // opened first, so a bad path fails before the run rather than after it
   if (!o.json_path.empty()) {
     json_file.open(o.json_path);
@@ -93,6 +95,7 @@ void add_mutants_command(CLI::App& app) {
   cmd->add_option("--json", options->json_path, "Also write the matrix, every kill's shrunk case and replay, as JSON");
   cmd->add_option("--failures", options->failure_dir, "Folder for the case files of the kills");
   cmd->add_flag("--kills", options->show_kills, "Print every kill's shrunk case and replay line");
+  add_plugin_option(cmd, options->plugins);
   cmd->callback([options, cmd] { run_mutants(*options, cmd->get_parent()->get_name()); });
 }
 

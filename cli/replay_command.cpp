@@ -17,9 +17,11 @@ struct ReplayOptions {
   bool include_mutants = false;
   int tile_size = 0;
   int split_size = 0;
+  std::vector<std::string> plugins;
 };
 
 void run_replay(const ReplayOptions& o) {
+  load_plugins(o.plugins);
   Case c;
   try {
     c = read_case_file(o.file);
@@ -73,6 +75,7 @@ void add_replay_command(CLI::App& app) {
   cmd->add_flag("--mutants", options->include_mutants, "With no --variant: include the mutants");
   cmd->add_option("--tile-size", options->tile_size, "Override the case's tile size")->check(CLI::PositiveNumber);
   cmd->add_option("--split-size", options->split_size, "Override the case's split size")->check(CLI::PositiveNumber);
+  add_plugin_option(cmd, options->plugins);
   cmd->callback([options] { run_replay(*options); });
 }
 

@@ -21,6 +21,7 @@ struct ReportOptions {
   int kill_cases = 30;
   std::vector<std::string> variants;
   std::string coverage = std::string(PACHECK_SOURCE_DIR) + "/build/coverage/coverage-report/gcovr-summary.json";
+  std::vector<std::string> plugins;
 };
 
 // One line on stderr: rewritten in place on a terminal, a new line every 5% (and for each failure) in a log.
@@ -60,7 +61,20 @@ std::string command_line(const ReportOptions& o, const std::string& program) {
   std::string line = program + " report --out " + o.out_dir + " --cases " + std::to_string(o.cases) + " --seed " +
                      std::to_string(o.seed) + " --kill-cases " + std::to_string(o.kill_cases);
   for (const std::string& v : o.variants) line += " --variant " + v;
+  for (const std::string& p : o.plugins) line += " --plugin " + p;
   return line;
+}
+
+// The replay lines of a plugin variant's failures load its plugin.
+void add_plugin_arguments(reports::Report& report) {
+  for (reports::VariantReport& v : report.variants)
+    for (reports::CellReport& cell : v.cells) {
+      for (reports::PropertyOutcome& p : cell.properties) {
+        p.failure = with_plugin_arguments(p.failure, v.name);
+        p.replay = with_plugin_arguments(p.replay, v.name);
+      }
+      if (cell.worst) cell.worst->replay = with_plugin_arguments(cell.worst->replay, v.name);
+    }
 }
 
 void print_summary(const reports::Report& r) {
@@ -102,6 +116,7 @@ void print_summary(const reports::Report& r) {
 }
 
 void run_report_command(const ReportOptions& o, const std::string& program) {
+  load_plugins(o.plugins);
   reports::ReportSettings settings;
   settings.out_dir = o.out_dir;
   settings.cases = o.cases;
@@ -123,6 +138,7 @@ void run_report_command(const ReportOptions& o, const std::string& program) {
     set_exit_code(2);
     return;
   }
+  add_plugin_arguments(report);
   print_summary(report);
   try {
     const reports::ReportFiles files = reports::write_report_files(report);
@@ -157,6 +173,7 @@ void add_report_command(CLI::App& app) {
       ->check(CLI::Range(0, 100000000));
   cmd->add_option("--coverage", options->coverage, "gcovr's JSON summary whose figures the report embeds, if it exists")
       ->capture_default_str();
+  add_plugin_option(cmd, options->plugins);
   cmd->callback([options, cmd] { run_report_command(*options, cmd->get_parent()->get_name()); });
 }
 
