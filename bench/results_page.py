@@ -246,6 +246,25 @@ def render(document, results_name="bench/results.json"):
     return "\n".join(lines) + "\n"
 
 
+def merge_environments(old, new):
+    """The environment of two runs of one commit on one GPU: a tool either run found counts as present, and the
+    page names both commands and dates."""
+    merged = {**old, **new}
+    absent = {}
+    for tool, why in {**old.get("absent", {}), **new.get("absent", {})}.items():
+        if tool in old and tool not in old.get("absent", {}):
+            merged[tool] = old[tool]
+        elif tool in new and tool not in new.get("absent", {}):
+            merged[tool] = new[tool]
+        else:
+            absent[tool] = why
+    merged["absent"] = absent
+    for key in ("command", "date"):
+        if old.get(key) and old.get(key) != new.get(key):
+            merged[key] = f"{old[key]}; {new[key]}"
+    return merged
+
+
 def add_run(results, run):
     """results with each GPU of run replacing the entry of the same name, or appended. A run of the same commit on
     the same GPU that skipped a section (a correctness run and a benchmark run made apart) keeps the recorded one."""
@@ -259,6 +278,7 @@ def add_run(results, run):
         old = gpus[names.index(name)]
         if old["environment"].get("commit") == gpu["environment"].get("commit"):
             merged = dict(gpu)
+            merged["environment"] = merge_environments(old["environment"], gpu["environment"])
             for section, value in old.items():
                 if section == "environment":
                     continue

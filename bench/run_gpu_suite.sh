@@ -22,8 +22,8 @@
 # Settings (environment): CASES (1000), SAN_CASES (100), LIMIT (420), BENCH_LIMIT (300 seconds for each benchmark
 # run), BENCH_ARGS (more options for paged_attention_bench, e.g. --layout wide), SKIP_CHECKS=1 (leaves out steps 2
 # and 3), SKIP_BENCH=1 (leaves out step 4), CLEAN_FLUSH=0 (leaves out the --clean-flush pass), FLASHINFER_BUNDLE (a folder with FlashInfer's
-# install.sh, installed into /tmp/fi; without it flashinfer must already import), COMMIT (the commit measured, where
-# this script's folder is not a git checkout). A missing tool (compute-sanitizer, cuobjdump, torch, FlashInfer) is
+# install.sh, installed into /tmp/fi; without it flashinfer must already import), COMMIT (the commit measured; by
+# default the checkout's own). A missing tool (compute-sanitizer, cuobjdump, torch, FlashInfer) is
 # recorded as skipped with the reason.
 set -u
 # The CUDA tools (compute-sanitizer, cuobjdump) are often installed outside PATH.
@@ -92,10 +92,12 @@ if [ -n "${FLASHINFER_BUNDLE:-}" ]; then
     export FLASHINFER_WORKSPACE_BASE=/tmp/fi_work MAX_JOBS FLASHINFER_CUDA_ARCH_LIST
   fi
 fi
-if commit=$(git -C "$here" rev-parse HEAD 2>/dev/null); then
+if [ -n "${COMMIT:-}" ]; then
+  commit=$COMMIT
+elif commit=$(git -C "$here" rev-parse HEAD 2>/dev/null); then
   git -C "$here" diff --quiet HEAD -- 2>/dev/null || commit+=" with uncommitted changes"
 else
-  commit=${COMMIT:-unknown}
+  commit=unknown
 fi
 {
   fact gpu "nvidia-smi --query-gpu=name --format=csv,noheader -i 0"
@@ -134,7 +136,6 @@ pins() {
     Deep) echo "--layout deep --merge warps" ;;
     Wide) echo "--layout wide --merge automatic" ;;
     WideEvictFirst) echo "--layout wide-evict-first --merge automatic" ;;
-    WideKvTma) echo "--layout wide-kv-tma --merge automatic" ;;
     *) return 1 ;;
   esac
 }

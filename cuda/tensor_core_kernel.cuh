@@ -193,6 +193,16 @@ struct TensorCoreBlock {
   bool table_staged;
   const std::int32_t* table;
   int num_tiles;
+  // The asynchronous copies' addressing, the same for every tile: piece lane + 32 c of a warp's tile is chunk
+  // copy_chunk of key copy_first_key + c kKeysPerCopy, so its chunk, and where that chunk starts in a row of the
+  // pools (k_chunk, v_chunk), are the same in every copy.
+  int live_chunks;                   // 16-byte pieces of a row inside the head
+  unsigned row_stride;               // bytes per (slot, KV head) vector
+  const unsigned char* k_pool;
+  const unsigned char* v_pool;
+  int copy_chunk, copy_first_key;
+  const unsigned char* k_chunk;
+  const unsigned char* v_chunk;
 
   __device__ TensorCoreBlock(const DeviceBatch& batch_, const DevicePlan& plan, const FastDivmod& block_div_,
                              const KvTensorMaps& maps_, unsigned char* shared_)
@@ -221,6 +231,14 @@ struct TensorCoreBlock {
     table_staged = table_count <= kTableEntries;
     table = batch.block_tables + work.seq.table_offset;
     num_tiles = (work.item.key_end - work.item.key_begin + tile - 1) / tile;
+    live_chunks = batch.head_dim * 2 / 16;
+    row_stride = static_cast<unsigned>(batch.head_dim) * 2;
+    k_pool = static_cast<const unsigned char*>(batch.k_pool);
+    v_pool = static_cast<const unsigned char*>(batch.v_pool);
+    copy_chunk = lane % kChunksPerRow;
+    copy_first_key = lane / kChunksPerRow;
+    k_chunk = k_pool + copy_chunk * 16;
+    v_chunk = v_pool + copy_chunk * 16;
   }
 
   // Block row r attends to keys [item.key_begin, end): its own position + 1, cut at the item's end (an absent
@@ -323,19 +341,8 @@ struct TensorCoreBlock {
   }
 
   // 16-byte asynchronous copies of this warp's K and V rows of tile i. Lane k < 16 looks up key k; the lanes share
-  // the vector indices by shuffle. Keys past the item are zero-filled, never read from the pools. A lane's pieces
-  // of a tile: piece lane + 32 c is chunk lane % kChunksPerRow of key lane / kChunksPerRow + c kKeysPerCopy, so its
-  // chunk, and where that chunk starts in a row of the pools, are the same in every copy.
+  // the vector indices by shuffle. Keys past the item are zero-filled, never read from the pools.
   __device__ void copy_rows_async(int i) const {
-    const int head_dim = batch.head_dim;
-    const int live_chunks = head_dim * 2 / 16;
-    const std::size_t kv_head_stride = static_cast<std::size_t>(head_dim) * 2;  // bytes per (slot, head)
-    const unsigned char* const k_pool = static_cast<const unsigned char*>(batch.k_pool);
-    const unsigned char* const v_pool = static_cast<const unsigned char*>(batch.v_pool);
-    const int copy_chunk = lane % kChunksPerRow, copy_first_key = lane / kChunksPerRow;
-    const unsigned char* const k_chunk = k_pool + copy_chunk * 16;
-    const unsigned char* const v_chunk = v_pool + copy_chunk * 16;
-    const unsigned row_stride = static_cast<unsigned>(head_dim) * 2;  // bytes per (slot, head)
     unsigned char* const stage = stage_of(i);
     const int live_keys = warp_live_keys(i);
     const unsigned looked_up =
@@ -366,7 +373,7 @@ struct TensorCoreBlock {
     for (int c = 0; c < kCopiesPerLane; ++c) {
       const int piece = lane + 32 * c;
       const int key = piece / kChunksPerRow, chunk = piece % kChunksPerRow;
-      const std::size_t src = static_cast<std::size_t>(__shfl_sync(0xffffffffu, looked_up, key)) * kv_head_stride;
+      const std::size_t src = static_cast<std::size_t>(__shfl_sync(0xffffffffu, looked_up, key)) * row_stride;
       if (chunk >= live_chunks) continue;
       const bool live = key < live_keys;
       ptx::copy_async_16(stage + piece_offset(0, warp * kWarpKeys + key, chunk),
