@@ -134,7 +134,7 @@ std::string joined(const std::vector<std::string>& lines) {
 TEST_F(ReportRender, TheReportPageRendersWithoutConsoleMessages) {
   const std::filesystem::path dir = fresh_dir("report");
   const std::filesystem::path out = dir / "report";
-  // One variant and few cases keep it quick; the kill matrix and the coverage section (from a small tracefile)
+  // One variant and few cases keep it quick; the kill matrix and the coverage section (from a small gcovr summary)
   // are on the page too.
   const std::string report = std::string(PACHECK_BINARY) + " report --out " + shell_quote(out.string()) +
                              " --variant cpu_streaming --cases 2 --kill-cases 1 --coverage " +
