@@ -120,7 +120,9 @@ std::string count_text(const CoverageCount& c) {
 nlohmann::json to_json(const CoverageSummary& summary) {
   nlohmann::json folders = nlohmann::json::object();
   for (const FolderCoverage& f : summary.folders) folders[f.folder] = folder_json(f);
-  return {{"gcovr_summary", summary.gcovr_summary.string()}, {"folders", folders}, {"total", folder_json(summary.total)}};
+  return {{"gcovr_summary", summary.gcovr_summary.string()},
+          {"folders", folders},
+          {"total", folder_json(summary.total)}};
 }
 
 std::string format_coverage_table(const CoverageSummary& summary) {

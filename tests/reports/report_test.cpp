@@ -1,5 +1,5 @@
-// The ulp-error report: its statistics, the gcovr summary reader, the JSON and HTML it writes, and a real run over a CPU
-// variant (every cell present, the worst case saved and replayable, a precision loss visible in the figures).
+// The ulp-error report: its statistics, the gcovr summary reader, the JSON and HTML it writes, and a real run over a
+// CPU variant (every cell present, the worst case saved and replayable, a precision loss visible in the figures).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -274,7 +274,8 @@ TEST(GcovrSummary, ReadingNamesTheFile) {
     read_gcovr_summary(dir / "bad.json");
     ADD_FAILURE() << "read a JSON file that is not a gcovr summary";
   } catch (const CoverageFormatError& e) {
-    EXPECT_EQ(std::string(e.what()).rfind((dir / "bad.json").string() + ": not a gcovr JSON summary", 0), 0u) << e.what();
+    const std::string expected = (dir / "bad.json").string() + ": not a gcovr JSON summary";
+    EXPECT_EQ(std::string(e.what()).rfind(expected, 0), 0u) << e.what();
   }
   std::filesystem::remove_all(dir);
 }
