@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-packages=(cmake ninja-build g++ librapidcheck-dev libgtest-dev nlohmann-json3-dev libcli11-dev)
+packages=(cmake ninja-build g++ librapidcheck-dev libgtest-dev nlohmann-json3-dev libcli11-dev libpng-dev)
 
 install_missing() {
   local missing=()
