@@ -1,0 +1,93 @@
+# FlashInfer's paged-attention wrappers as pacheck kernels: each takes a pacheck.Problem and returns its output, with
+# the capabilities and error model FlashInfer's arithmetic has.
+"""FlashInfer's BatchDecodeWithPagedKVCacheWrapper (on the CUDA cores and on the tensor cores) and
+BatchPrefillWithPagedKVCacheWrapper, declared for pacheck. check_flashinfer.py runs the catalogue on them.
+
+The paged layout maps one to one: pacheck's pools [num_blocks, block_size, num_kv_heads, head_dim] are FlashInfer's
+NHD pages; a sequence's pages are the first ceil(context_len / block_size) entries of its block table, and its last
+page holds context_len - (pages - 1) * block_size keys."""
+import torch
+
+import pacheck
+
+WORKSPACE_BYTES = 256 << 20
+_workspace = None
+
+
+def _workspace_buffer():
+    global _workspace
+    if _workspace is None:
+        _workspace = torch.empty(WORKSPACE_BYTES, dtype=torch.uint8, device="cuda")
+    return _workspace
+
+
+def _paged_kv(problem, x):
+    """FlashInfer's page indptr, page ids and last-page lengths for the problem's sequences."""
+    indptr, indices, last = [0], [], []
+    for s, seq in enumerate(problem.sequences):
+        pages = (seq.context_len + problem.block_size - 1) // problem.block_size
+        indices.extend(int(b) for b in problem.block_tables[s][:pages])
+        indptr.append(indptr[-1] + pages)
+        last.append(seq.context_len - (pages - 1) * problem.block_size)
+    as_int = lambda values: torch.tensor(values, dtype=torch.int32, device="cuda")  # noqa: E731
+    return as_int(indptr), as_int(indices), as_int(last)
+
+
+def decode(problem, *, tensor_cores):
+    import flashinfer
+    x = pacheck.torch_inputs(problem, device="cuda")
+    indptr, indices, last = _paged_kv(problem, x)
+    wrapper = flashinfer.BatchDecodeWithPagedKVCacheWrapper(_workspace_buffer(), "NHD",
+                                                            use_tensor_cores=tensor_cores)
+    wrapper.plan(indptr, indices, last, problem.num_query_heads, problem.num_kv_heads, problem.head_dim,
+                 problem.block_size, pos_encoding_mode="NONE", q_data_type=x.queries.dtype,
+                 kv_data_type=x.k_pool.dtype, sm_scale=problem.scale)
+    return wrapper.run(x.queries, (x.k_pool, x.v_pool))
+
+
+def prefill(problem):
+    import flashinfer
+    x = pacheck.torch_inputs(problem, device="cuda")
+    indptr, indices, last = _paged_kv(problem, x)
+    wrapper = flashinfer.BatchPrefillWithPagedKVCacheWrapper(_workspace_buffer(), "NHD")
+    wrapper.plan(x.query_starts, indptr, indices, last, problem.num_query_heads, problem.num_kv_heads,
+                 problem.head_dim, problem.block_size, causal=True, sm_scale=problem.scale,
+                 q_data_type=x.queries.dtype, kv_data_type=x.k_pool.dtype)
+    return wrapper.run(x.queries, (x.k_pool, x.v_pool))
+
+
+# Head dims JIT-compiled per head dim and dtype: the two serving uses most. Page sizes: any. fp32 is not a storage
+# FlashInfer's paged kernels take.
+HEAD_DIMS = [64, 128]
+
+# The error models (oracle/ERROR_MODEL.md, "Declaring a model for an external kernel"). Every FlashInfer kernel
+# folds the scale into log2(e) and takes exp2 with ex2.approx.ftz: within 2 ulp, subnormal weights flushed (2^-126 a
+# weight). The decode kernel on the CUDA cores keeps P in fp32 and may split a long history and merge the parts in
+# fp32, each merge a multiply and an add per term. The tensor-core kernels form each logit by mma (the tensor-core
+# model: 72 u per 16-element step) and round P to the input dtype before the P V mma (2^-9 relative for bf16, 2^-11
+# for fp16, on the numerator only), with each later mma over 16 keys adding 72 u.
+CUDA_CORES = {"logit_constant": 3, "logit_per_head_dim": 1, "weight_constant": 8, "weight_per_record": 8,
+              "chain_constant": 4, "chain_per_key": 3, "chain_per_record": 1, "weight_underflow": 2.0 ** -126}
+
+
+def tensor_core_model(dtype):
+    p_rounding = 2.0 ** 15 if dtype == "bf16" else 2.0 ** 13  # 2^-9 or 2^-11 in units of u = 2^-24
+    return {"logit_constant": 4, "logit_per_head_dim": 72 / 16, "weight_constant": 8, "weight_per_record": 8,
+            "chain_constant": p_rounding + 8, "chain_per_key": 72 / 16 + 3, "chain_per_record": 1,
+            "weight_underflow": 2.0 ** -126}
+
+
+def kernels():
+    """(name, callable, capabilities, error model) of every FlashInfer kernel pacheck checks."""
+    out = []
+    decode_gqa = [1, 2, 3, 4, 8]  # the decode kernel's compiled group sizes
+    out.append(("flashinfer_decode", lambda p: decode(p, tensor_cores=False),
+                {"dtypes": ["fp16", "bf16"], "modes": ["decode"], "head_dims": HEAD_DIMS, "gqa_ratios": decode_gqa},
+                CUDA_CORES))
+    for dtype in ("bf16", "fp16"):
+        out.append((f"flashinfer_decode_tc_{dtype}", lambda p: decode(p, tensor_cores=True),
+                    {"dtypes": [dtype], "modes": ["decode"], "head_dims": HEAD_DIMS}, tensor_core_model(dtype)))
+        out.append((f"flashinfer_prefill_{dtype}", prefill,
+                    {"dtypes": [dtype], "modes": ["decode", "prefill", "continuation"], "head_dims": HEAD_DIMS},
+                    tensor_core_model(dtype)))
+    return out
