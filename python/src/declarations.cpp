@@ -1,0 +1,210 @@
+// Parsing the capabilities, error models, dtypes and knobs a Python caller declares (declarations.h).
+#include "python/src/declarations.h"
+
+#include <algorithm>
+#include <memory>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include <nanobind/stl/string.h>
+
+namespace nb = nanobind;
+
+namespace pacheck::python {
+namespace {
+
+std::string python_type_name(nb::handle value) { return Py_TYPE(value.ptr())->tp_name; }
+
+nb::builtin_exception declaration_error(const std::string& message) { return nb::type_error(message.c_str()); }
+
+bool is_bool(nb::handle value) { return PyBool_Check(value.ptr()); }
+bool is_int(nb::handle value) { return PyLong_Check(value.ptr()) && !is_bool(value); }
+
+// The items of a list or tuple, or the value itself when it is a single item (a str, an int).
+std::vector<nb::handle> items(nb::handle value, bool single_item) {
+  if (single_item) return {value};
+  if (!nb::isinstance<nb::list>(value) && !nb::isinstance<nb::tuple>(value)) return {};
+  std::vector<nb::handle> out;
+  for (nb::handle item : value) out.push_back(item);
+  return out;
+}
+
+std::vector<std::string> strings(nb::handle value, const std::string& what) {
+  const bool single = nb::isinstance<nb::str>(value);
+  if (!single && !nb::isinstance<nb::list>(value) && !nb::isinstance<nb::tuple>(value))
+    throw declaration_error(what + " must be a string or a list of strings, got " + python_type_name(value));
+  std::vector<std::string> out;
+  for (nb::handle item : items(value, single)) {
+    if (!nb::isinstance<nb::str>(item)) throw declaration_error(what + " must hold strings, got " + python_type_name(item));
+    out.push_back(nb::cast<std::string>(item));
+  }
+  if (out.empty()) throw std::invalid_argument(what + " is empty");
+  return out;
+}
+
+int integer(nb::handle value, const std::string& what) {
+  if (!is_int(value)) throw declaration_error(what + " must be an int, got " + python_type_name(value));
+  long long v = 0;
+  if (!nb::try_cast(value, v) || v < -(1ll << 31) || v >= (1ll << 31))
+    throw std::invalid_argument(what + " does not fit in 32 bits");
+  return static_cast<int>(v);
+}
+
+std::vector<int> integers(nb::handle value, const std::string& what) {
+  const bool single = is_int(value);
+  if (!single && !nb::isinstance<nb::list>(value) && !nb::isinstance<nb::tuple>(value))
+    throw declaration_error(what + " must be an int or a list of ints, got " + python_type_name(value));
+  std::vector<int> out;
+  for (nb::handle item : items(value, single)) out.push_back(integer(item, what));
+  return out;
+}
+
+bool boolean(nb::handle value, const std::string& what) {
+  if (!is_bool(value)) throw declaration_error(what + " must be True or False, got " + python_type_name(value));
+  return value.ptr() == Py_True;
+}
+
+double number(nb::handle value, const std::string& what) {
+  if (is_bool(value) || (!PyLong_Check(value.ptr()) && !PyFloat_Check(value.ptr())))
+    throw declaration_error(what + " must be a number, got " + python_type_name(value));
+  return nb::cast<double>(value);
+}
+
+// The keys of a dict argument, each a string among `known`.
+std::vector<std::pair<std::string, nb::handle>> entries(nb::handle declared, const std::string& what,
+                                                        const std::vector<std::string>& known) {
+  if (!nb::isinstance<nb::dict>(declared)) throw declaration_error(what + " must be a dict, got " + python_type_name(declared));
+  std::vector<std::pair<std::string, nb::handle>> out;
+  for (auto [key, value] : nb::borrow<nb::dict>(declared)) {
+    if (!nb::isinstance<nb::str>(key)) throw declaration_error(what + " keys must be strings, got " + python_type_name(key));
+    std::string name = nb::cast<std::string>(key);
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      std::string list;
+      for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+      throw std::invalid_argument(what + ": unknown key '" + name + "'; keys: " + list);
+    }
+    out.emplace_back(std::move(name), value);
+  }
+  return out;
+}
+
+const std::vector<std::pair<const char*, double ErrorCoefficients::*>>& coefficient_fields() {
+  static const std::vector<std::pair<const char*, double ErrorCoefficients::*>> fields{
+      {"logit_constant", &ErrorCoefficients::logit_constant},
+      {"logit_per_head_dim", &ErrorCoefficients::logit_per_head_dim},
+      {"weight_constant", &ErrorCoefficients::weight_constant},
+      {"weight_per_record", &ErrorCoefficients::weight_per_record},
+      {"weight_per_split", &ErrorCoefficients::weight_per_split},
+      {"chain_constant", &ErrorCoefficients::chain_constant},
+      {"chain_per_key", &ErrorCoefficients::chain_per_key},
+      {"chain_per_record", &ErrorCoefficients::chain_per_record},
+      {"chain_per_split", &ErrorCoefficients::chain_per_split},
+      {"chain_per_tile", &ErrorCoefficients::chain_per_tile},
+      {"accumulator_unit_roundoff", &ErrorCoefficients::accumulator_unit_roundoff},
+      {"weight_underflow", &ErrorCoefficients::weight_underflow},
+  };
+  return fields;
+}
+
+}  // namespace
+
+DType parse_dtype_name(const std::string& name, const std::string& what) {
+  static const std::pair<const char*, DType> aliases[] = {
+      {"fp32", DType::f32}, {"float32", DType::f32}, {"fp16", DType::f16},
+      {"float16", DType::f16}, {"bf16", DType::bf16}, {"bfloat16", DType::bf16}};
+  for (const auto& [alias, dtype] : aliases)
+    if (name == alias) return dtype;
+  throw std::invalid_argument(what + ": unknown dtype '" + name +
+                              "'; dtypes: fp32 (float32), fp16 (float16), bf16 (bfloat16)");
+}
+
+Knobs parse_knobs(int tile_size, int split_size, int num_splits, const std::string& what) {
+  if (tile_size < 1) throw std::invalid_argument(what + ": tile_size must be positive, got " + std::to_string(tile_size));
+  if (split_size < 1)
+    throw std::invalid_argument(what + ": split_size must be positive, got " + std::to_string(split_size));
+  if (num_splits < 0)
+    throw std::invalid_argument(what + ": num_splits must not be negative, got " + std::to_string(num_splits));
+  Knobs knobs;
+  knobs.tile_size = tile_size;
+  knobs.split_size = split_size;
+  knobs.num_splits = num_splits;
+  return knobs;
+}
+
+Capabilities parse_capabilities(nb::handle declared) {
+  Capabilities caps;
+  bool has_dtypes = false, has_modes = false, has_max = false;
+  std::vector<int> head_dims;
+  for (const auto& [key, value] : entries(declared, "capabilities",
+                                          {"dtypes", "modes", "max_head_dim", "head_dims", "block_sizes", "gqa_ratios",
+                                           "deterministic", "batch_invariant", "uses_splits"})) {
+    const std::string what = "capabilities['" + key + "']";
+    if (key == "dtypes") {
+      for (const std::string& name : strings(value, what)) caps.dtypes.push_back(parse_dtype_name(name, what));
+      has_dtypes = true;
+    } else if (key == "modes") {
+      for (const std::string& name : strings(value, what))
+        caps.modes.push_back(parse_named(name, what, {Mode::decode, Mode::prefill, Mode::continuation}, mode_name));
+      has_modes = true;
+    } else if (key == "max_head_dim") {
+      caps.max_head_dim = integer(value, what);
+      has_max = true;
+    } else if (key == "head_dims") {
+      head_dims = integers(value, what);
+      if (head_dims.empty()) throw std::invalid_argument(what + " is empty");
+    } else if (key == "block_sizes") {
+      caps.block_sizes = integers(value, what);
+    } else if (key == "gqa_ratios") {
+      caps.gqa_ratios = integers(value, what);
+    } else if (key == "deterministic") {
+      caps.deterministic = boolean(value, what);
+    } else if (key == "batch_invariant") {
+      caps.batch_invariant = boolean(value, what);
+    } else {
+      caps.uses_splits = boolean(value, what);
+    }
+  }
+  if (!has_dtypes) throw std::invalid_argument("capabilities: 'dtypes' is missing (fp32, fp16, bf16)");
+  if (!has_modes) throw std::invalid_argument("capabilities: 'modes' is missing (decode, prefill, continuation)");
+  if (!has_max && head_dims.empty())
+    throw std::invalid_argument("capabilities: give 'max_head_dim' or 'head_dims' (the head dims the kernel takes)");
+  if (!head_dims.empty()) {
+    for (int d : head_dims)
+      if (d < 1 || d > 256)
+        throw std::invalid_argument("capabilities['head_dims']: head dims lie in 1..256, got " + std::to_string(d));
+    const int widest = *std::max_element(head_dims.begin(), head_dims.end());
+    if (!has_max) caps.max_head_dim = widest;
+    if (widest > caps.max_head_dim)
+      throw std::invalid_argument("capabilities: head_dims holds " + std::to_string(widest) + ", beyond max_head_dim " +
+                                  std::to_string(caps.max_head_dim));
+    auto allowed = std::make_shared<const std::set<int>>(head_dims.begin(), head_dims.end());
+    caps.supports_head_dim = [allowed](int d) { return allowed->count(d) > 0; };
+  }
+  return caps;
+}
+
+DeclaredErrorModel parse_error_model(nb::handle declared) {
+  DeclaredErrorModel model;
+  if (nb::isinstance<nb::str>(declared)) {
+    const std::string name = nb::cast<std::string>(declared);
+    model.stock = parse_stock_error_model(name);
+    if (!model.stock)
+      throw std::invalid_argument("error_model: unknown stock model '" + name + "'; stock models: " +
+                                  stock_error_model_names() + ", or a dict of coefficients");
+    return model;
+  }
+  if (!nb::isinstance<nb::dict>(declared))
+    throw declaration_error("error_model must be a stock model's name or a dict of coefficients, got " + python_type_name(declared));
+  std::vector<std::string> known;
+  for (const auto& field : coefficient_fields()) known.push_back(field.first);
+  model.stock.reset();
+  for (const auto& [key, value] : entries(declared, "error_model", known))
+    for (const auto& [name, member] : coefficient_fields())
+      if (key == name) model.coefficients.*member = number(value, "error_model['" + key + "']");
+  const std::string why = coefficients_problem(model.coefficients);
+  if (!why.empty()) throw std::invalid_argument("error_model: " + why);
+  return model;
+}
+
+}  // namespace pacheck::python

@@ -1,0 +1,42 @@
+// Reading what a Python caller declares (dtypes, capabilities, an error model, knobs) into pacheck's types, with an
+// error naming the argument and the bad value for anything else.
+#pragma once
+
+#include <initializer_list>
+#include <stdexcept>
+#include <string>
+
+#include <nanobind/nanobind.h>
+
+#include "oracle/stock_error_models.h"
+#include "problem/knobs.h"
+#include "variants/variant.h"
+
+namespace pacheck::python {
+
+// "fp32", "fp16", "bf16" or torch's names "float32", "float16", "bfloat16"; `what` names the argument in the
+// std::invalid_argument it throws otherwise.
+DType parse_dtype_name(const std::string& name, const std::string& what);
+
+// The value whose name(value) is `name`, else std::invalid_argument listing the names.
+template <typename T, typename Name>
+T parse_named(const std::string& name, const std::string& what, std::initializer_list<T> values, Name name_of) {
+  std::string known;
+  for (T v : values) {
+    if (name == name_of(v)) return v;
+    known += (known.empty() ? "" : ", ") + std::string(name_of(v));
+  }
+  throw std::invalid_argument(what + ": unknown value '" + name + "'; known: " + known);
+}
+
+// tile_size >= 1, split_size >= 1, num_splits >= 0.
+Knobs parse_knobs(int tile_size, int split_size, int num_splits, const std::string& what);
+
+// A dict of Capabilities fields (python/README.md): dtypes, modes, max_head_dim and/or head_dims, block_sizes,
+// gqa_ratios, deterministic, batch_invariant, uses_splits.
+Capabilities parse_capabilities(nanobind::handle declared);
+
+// A stock model's name (stock_error_models.h) or a dict of ErrorCoefficients fields.
+DeclaredErrorModel parse_error_model(nanobind::handle declared);
+
+}  // namespace pacheck::python
