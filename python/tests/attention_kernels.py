@@ -1,0 +1,78 @@
+# Paged-attention kernels in numpy for the tests: a correct online softmax and copies of it with one planted bug each.
+import numpy as np
+
+# The declaration every kernel here shares: it takes every dtype, mode and head dim, and its arithmetic is the fp32
+# online softmax that the stock model of that name bounds (logits and sums in fp32, exp rounded from double).
+CAPABILITIES = {"dtypes": ["fp32", "fp16", "bf16"], "modes": ["decode", "prefill", "continuation"],
+                "max_head_dim": 256}
+ERROR_MODEL = "fp32_online_softmax"
+
+
+def round_to_bf16(x):
+    """float32 values rounded to the nearest bf16 value (ties to even), kept as float32."""
+    bits = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32)
+    rounded = (bits + np.uint32(0x7FFF) + ((bits >> 16) & np.uint32(1))) & np.uint32(0xFFFF0000)
+    return np.where(np.isnan(x), x, rounded.view(np.float32))
+
+
+def in_output_dtype(out, dtype):
+    """The fp32 result stored the way a kernel stores it: float16 for fp16, bf16 values for bf16."""
+    if dtype == "fp16":
+        return out.astype(np.float16)
+    if dtype == "bf16":
+        return round_to_bf16(out)
+    return out
+
+
+def exp_fp32(x):
+    """exp in double rounded to float32: within half an ulp, inside the stock model's two."""
+    return np.exp(x.astype(np.float64)).astype(np.float32)
+
+
+def online_softmax_attention(problem, *, mask_shift=0, rescale_accumulator=True):
+    """Attention over the paged KV cache by an online softmax over tiles of problem.tile_size keys, vectorised over
+    a sequence's queries and heads. `mask_shift` > 0 lets each query see that many future keys (a causal mask off by
+    one); rescale_accumulator=False forgets to rescale the running sum of V when the running max rises."""
+    queries, k_pool, v_pool = problem.queries, problem.k_pool, problem.v_pool
+    heads, dim, ratio = problem.num_query_heads, problem.head_dim, problem.gqa_ratio
+    scale = np.float32(problem.scale)
+    out = np.empty(queries.shape, dtype=np.float32)
+    starts = problem.query_starts
+    for s, seq in enumerate(problem.sequences):
+        context, count = seq.context_len, seq.num_queries
+        blocks = np.asarray(seq.block_table[: -(-context // problem.block_size)])
+        keys = np.repeat(k_pool[blocks].reshape(-1, problem.num_kv_heads, dim)[:context], ratio, axis=1)
+        values = np.repeat(v_pool[blocks].reshape(-1, problem.num_kv_heads, dim)[:context], ratio, axis=1)
+        q = np.array(queries[starts[s]:starts[s + 1]])  # [count, heads, dim]
+        positions = np.arange(context - count, context)
+        running_max = np.full((count, heads), -np.inf, dtype=np.float32)
+        denominator = np.zeros((count, heads), dtype=np.float32)
+        accumulator = np.zeros((count, heads, dim), dtype=np.float32)
+        for start in range(0, context, problem.tile_size):
+            k, v = keys[start:start + problem.tile_size], values[start:start + problem.tile_size]
+            logits = np.einsum("qhd,thd->qht", q, k) * scale
+            visible = np.arange(start, start + len(k))[None, :] <= positions[:, None] + mask_shift
+            logits = np.where(visible[:, None, :], logits, np.float32(-np.inf))
+            new_max = np.maximum(running_max, logits.max(axis=-1))
+            # Rows that have seen no key yet keep a max of -inf: subtract 0 there so exp gives 0, not NaN.
+            shift = np.where(np.isneginf(new_max), np.float32(0), new_max)
+            alpha = exp_fp32(running_max - shift)
+            weights = exp_fp32(logits - shift[..., None])
+            denominator = denominator * alpha + weights.sum(axis=-1, dtype=np.float32)
+            carried = accumulator * alpha[..., None] if rescale_accumulator else accumulator
+            accumulator = carried + np.einsum("qht,thd->qhd", weights, v)
+            running_max = new_max
+        out[starts[s]:starts[s + 1]] = accumulator / denominator[..., None]
+    return in_output_dtype(out, problem.dtype)
+
+
+def reference_kernel(problem):
+    return online_softmax_attention(problem)
+
+
+def mask_off_by_one_kernel(problem):
+    return online_softmax_attention(problem, mask_shift=1)
+
+
+def unrescaled_accumulator_kernel(problem):
+    return online_softmax_attention(problem, rescale_accumulator=False)

@@ -1,0 +1,132 @@
+# pacheck.check and pacheck.replay: a correct kernel passes, planted bugs fail with a shrunk case and a replay line.
+import os
+
+import numpy as np
+import pytest
+
+import pacheck
+from attention_kernels import (CAPABILITIES, ERROR_MODEL, mask_off_by_one_kernel, reference_kernel,
+                               unrescaled_accumulator_kernel)
+
+
+def test_the_reference_kernel_passes_every_applicable_property(tmp_path):
+    results = pacheck.check(reference_kernel, name="reference", capabilities=CAPABILITIES, error_model=ERROR_MODEL,
+                            cases=60, failure_dir=tmp_path)
+    assert [r.property for r in results] == pacheck.applicable_properties(CAPABILITIES)
+    assert all(r.cases == 60 for r in results)
+    assert "SplitSizeInvariance" not in [r.property for r in results]  # it does not declare uses_splits
+    assert not list(tmp_path.iterdir())
+
+
+def fail(kernel, tmp_path, property="UlpBoundedAgreement", cases=200):
+    with pytest.raises(pacheck.PropertyFailure) as caught:
+        pacheck.check(kernel, name=kernel.__name__, capabilities=CAPABILITIES, error_model=ERROR_MODEL,
+                      properties=[property], cases=cases, failure_dir=tmp_path)
+    return caught.value
+
+
+@pytest.mark.parametrize("kernel", [mask_off_by_one_kernel, unrescaled_accumulator_kernel])
+def test_a_planted_bug_fails_with_a_shrunk_case_and_a_replay_line(kernel, tmp_path):
+    failure = fail(kernel, tmp_path)
+    assert failure.property == "UlpBoundedAgreement"
+    assert failure.kernel == kernel.__name__
+    assert failure.case_file == os.path.join(str(tmp_path), f"UlpBoundedAgreement-{kernel.__name__}.json")
+    assert os.path.exists(failure.case_file)
+    # Shrunk: one sequence of a few keys, one head of dimension 1.
+    problem = failure.problem
+    assert problem.num_sequences == 1 and problem.max_context_len <= 4
+    assert problem.num_query_heads == 1 and problem.head_dim == 1
+    worst = failure.worst
+    assert worst.error > worst.bound and worst.violations >= 1 and worst.ulps > 1
+    assert worst.got == pytest.approx(float(kernel(problem).reshape(-1)[worst.element]))
+    assert failure.replay == (f"pacheck.replay({failure.case_file!r}, {kernel.__name__}, name={kernel.__name__!r}, "
+                              f"error_model={ERROR_MODEL!r})")
+    assert f"replay: {failure.replay}" in str(failure)
+    assert "pacheck replay " not in str(failure)  # the command-line replay cannot run a Python kernel
+    assert failure.reproduce and failure.kernel_exception is None
+
+
+def test_the_mask_bug_shrinks_to_a_two_token_prefill(tmp_path):
+    problem = fail(mask_off_by_one_kernel, tmp_path).problem
+    assert problem.modes == ["prefill"] and problem.total_queries == 2
+
+
+def test_the_replay_line_runs_and_raises_the_same_failure(tmp_path):
+    failure = fail(unrescaled_accumulator_kernel, tmp_path)
+    with pytest.raises(pacheck.PropertyFailure) as again:
+        eval(failure.replay, {"pacheck": pacheck, "unrescaled_accumulator_kernel": unrescaled_accumulator_kernel})
+    assert again.value.worst == failure.worst
+
+
+def test_replay_raises_on_the_saved_case_and_passes_the_fixed_kernel(tmp_path):
+    failure = fail(unrescaled_accumulator_kernel, tmp_path)
+    with pytest.raises(pacheck.PropertyFailure) as again:
+        pacheck.replay(failure.case_file, unrescaled_accumulator_kernel, error_model=ERROR_MODEL)
+    assert again.value.worst == failure.worst
+    assert again.value.case_file == failure.case_file
+    assert "UlpBoundedAgreement failed on unrescaled_accumulator_kernel" in str(again.value)  # the case's note
+    fixed = pacheck.replay(failure.case_file, reference_kernel, error_model=ERROR_MODEL)
+    assert fixed.worst.error <= fixed.worst.bound and fixed.fits_fp32
+    assert fixed.problem.describe() == failure.problem.describe()
+
+
+def test_the_reproduce_string_reruns_exactly_the_failing_case(tmp_path):
+    failure = fail(mask_off_by_one_kernel, tmp_path / "first")
+    with pytest.raises(pacheck.PropertyFailure) as again:
+        pacheck.check(mask_off_by_one_kernel, name="mask_off_by_one_kernel", capabilities=CAPABILITIES,
+                      error_model=ERROR_MODEL, properties=["UlpBoundedAgreement"], failure_dir=tmp_path / "second",
+                      reproduce=failure.reproduce)
+    assert again.value.problem.describe() == failure.problem.describe()
+    assert again.value.worst == failure.worst
+
+
+def test_a_bit_identity_failure_names_the_first_difference_and_has_no_worst_element(tmp_path):
+    def batch_dependent(problem):
+        out = reference_kernel(problem)
+        if problem.num_sequences > 1:  # a batch's first row comes out one ulp off
+            out[0, 0, 0] = np.nextafter(out[0, 0, 0], np.float32(np.inf))
+        return out
+
+    failure = fail(batch_dependent, tmp_path, property="BatchIsolation")
+    assert failure.worst is None
+    assert "first difference: seq 0 token 0" in failure.message
+    assert failure.problem is not None and failure.replay.startswith("pacheck.replay(")
+
+
+def test_a_kernel_that_raises_fails_with_its_traceback_and_the_shrunk_case(tmp_path):
+    def narrow_kernel(problem):
+        if problem.head_dim > 40:
+            raise ValueError(f"head_dim {problem.head_dim} is beyond this kernel")
+        return reference_kernel(problem)
+
+    failure = fail(narrow_kernel, tmp_path, cases=300)
+    assert "ValueError: head_dim 64 is beyond this kernel" in failure.kernel_exception
+    assert "in narrow_kernel" in failure.kernel_exception
+    assert failure.problem.head_dim == 64  # the smallest drawn head dim past 40
+    assert failure.worst is None and os.path.exists(failure.case_file)
+    with pytest.raises(pacheck.PropertyFailure) as again:
+        pacheck.replay(failure.case_file, narrow_kernel, error_model=ERROR_MODEL)
+    assert "ValueError: head_dim 64" in again.value.kernel_exception
+
+
+def test_check_stops_at_the_first_failing_property(tmp_path):
+    # Both properties fail for this kernel; had the second run, it would have saved a case too.
+    with pytest.raises(pacheck.PropertyFailure) as caught:
+        pacheck.check(unrescaled_accumulator_kernel, name="unrescaled", capabilities=CAPABILITIES,
+                      error_model=ERROR_MODEL, properties=["UlpBoundedAgreement", "TileSizeInvariance"],
+                      failure_dir=tmp_path)
+    assert caught.value.property == "UlpBoundedAgreement"
+    assert [p.name for p in tmp_path.iterdir()] == ["UlpBoundedAgreement-unrescaled.json"]
+
+
+def test_an_interrupt_in_the_kernel_stops_the_check_at_once(tmp_path):
+    calls = []
+
+    def interrupted(problem):
+        calls.append(1)
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        pacheck.check(interrupted, name="interrupted", capabilities=CAPABILITIES, error_model=ERROR_MODEL,
+                      failure_dir=tmp_path)
+    assert len(calls) == 1

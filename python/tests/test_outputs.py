@@ -1,0 +1,174 @@
+# What a kernel may return (numpy, any strides, fp16, DLPack-only arrays, bf16) and the contract errors for the rest.
+import ctypes
+
+import numpy as np
+import pytest
+
+import pacheck
+from pacheck import _pacheck
+from attention_kernels import CAPABILITIES, ERROR_MODEL, reference_kernel
+
+
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int32), ("dtype", _DLDataType),
+                ("shape", ctypes.POINTER(ctypes.c_int64)), ("strides", ctypes.POINTER(ctypes.c_int64)),
+                ("byte_offset", ctypes.c_uint64)]
+
+
+class _DLManagedTensor(ctypes.Structure):
+    _fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p), ("deleter", ctypes.c_void_p)]
+
+
+_capsule_new = ctypes.pythonapi.PyCapsule_New
+_capsule_new.restype = ctypes.py_object
+_capsule_new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+
+
+class Bfloat16Array:
+    """A host array of bf16 values that only DLPack reads, as pacheck reads a torch bfloat16 tensor."""
+
+    def __init__(self, bits):
+        self._bits = np.ascontiguousarray(bits, dtype=np.uint16)
+        self._shape = (ctypes.c_int64 * self._bits.ndim)(*self._bits.shape)
+        self._managed = _DLManagedTensor()
+        tensor = self._managed.dl_tensor
+        tensor.data = self._bits.ctypes.data
+        tensor.device = _DLDevice(1, 0)
+        tensor.ndim = self._bits.ndim
+        tensor.dtype = _DLDataType(4, 16, 1)  # kDLBfloat, 16 bits, one lane
+        tensor.shape = self._shape
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+    def __dlpack__(self, **_):
+        return _capsule_new(ctypes.addressof(self._managed), b"dltensor", None)
+
+
+class DLPackOnly:
+    """Forwards DLPack to a numpy array and offers nothing else (no buffer protocol, no __array__)."""
+
+    def __init__(self, array):
+        self._array = array
+
+    def __dlpack_device__(self):
+        return self._array.__dlpack_device__()
+
+    def __dlpack__(self, **kwargs):
+        return self._array.__dlpack__(**kwargs)
+
+
+def problem(dtype="fp32"):
+    return pacheck.make_problem(dtype=dtype, num_kv_heads=2, gqa_ratio=2, head_dim=8, block_size=4,
+                                sequences=[(6, 1), (9, 2)], seed=11)
+
+
+def read(kernel, p):
+    """The kernel's output on `p` as pacheck reads it."""
+    return _pacheck.DeclaredKernel(kernel, "kernel", CAPABILITIES, ERROR_MODEL).run(p)
+
+
+def test_a_float32_output_is_read_as_is():
+    p = problem()
+    out = reference_kernel(p)
+    got = read(lambda q: out, p)
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got, out)
+
+
+def test_a_strided_output_is_read_element_by_element():
+    p = problem()
+    out = reference_kernel(p)
+    transposed = np.ascontiguousarray(out.transpose(2, 0, 1)).transpose(1, 2, 0)  # same values, other strides
+    assert not transposed.flags.c_contiguous
+    np.testing.assert_array_equal(read(lambda q: transposed, p), out)
+    every_other = np.zeros(out.shape[:2] + (2 * out.shape[2],), np.float32)
+    every_other[..., ::2] = out
+    np.testing.assert_array_equal(read(lambda q: every_other[..., ::2], p), out)
+
+
+def test_a_float16_output_is_converted_exactly():
+    p = problem("fp16")
+    out = reference_kernel(p)
+    assert out.dtype == np.float16
+    np.testing.assert_array_equal(read(lambda q: out, p), out.astype(np.float32))
+
+
+def test_a_bfloat16_output_through_dlpack_is_converted_exactly():
+    p = problem("bf16")
+    out = reference_kernel(p)  # float32 holding bf16 values
+    bits = (out.view(np.uint32) >> 16).astype(np.uint16)
+    np.testing.assert_array_equal(read(lambda q: Bfloat16Array(bits), p), out)
+
+
+def test_an_array_reached_only_through_dlpack_is_read():
+    p = problem()
+    out = reference_kernel(p)
+    np.testing.assert_array_equal(read(lambda q: DLPackOnly(out), p), out)
+
+
+def test_a_kernel_returning_a_dlpack_only_array_passes_the_check(tmp_path):
+    results = pacheck.check(lambda q: DLPackOnly(reference_kernel(q)), name="dlpack_only",
+                            capabilities=CAPABILITIES, error_model=ERROR_MODEL, properties="UlpBoundedAgreement",
+                            cases=30, failure_dir=tmp_path)
+    assert results[0].cases == 30
+
+
+def test_a_nested_list_of_float32_values_is_read():
+    p = problem()
+    out = reference_kernel(p)
+    nested = [[[np.float32(x) for x in head] for head in row] for row in out]
+    np.testing.assert_array_equal(read(lambda q: np.array(nested, dtype=np.float32), p), out)
+
+
+@pytest.mark.parametrize("returned, message", [
+    (lambda p: np.zeros((p.total_queries, p.num_query_heads), np.float32),
+     r"returned an array of shape \(\d+, \d+\); the output must be \[total_queries, num_query_heads, head_dim\] = "
+     r"\[\d+, \d+, \d+\]"),
+    (lambda p: np.zeros((p.total_queries, p.num_query_heads, p.head_dim + 1), np.float32),
+     r"shape \((\d+), (\d+), \d+\); the output must be .* = \[\1, \2, \d+\]"),
+    (lambda p: reference_kernel(p).astype(np.float64), "returned float64 values; the output must be float32"),
+    (lambda p: reference_kernel(p).astype(np.int32), "returned int32 values"),
+    (lambda p: reference_kernel(p).tolist(), "returned float64 values"),
+    (lambda p: None, "returned a NoneType that pacheck cannot read as an array"),
+    (lambda p: "output", "returned a str"),
+])
+def test_a_bad_output_is_a_contract_error_naming_what_is_wrong(returned, message, tmp_path):
+    with pytest.raises(pacheck.KernelContractError, match=message):
+        read(returned, problem())
+    with pytest.raises(pacheck.KernelContractError, match=message):
+        pacheck.check(returned, name="bad", capabilities=CAPABILITIES, error_model=ERROR_MODEL,
+                      properties=["SingleKeyReturnsItsValue"], failure_dir=tmp_path)
+    assert issubclass(pacheck.KernelContractError, ValueError)
+
+
+def test_a_kernel_that_keeps_a_view_of_its_problem_is_stopped(tmp_path):
+    kept = []
+
+    def keeper(p):
+        kept.append(p)
+        return reference_kernel(p)
+
+    with pytest.raises(pacheck.KernelContractError, match="kept a reference to its problem"):
+        pacheck.check(keeper, name="keeper", capabilities=CAPABILITIES, error_model=ERROR_MODEL,
+                      failure_dir=tmp_path)
+    assert len(kept) == 1  # stopped at the first call
+    with pytest.raises(RuntimeError, match="lent to a kernel for one call"):
+        kept[0].k_pool
+    assert "released" in repr(kept[0])
+
+
+def test_a_kernel_may_return_a_copy_of_its_problem_queries():
+    p = problem()
+    # Not attention, but a legal return: the queries' shape is the output's, and the copy leaves the loan alone.
+    np.testing.assert_array_equal(read(lambda q: np.array(q.queries), p), p.queries)
+    # Returning the view itself is legal too: pacheck reads it before the loan ends.
+    np.testing.assert_array_equal(read(lambda q: q.queries, p), p.queries)
