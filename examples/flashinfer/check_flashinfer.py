@@ -20,10 +20,11 @@ def main():
     parser.add_argument("--failures", default="pacheck-failures/flashinfer")
     parser.add_argument("--only", nargs="*", default=None)
     parser.add_argument("--properties", nargs="*", default=None)
+    parser.add_argument("--head-dims", nargs="*", type=int, default=None)
     o = parser.parse_args()
     import flashinfer
     results = {"flashinfer": flashinfer.__version__, "cases_per_property": o.cases, "kernels": []}
-    for name, kernel, capabilities, model in kernels():
+    for name, kernel, capabilities, model in kernels(o.head_dims):
         if o.only and name not in o.only:
             continue
         entry = {"name": name, "capabilities": capabilities, "error_model": model, "properties": []}

@@ -56,9 +56,10 @@ def prefill(problem):
     return wrapper.run(x.queries, (x.k_pool, x.v_pool))
 
 
-# Head dims JIT-compiled per head dim and dtype: the two serving uses most. Page sizes: any. fp32 is not a storage
-# FlashInfer's paged kernels take.
-HEAD_DIMS = [64, 128]
+# FlashInfer JIT-compiles a module per head dim and dtype (about half a minute each): check_flashinfer.py takes the
+# head dims to check (--head-dims, default 128, the head dim serving uses most). Page sizes: any. fp32 is not a
+# storage FlashInfer's paged kernels take.
+HEAD_DIMS = [128]
 
 # The error models (oracle/ERROR_MODEL.md, "Declaring a model for an external kernel"). Every FlashInfer kernel
 # folds the scale into log2(e) and takes exp2 with ex2.approx.ftz: within 2 ulp, subnormal weights flushed (2^-126 a
@@ -77,17 +78,18 @@ def tensor_core_model(dtype):
             "weight_underflow": 2.0 ** -126}
 
 
-def kernels():
+def kernels(head_dims=None):
     """(name, callable, capabilities, error model) of every FlashInfer kernel pacheck checks."""
+    head_dims = list(head_dims or HEAD_DIMS)
     out = []
     decode_gqa = [1, 2, 3, 4, 8]  # the decode kernel's compiled group sizes
     out.append(("flashinfer_decode", lambda p: decode(p, tensor_cores=False),
-                {"dtypes": ["fp16", "bf16"], "modes": ["decode"], "head_dims": HEAD_DIMS, "gqa_ratios": decode_gqa},
+                {"dtypes": ["fp16", "bf16"], "modes": ["decode"], "head_dims": head_dims, "gqa_ratios": decode_gqa},
                 CUDA_CORES))
     for dtype in ("bf16", "fp16"):
         out.append((f"flashinfer_decode_tc_{dtype}", lambda p: decode(p, tensor_cores=True),
-                    {"dtypes": [dtype], "modes": ["decode"], "head_dims": HEAD_DIMS}, tensor_core_model(dtype)))
+                    {"dtypes": [dtype], "modes": ["decode"], "head_dims": head_dims}, tensor_core_model(dtype)))
         out.append((f"flashinfer_prefill_{dtype}", prefill,
-                    {"dtypes": [dtype], "modes": ["decode", "prefill", "continuation"], "head_dims": HEAD_DIMS},
+                    {"dtypes": [dtype], "modes": ["decode", "prefill", "continuation"], "head_dims": head_dims},
                     tensor_core_model(dtype)))
     return out

@@ -14,11 +14,11 @@ import pacheck
 @triton.jit
 def _paged_decode_kernel(q_ptr, k_ptr, v_ptr, out_ptr, tables_ptr, context_lens_ptr, scale,
                          stride_q_row, stride_q_head, stride_k_block, stride_k_slot, stride_k_head,
-                         stride_table, stride_o_row, stride_o_head, head_dim, block_size,
-                         GQA: tl.constexpr, BLOCK_D: tl.constexpr, TILE: tl.constexpr, RESCALE: tl.constexpr):
+                         stride_table, stride_o_row, stride_o_head, head_dim, block_size, gqa,
+                         BLOCK_D: tl.constexpr, TILE: tl.constexpr, RESCALE: tl.constexpr):
     seq = tl.program_id(0)
     head = tl.program_id(1)
-    kv_head = head // GQA
+    kv_head = head // gqa
     context = tl.load(context_lens_ptr + seq)
     dims = tl.arange(0, BLOCK_D)
     in_head = dims < head_dim
@@ -57,8 +57,8 @@ def paged_decode(problem, *, tile=32, rescale=True):
     _paged_decode_kernel[(sequences, heads)](
         x.queries, x.k_pool, x.v_pool, out, tables, x.context_lens, problem.scale,
         x.queries.stride(0), x.queries.stride(1), x.k_pool.stride(0), x.k_pool.stride(1), x.k_pool.stride(2),
-        tables.stride(0), out.stride(0), out.stride(1), problem.head_dim, problem.block_size,
-        GQA=problem.gqa_ratio, BLOCK_D=triton.next_power_of_2(problem.head_dim), TILE=tile, RESCALE=rescale)
+        tables.stride(0), out.stride(0), out.stride(1), problem.head_dim, problem.block_size, problem.gqa_ratio,
+        BLOCK_D=triton.next_power_of_2(problem.head_dim), TILE=tile, RESCALE=rescale)
     return out
 
 
