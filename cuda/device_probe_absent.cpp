@@ -10,4 +10,16 @@ bool cuda_device_available(std::string* reason) {
 
 std::string cuda_device_description() { return "none: built without CUDA"; }
 
+std::vector<CudaDevice> cuda_devices(std::string* reason) {
+  cuda_device_available(reason);
+  return {};
+}
+
+std::string use_ctest_assigned_gpu() {
+  ctest_assigned_gpu();  // a malformed ctest environment is an error here too
+  std::string reason;
+  cuda_device_available(&reason);
+  return "no GPU: " + reason;
+}
+
 }  // namespace pacheck
