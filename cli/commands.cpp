@@ -22,6 +22,7 @@ void add_commands(CLI::App& app) {
   add_fuzz_command(app);
   add_mutants_command(app);
   add_report_command(app);
+  add_gpus_command(app);
 }
 
 std::vector<const Variant*> select_variants(const std::vector<std::string>& names, bool include_mutants) {

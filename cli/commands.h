@@ -19,6 +19,7 @@ void add_replay_command(CLI::App& app);
 void add_fuzz_command(CLI::App& app);
 void add_mutants_command(CLI::App& app);
 void add_report_command(CLI::App& app);
+void add_gpus_command(CLI::App& app);
 
 // Callbacks set the process exit code through this (CLI11 callbacks return nothing).
 void set_exit_code(int code);

@@ -1,0 +1,112 @@
+// pacheck gpus [--resource-spec FILE] [--slots-per-gpu N]: lists the CUDA devices (index, name, PCI bus id) and
+// writes ctest's resource spec file for them, so that `ctest -L gpu -j N --resource-spec-file FILE` spreads the GPU
+// tests (RESOURCE_GROUPS "gpus:1") over every GPU, each test on the GPU ctest assigns it. Exits 1, saying why, when
+// no device answers (or pacheck was built without CUDA). Under ctest it also names the GPU ctest assigned it.
+// --fake-gpu-count N is hidden and for tests only: N devices named "fake GPU <i>" instead of the runtime's.
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cuda/device_probe.h"
+
+namespace pacheck::cli {
+namespace {
+
+struct GpusOptions {
+  std::string resource_spec;
+  int slots_per_gpu = 1;
+  std::optional<int> fake_gpu_count;
+};
+
+std::vector<CudaDevice> fake_devices(int count, std::string* reason) {
+  std::vector<CudaDevice> devices;
+  for (int i = 0; i < count; ++i) devices.push_back({i, "fake GPU " + std::to_string(i), "fake:" + std::to_string(i)});
+  if (count == 0) *reason = "--fake-gpu-count is 0";
+  return devices;
+}
+
+// CTest's resource specification, version 1.0: one local node whose `gpus` are the devices by CUDA index.
+nlohmann::json resource_spec(const std::vector<CudaDevice>& devices, int slots_per_gpu) {
+  nlohmann::json gpus = nlohmann::json::array();
+  for (const CudaDevice& device : devices)
+    gpus.push_back({{"id", std::to_string(device.index)}, {"slots", slots_per_gpu}});
+  return {{"version", {{"major", 1}, {"minor", 0}}}, {"local", nlohmann::json::array({{{"gpus", gpus}}})}};
+}
+
+void write_resource_spec(const GpusOptions& o, const std::vector<CudaDevice>& devices) {
+  {
+    std::ofstream out(o.resource_spec);
+    if (out) out << resource_spec(devices, o.slots_per_gpu).dump(2) << "\n";
+    if (!out) {
+      std::cerr << "error: cannot write the resource spec file " << o.resource_spec << ": " << std::strerror(errno)
+                << "\n";
+      set_exit_code(1);
+      return;
+    }
+  }
+  const std::size_t jobs = devices.size() * static_cast<std::size_t>(o.slots_per_gpu);
+  std::cout << "wrote " << o.resource_spec << ": " << devices.size() << " GPU(s), " << o.slots_per_gpu
+            << " slot(s) each; run the GPU tests on all of them with\n  ctest -L gpu -j " << jobs
+            << " --resource-spec-file " << o.resource_spec << "\n";
+}
+
+void run_gpus(const GpusOptions& o) {
+  std::string reason;
+  const std::vector<CudaDevice> devices =
+      o.fake_gpu_count ? fake_devices(*o.fake_gpu_count, &reason) : cuda_devices(&reason);
+  if (devices.empty()) {
+    std::cerr << "error: no GPU" << (o.resource_spec.empty() ? "" : " to write a resource spec for") << ": " << reason
+              << "\n";
+    set_exit_code(1);
+    return;
+  }
+  for (const CudaDevice& device : devices)
+    std::cout << "GPU " << device.index << ": " << device.name << ", PCI bus " << device.pci_bus_id << "\n";
+  std::optional<int> assigned;
+  try {
+    assigned = ctest_assigned_gpu();
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    set_exit_code(2);
+    return;
+  }
+  if (assigned) {
+    if (*assigned >= static_cast<int>(devices.size())) {
+      std::cerr << "error: ctest assigned GPU " << *assigned << ", which is not among the " << devices.size()
+                << " listed: the resource spec file describes other GPUs\n";
+      set_exit_code(2);
+      return;
+    }
+    std::cout << "ctest assigned this process GPU " << *assigned << "\n";
+  }
+  if (!o.resource_spec.empty()) write_resource_spec(o, devices);
+}
+
+}  // namespace
+
+void add_gpus_command(CLI::App& app) {
+  auto options = std::make_shared<GpusOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "gpus", "List the CUDA devices, and write ctest's resource spec file for them (--resource-spec)");
+  cmd->add_option("--resource-spec", options->resource_spec,
+                  "Write ctest's resource spec file for every GPU here; then run "
+                  "`ctest -L gpu -j N --resource-spec-file FILE`");
+  cmd->add_option("--slots-per-gpu", options->slots_per_gpu, "GPU tests that may share one GPU at a time")
+      ->check(CLI::Range(1, 1 << 16))
+      ->default_val(1);
+  cmd->add_option_function<int>(
+         "--fake-gpu-count", [options](int count) { options->fake_gpu_count = count; },
+         "For tests only: list COUNT fake devices instead of asking the CUDA runtime")
+      ->check(CLI::Range(0, 1 << 16))
+      ->group("");  // hidden: not an option for users
+  cmd->callback([options] { run_gpus(*options); });
+}
+
+}  // namespace pacheck::cli

@@ -1,0 +1,23 @@
+# A test of resource_spec_project: fails unless ctest assigned it GROUPS resource groups of one GPU slot each, on
+# distinct GPUs, in the environment format the GPU test binaries read; prints "assigned gpus <id>...".
+cmake_minimum_required(VERSION 3.25)
+set(ids)
+if(NOT "$ENV{CTEST_RESOURCE_GROUP_COUNT}" STREQUAL "${GROUPS}")
+  message(FATAL_ERROR "CTEST_RESOURCE_GROUP_COUNT is '$ENV{CTEST_RESOURCE_GROUP_COUNT}', expected ${GROUPS}")
+endif()
+math(EXPR last "${GROUPS} - 1")
+foreach(group RANGE ${last})
+  set(types "$ENV{CTEST_RESOURCE_GROUP_${group}}")
+  set(assigned "$ENV{CTEST_RESOURCE_GROUP_${group}_GPUS}")
+  if(NOT types STREQUAL "gpus" OR NOT assigned MATCHES "^id:([0-9]+),slots:1$")
+    message(FATAL_ERROR "group ${group}: CTEST_RESOURCE_GROUP_${group} is '${types}' and "
+                        "CTEST_RESOURCE_GROUP_${group}_GPUS is '${assigned}', expected gpus and id:<n>,slots:1")
+  endif()
+  list(APPEND ids ${CMAKE_MATCH_1})
+endforeach()
+set(distinct ${ids})
+list(REMOVE_DUPLICATES distinct)
+if(NOT distinct STREQUAL ids)
+  message(FATAL_ERROR "ctest gave two groups the same GPU: ${ids}")
+endif()
+message("assigned gpus ${ids}")
