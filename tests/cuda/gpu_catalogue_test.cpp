@@ -6,7 +6,8 @@
 // four waves and more, which the catalogue's problems seldom reach). The pins travel in each case's knobs, so a
 // failure's case file replays the same kernels. Case counts come from RC_PARAMS. Without a CUDA device every
 // test skips with the reason. At the end it prints, per variant and dtype, the worst error seen against its
-// bound (and writes it as JSON to $PACHECK_GPU_SUMMARY when set): the figures bench/RESULTS.md quotes.
+// bound (and writes it as JSON to $PACHECK_GPU_SUMMARY when set): the figures bench/RESULTS.md quotes. Each process
+// first selects the GPU ctest assigned it (RESOURCE_GROUPS "gpus:1") and prints which GPU it runs on.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
@@ -30,6 +31,22 @@
 
 namespace pacheck {
 namespace {
+
+// Before any test touches CUDA: selects the GPU ctest assigned this process (RESOURCE_GROUPS "gpus:1" with
+// --resource-spec-file) and prints which GPU the tests run on, so that each test's output names its GPU.
+class GpuSelection : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    try {
+      std::printf("gpu_catalogue_test: %s\n", use_ctest_assigned_gpu().c_str());
+    } catch (const std::exception& e) {
+      // Not a gtest failure: gtest would report the tests as skipped, and ctest would count them so.
+      std::fprintf(stderr, "error: %s\n", e.what());
+      std::exit(2);
+    }
+  }
+};
+const auto* const g_gpu_selection = ::testing::AddGlobalTestEnvironment(new GpuSelection);
 
 // The worst element of every case each (variant, dtype) pair saw, over all properties.
 struct WorstError {
