@@ -30,7 +30,7 @@ ElementBound element_bound(const ErrorModel& model, const OracleResult& oracle, 
                            2 * model.weight_error * model.weight_underflow * oracle.abs_sum_v[element];
 
   ElementBound b;
-  b.fp32_error = logit_term + second_order * c + accumulation + u * o + underflow;
+  b.fp32_error = logit_term + second_order * c + accumulation + u * o + underflow + model.absolute_error;
   b.bound = b.fp32_error;
   if (dtype != DType::f32) b.bound += 0.5 * ulp_of(o + b.fp32_error, dtype);
   return b;

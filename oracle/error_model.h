@@ -44,6 +44,11 @@ struct ErrorModel {
   // The absolute error of one rounding of a weight below its format's normal range: 2^-150 in fp32; a kernel that
   // hands weights to hardware in a narrower format declares that format's (see ERROR_MODEL.md, "Underflow").
   double weight_underflow = 0x1p-150;
+  // An absolute error the output may carry whatever its magnitude: a kernel that stores partial outputs in a
+  // narrower format loses up to half that format's subnormal spacing where they fall below its normal range, and
+  // merge weights that sum to 1 keep that loss at most one such half-spacing (ERROR_MODEL.md, "Declaring a model
+  // for an external kernel"). 0 for pacheck's own kernels, which keep every partial in fp32.
+  double absolute_error = 0;
 };
 
 struct ElementBound {

@@ -92,7 +92,8 @@ std::string coefficients_problem(const ErrorCoefficients& k) {
       {"weight_per_split", k.weight_per_split},   {"chain_constant", k.chain_constant},
       {"chain_per_key", k.chain_per_key},         {"chain_per_record", k.chain_per_record},
       {"chain_per_split", k.chain_per_split},     {"chain_per_tile", k.chain_per_tile},
-      {"weight_underflow", k.weight_underflow},   {"accumulator_unit_roundoff", k.accumulator_unit_roundoff}};
+      {"weight_underflow", k.weight_underflow},   {"accumulator_unit_roundoff", k.accumulator_unit_roundoff},
+      {"absolute_error", k.absolute_error}};
   for (const auto& [name, value] : terms)
     if (!std::isfinite(value) || value < 0)
       return std::string(name) + " must be finite and non-negative, got " + std::to_string(value);
@@ -133,6 +134,7 @@ ErrorModel declared_error_model(const DeclaredErrorModel& declared, const Proble
                          k.chain_per_split * splits + k.chain_per_tile * tiles;
   m.accumulator_unit_roundoff = k.accumulator_unit_roundoff;
   m.weight_underflow = k.weight_underflow;
+  m.absolute_error = k.absolute_error;
   return m;
 }
 

@@ -54,6 +54,7 @@ struct ErrorCoefficients {
   double chain_constant = 2, chain_per_key = 1, chain_per_record = 1, chain_per_split = 0, chain_per_tile = 0;
   double accumulator_unit_roundoff = kFp32UnitRoundoff;
   double weight_underflow = 0x1p-150;
+  double absolute_error = 0;  // ErrorModel::absolute_error
 };
 // Empty when the coefficients make a model (all finite and non-negative, unit roundoff in (0, 1), underflow in
 // [0, 1)), else what is wrong, naming the coefficient.

@@ -10,9 +10,11 @@ import triton.language as tl
 
 import pacheck
 
+LOG2_E = 1.4426950408889634
+
 
 @triton.jit
-def _paged_decode_kernel(q_ptr, k_ptr, v_ptr, out_ptr, tables_ptr, context_lens_ptr, scale,
+def _paged_decode_kernel(q_ptr, k_ptr, v_ptr, out_ptr, tables_ptr, context_lens_ptr, scale_log2,
                          stride_q_row, stride_q_head, stride_k_block, stride_k_slot, stride_k_head,
                          stride_table, stride_o_row, stride_o_head, head_dim, block_size, gqa,
                          BLOCK_D: tl.constexpr, TILE: tl.constexpr, RESCALE: tl.constexpr):
@@ -33,17 +35,19 @@ def _paged_decode_kernel(q_ptr, k_ptr, v_ptr, out_ptr, tables_ptr, context_lens_
         rows = blocks.to(tl.int64) * stride_k_block + (keys % block_size) * stride_k_slot + kv_head * stride_k_head
         both = live[:, None] & in_head[None, :]
         k = tl.load(k_ptr + rows[:, None] + dims[None, :], mask=both, other=0.0).to(tl.float32)
-        scores = tl.where(live, tl.sum(k * q[None, :], axis=1) * scale, float("-inf"))
+        # Logits in the log2 domain (scale_log2 = scale * log2(e)) and exp2, so that the max key's weight is
+        # exp2(0) = 1: a query that sees one key must return that key's V exactly (SingleKeyReturnsItsValue).
+        scores = tl.where(live, tl.sum(k * q[None, :], axis=1) * scale_log2, float("-inf"))
         m_new = tl.maximum(m, tl.max(scores, axis=0))
-        alpha = tl.exp(m - m_new)  # 0 on the first tile (m = -inf)
-        p = tl.exp(scores - m_new)
+        alpha = tl.exp2(m - m_new)  # 0 on the first tile (m = -inf)
+        p = tl.exp2(scores - m_new)
         v = tl.load(v_ptr + rows[:, None] + dims[None, :], mask=both, other=0.0).to(tl.float32)
         if RESCALE:
             acc = acc * alpha
         acc += tl.sum(p[:, None] * v, axis=0)
         denominator = denominator * alpha + tl.sum(p, axis=0)
         m = m_new
-    out = acc / denominator
+    out = tl.math.div_rn(acc, denominator)  # IEEE division: fp32 `/` here is div.full, within 2 ulp
     tl.store(out_ptr + seq * stride_o_row + head * stride_o_head + dims, out.to(out_ptr.dtype.element_ty),
              mask=in_head)
 
@@ -55,7 +59,7 @@ def paged_decode(problem, *, tile=32, rescale=True):
     out = torch.empty((sequences, heads, problem.head_dim), dtype=x.queries.dtype, device="cuda")
     tables = x.block_tables.contiguous()
     _paged_decode_kernel[(sequences, heads)](
-        x.queries, x.k_pool, x.v_pool, out, tables, x.context_lens, problem.scale,
+        x.queries, x.k_pool, x.v_pool, out, tables, x.context_lens, problem.scale * LOG2_E,
         x.queries.stride(0), x.queries.stride(1), x.k_pool.stride(0), x.k_pool.stride(1), x.k_pool.stride(2),
         tables.stride(0), out.stride(0), out.stride(1), problem.head_dim, problem.block_size, problem.gqa_ratio,
         BLOCK_D=triton.next_power_of_2(problem.head_dim), TILE=tile, RESCALE=rescale)
@@ -65,6 +69,7 @@ def paged_decode(problem, *, tile=32, rescale=True):
 # What the kernel takes and how exact it is, for pacheck: decode in every dtype with fp32 sums, any head dim up to
 # 256, any block size and GQA ratio.
 CAPABILITIES = {"dtypes": ["fp32", "fp16", "bf16"], "modes": ["decode"], "max_head_dim": 256}
-# fp32 logits and sums with tl.exp (ex2.approx of x log2(e), subnormal results flushed): the fp32 online-softmax
-# model, with the flush's 2^-126 per weight (ERROR_MODEL.md, "Declaring a model for an external kernel").
+# fp32 logits and sums, exp2 by ex2.approx (within 2 ulp, subnormal results flushed): the fp32 online-softmax model,
+# with the flush's 2^-126 per weight. The scale times log2(e) is one more rounding of each logit, which the stock
+# model's two logit roundings beyond the dot product already count (the multiply and this constant).
 ERROR_MODEL = {"weight_underflow": 2.0 ** -126}

@@ -103,6 +103,7 @@ const std::vector<std::pair<const char*, double ErrorCoefficients::*>>& coeffici
       {"chain_per_tile", &ErrorCoefficients::chain_per_tile},
       {"accumulator_unit_roundoff", &ErrorCoefficients::accumulator_unit_roundoff},
       {"weight_underflow", &ErrorCoefficients::weight_underflow},
+      {"absolute_error", &ErrorCoefficients::absolute_error},
   };
   return fields;
 }
