@@ -196,6 +196,10 @@ typedef struct pacheck_variant {
 
   pacheck_run_fn run;       /* required */
   void* context;            /* passed to run as is; may be null */
+  /* Appended within ABI 1 (absent, 0, in a plugin built before it): with PACHECK_ERROR_MODEL_COEFFICIENTS, an
+   * absolute error every output element may carry whatever its magnitude, e.g. 2^-25 for partial outputs stored in
+   * fp16 (oracle/ERROR_MODEL.md, "Declaring a model for an external kernel"); finite and non-negative. */
+  double absolute_error;
 } pacheck_variant;
 
 /* What the entry point returns. */
