@@ -1,0 +1,93 @@
+# Records kernels checked through pacheck's doors on a GPU (FlashInfer, Triton, plugins) in results.json's
+# external_kernels section of one GPU, from the outputs those checks leave.
+"""python3 external_results.py --gpu NAME --door DOOR --command CMD (--check-json FILE | --pytest-log FILE |
+                               --pacheck-log FILE) [--results bench/results.json]
+
+--check-json   the JSON of examples/flashinfer/check_flashinfer.py (kernels, their properties and statuses)
+--pytest-log   a pytest run of pacheck.pytest.property_tests: test_NAME[Property] lines, PASSED or FAILED (with -q,
+               --properties names what ran)
+--pacheck-log  `pacheck check` output: "  Property  variant  N cases  pass|FAIL" lines
+
+The entry replaces an earlier one with the same command. Then run results_page.py to regenerate the page."""
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def from_check_json(path):
+    document = json.loads(Path(path).read_text())
+    kernels = [{"name": k["name"], "properties": [{"property": p["property"], "status": p["status"],
+                                                   "cases": p["cases"]} for p in k["properties"]]}
+               for k in document["kernels"]]
+    return kernels, document["cases_per_property"]
+
+
+def from_pytest_log(path, cases, properties):
+    """pytest -q lists only failures: the properties the suite ran (`properties`) that did not fail held."""
+    kernels = {}
+    for line in Path(path).read_text().splitlines():
+        m = re.match(r"(?:FAILED |PASSED )?\S*::test_(\w+)\[(\w+)\]( PASSED| FAILED)?", line)
+        if not m:
+            continue
+        failed = line.startswith("FAILED") or (m.group(3) or "").strip() == "FAILED"
+        entry = kernels.setdefault(m.group(1), {})
+        entry[m.group(2)] = "fail" if failed or entry.get(m.group(2)) == "fail" else "pass"
+    for entry in kernels.values():
+        for prop in properties:
+            entry.setdefault(prop, "pass")
+    return [{"name": name, "properties": [{"property": p, "status": s, "cases": cases} for p, s in props.items()]}
+            for name, props in kernels.items()], cases
+
+
+def from_pacheck_log(path):
+    kernels, cases = {}, 0
+    for line in Path(path).read_text().splitlines():
+        m = re.match(r"\s+(\w+)\s+(\S+)\s+(\d+) cases\s+(pass|FAIL|GAVE UP)$", line)
+        if m:
+            kernels.setdefault(m.group(2), []).append(
+                {"property": m.group(1), "status": "pass" if m.group(4) == "pass" else "fail",
+                 "cases": int(m.group(3))})
+            cases = max(cases, int(m.group(3)))
+    return [{"name": name, "properties": props} for name, props in kernels.items()], cases
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--results", default=str(HERE / "results.json"))
+    parser.add_argument("--gpu", required=True)
+    parser.add_argument("--door", required=True)
+    parser.add_argument("--command", required=True)
+    parser.add_argument("--cases", type=int, default=0, help="cases per property (pytest logs do not say)")
+    parser.add_argument("--properties", default="", help="with --pytest-log: the properties the suite ran, "
+                        "comma-separated (pytest -q names only the failures)")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--check-json")
+    source.add_argument("--pytest-log")
+    source.add_argument("--pacheck-log")
+    o = parser.parse_args(argv)
+    if o.check_json:
+        kernels, cases = from_check_json(o.check_json)
+    elif o.pytest_log:
+        kernels, cases = from_pytest_log(o.pytest_log, o.cases, [p for p in o.properties.split(",") if p])
+    else:
+        kernels, cases = from_pacheck_log(o.pacheck_log)
+    if not kernels:
+        parser.error("no kernel results found in the given output")
+    results = json.loads(Path(o.results).read_text())
+    gpus = [g for g in results["gpus"] if g["environment"]["gpu"] == o.gpu]
+    if not gpus:
+        parser.error(f"no GPU named {o.gpu!r} in {o.results}")
+    section = [run for run in gpus[0].get("external_kernels", []) if run["command"] != o.command]
+    section.append({"door": o.door, "command": o.command, "cases_per_property": cases, "kernels": kernels})
+    gpus[0]["external_kernels"] = section
+    Path(o.results).write_text(json.dumps(results, indent=1) + "\n")
+    print(f"recorded {len(kernels)} kernels in {o.results}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
