@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cuda/device_probe.h"
 #include "plugin/plugin_loader.h"
 #include "properties/fuzz_campaign.h"
 #include "properties/runner.h"
@@ -184,6 +185,12 @@ void run_check(const CheckOptions& o, const std::string& invoked_as) {
   for (const Variant* v : variants) {
     VariantSummary& s = summaries[v->name()];
     if (v->capabilities().needs_gpu && !gpu) {
+      if (gpu_required()) {  // PACHECK_REQUIRE_GPU=1: a missing GPU fails the run instead of skipping it
+        std::cout << v->name() << ": FAIL, PACHECK_REQUIRE_GPU=1 but " << gpu_reason << "\n";
+        s.passed = false;
+        all_passed = false;
+        continue;
+      }
       std::cout << v->name() << ": skipped, " << gpu_reason << "\n";
       s.skipped_properties = static_cast<int>(properties.size());
       continue;

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -41,8 +42,15 @@ class PropertyOnVariant : public ::testing::Test {
       : property_(property), variant_(variant) {}
 
   void TestBody() override {
-    std::string reason;
-    if (variant_.capabilities().needs_gpu && !pacheck::cuda_device_available(&reason)) GTEST_SKIP() << reason;
+    if (variant_.capabilities().needs_gpu) {
+      std::optional<std::string> skip_reason;
+      try {
+        skip_reason = pacheck::reason_to_skip_gpu_tests();  // fails instead under PACHECK_REQUIRE_GPU=1
+      } catch (const std::exception& e) {
+        FAIL() << e.what();
+      }
+      if (skip_reason) GTEST_SKIP() << *skip_reason;
+    }
     pacheck::PropertyContext ctx;
     ctx.variant = &variant_;
     ctx.limits = pacheck::limits_for(variant_.capabilities());

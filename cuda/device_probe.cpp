@@ -8,6 +8,21 @@
 #include "cuda/device_probe.h"
 
 namespace pacheck {
+
+bool gpu_required() {
+  const char* value = std::getenv("PACHECK_REQUIRE_GPU");
+  if (value == nullptr || std::string(value).empty() || std::string(value) == "0") return false;
+  if (std::string(value) == "1") return true;
+  throw std::invalid_argument(std::string("PACHECK_REQUIRE_GPU must be 1 or 0, not '") + value + "'");
+}
+
+std::optional<std::string> reason_to_skip_gpu_tests() {
+  std::string reason;
+  if (cuda_device_available(&reason)) return std::nullopt;
+  if (gpu_required()) throw std::runtime_error("PACHECK_REQUIRE_GPU=1, but " + reason);
+  return reason;
+}
+
 namespace {
 
 std::vector<std::string> split(const std::string& text, char separator) {

@@ -16,6 +16,15 @@ bool cuda_device_available(std::string* reason);
 // available.
 std::string cuda_device_description();
 
+// Whether a missing GPU is a failure rather than a reason to skip: PACHECK_REQUIRE_GPU=1 in the environment (a GPU
+// CI runner sets it, so that a runner that lost its GPU cannot pass by skipping). Any other value but 0 or unset
+// throws std::invalid_argument naming the variable.
+bool gpu_required();
+
+// The reason a GPU test cannot run, or nullopt when a device answers; throws std::runtime_error with the reason when
+// gpu_required() and no device answers.
+std::optional<std::string> reason_to_skip_gpu_tests();
+
 // One CUDA device, as the runtime numbers it (the index cudaSetDevice takes).
 struct CudaDevice {
   int index = 0;

@@ -16,6 +16,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -28,6 +29,18 @@
 #include "cuda/plan_on_device.h"
 #include "tests/fixtures/problem_builders.h"
 #include "properties/catalogue.h"
+
+// Skips the test, saying why, when no GPU answers; fails it instead under PACHECK_REQUIRE_GPU=1.
+#define PACHECK_SKIP_WITHOUT_GPU()                                                        \
+  do {                                                                                     \
+    std::optional<std::string> skip_reason;                                                \
+    try {                                                                                  \
+      skip_reason = reason_to_skip_gpu_tests();                                            \
+    } catch (const std::exception& e) {                                                    \
+      FAIL() << e.what();                                                                  \
+    }                                                                                      \
+    if (skip_reason) GTEST_SKIP() << *skip_reason;                                         \
+  } while (0)
 
 namespace pacheck {
 namespace {
@@ -118,8 +131,7 @@ void PrintTo(const PropertyOnVariant& p, std::ostream* os) { *os << p.property->
 class GpuPropertyTest : public ::testing::TestWithParam<PropertyOnVariant> {};
 
 TEST_P(GpuPropertyTest, Holds) {
-  std::string reason;
-  if (!cuda_device_available(&reason)) GTEST_SKIP() << reason;
+  PACHECK_SKIP_WITHOUT_GPU();
   PropertyContext ctx;
   ctx.variant = GetParam().variant;
   ctx.limits = limits_for(ctx.variant->capabilities());
@@ -183,8 +195,7 @@ Problem gqa_sequence(int context, int queries, int kv_heads, int gqa, int head_d
 // Batch 1 with 32 splits of 512 keys per KV head, so that the merge's blocks start long before the attention
 // kernel ends.
 TEST(GpuSplitK, APlanLaunchedAgainMergesOnlyThatLaunchsPartialStates) {
-  std::string reason;
-  if (!cuda_device_available(&reason)) GTEST_SKIP() << reason;
+  PACHECK_SKIP_WITHOUT_GPU();
   using namespace cuda;
   constexpr int kContext = 16384, kKvHeads = 8, kGqa = 4, kHeadDim = 128, kBlockSize = 16, kSplit = 512;
   for (const DType dtype : {DType::bf16, DType::f32}) {
@@ -266,15 +277,13 @@ void expect_a_shifted_output_gets_the_same_bits(const std::vector<int>& split_si
 }
 
 TEST(GpuFused, AnOutputAlignedOnlyToItsElementGetsTheSameBits) {
-  std::string reason;
-  if (!cuda_device_available(&reason)) GTEST_SKIP() << reason;
+  PACHECK_SKIP_WITHOUT_GPU();
   expect_a_shifted_output_gets_the_same_bits({}, {}, "cuda_fused");
 }
 
 // Split-K with the merge's warp shape pinned (four lanes a thread; production picks it from batch 8 up).
 TEST(GpuSplitK, AnOutputAlignedOnlyToItsElementGetsTheSameBits) {
-  std::string reason;
-  if (!cuda_device_available(&reason)) GTEST_SKIP() << reason;
+  PACHECK_SKIP_WITHOUT_GPU();
   expect_a_shifted_output_gets_the_same_bits({64}, KernelPins{KernelLayout::automatic, MergeShape::warps},
                                              "cuda_splitk");
 }
@@ -314,8 +323,7 @@ void launch_with_a_block_id_far_outside_the_pool() {
 }
 
 TEST(GpuKernelErrors, IllegalAddressSurfacesWithTheCudaErrorText) {
-  std::string reason;
-  if (!cuda_device_available(&reason)) GTEST_SKIP() << reason;
+  PACHECK_SKIP_WITHOUT_GPU();
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(launch_with_a_block_id_far_outside_the_pool(), ::testing::ExitedWithCode(3),
               "cuda_fused \\(kernel execution\\): cudaError(IllegalAddress|LaunchFailure)");
