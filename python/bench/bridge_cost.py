@@ -20,7 +20,11 @@ from pacheck import _pacheck
 
 
 def median_seconds(call, repeats: int, rounds: int = 7) -> float:
-    """The median over `rounds` of the mean time of `repeats` calls."""
+    """The median over `rounds` of the mean time of `repeats` calls, fewer for a call so slow that a round of
+    `repeats` would take more than a fifth of a second."""
+    start = time.perf_counter()
+    call()
+    repeats = max(1, min(repeats, int(0.2 / max(time.perf_counter() - start, 1e-9))))
     means = []
     for _ in range(rounds):
         start = time.perf_counter()
