@@ -51,7 +51,7 @@ std::string stock_error_model_names();
 struct ErrorCoefficients {
   double logit_constant = 2, logit_per_head_dim = 1;                       // a, in units of u per |logit|
   double weight_constant = 4, weight_per_record = 4, weight_per_split = 0;  // w, in units of u
-  double chain_constant = 2, chain_per_key = 1, chain_per_record = 1, chain_per_split = 0, chain_per_tile = 0;
+  double chain_constant = 3, chain_per_key = 1, chain_per_record = 1, chain_per_split = 0, chain_per_tile = 0;
   double accumulator_unit_roundoff = kFp32UnitRoundoff;
   double weight_underflow = 0x1p-150;
   double absolute_error = 0;  // ErrorModel::absolute_error

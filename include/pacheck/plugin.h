@@ -97,7 +97,7 @@ extern "C" {
  * constant plus multiples of a row's quantities: head_dim, the keys the row attends to, its running-max records
  * (split-K: the records of one split), its splits (1 unless split-K) and its tiles of tile_size keys. All must be
  * finite and non-negative; accumulator_unit_roundoff lies in (0, 1) and weight_underflow in [0, 1). A starting point,
- * an fp32 online softmax whose exp is within 2 ulp: logit 2 + 1 per head_dim, weight 4 + 4 per record, chain 2 + 1
+ * an fp32 online softmax whose exp is within 2 ulp: logit 2 + 1 per head_dim, weight 4 + 4 per record, chain 3 + 1
  * per key + 1 per record, unit roundoff 2^-24, underflow 2^-150 (the ErrorCoefficients defaults of pacheck's
  * oracle/stock_error_models.h). */
 typedef struct pacheck_error_coefficients {

@@ -1,0 +1,149 @@
+// Pins the error models an external kernel declares: the stock names, the checks on explicit coefficients, and
+// that each declaration yields the model of the arithmetic it is named after.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "oracle/stock_error_models.h"
+#include "tests/fixtures/problem_builders.h"
+
+namespace pacheck {
+namespace {
+
+// One MHA sequence of 40 keys and 3 queries, head_dim 8, in blocks of 4: enough keys for several splits of 16.
+Problem small_problem() {
+  return testing::single_sequence(40, 3, 2, 8, 4, testing::wobble);
+}
+
+TEST(StockErrorModels, NamesRoundTripAndUnknownNamesAreRefused) {
+  for (StockErrorModel m : {StockErrorModel::fp32_online_softmax, StockErrorModel::fp32_split_k,
+                            StockErrorModel::bf16_tensor_cores}) {
+    const auto parsed = parse_stock_error_model(stock_error_model_name(m));
+    ASSERT_TRUE(parsed.has_value()) << stock_error_model_name(m);
+    EXPECT_EQ(*parsed, m);
+    EXPECT_NE(stock_error_model_names().find(stock_error_model_name(m)), std::string::npos);
+  }
+  EXPECT_FALSE(parse_stock_error_model("fp32").has_value());
+  EXPECT_FALSE(parse_stock_error_model("").has_value());
+}
+
+TEST(StockErrorModels, CoefficientsProblemNamesTheBadCoefficient) {
+  EXPECT_EQ(coefficients_problem(ErrorCoefficients{}), "");
+  ErrorCoefficients negative;
+  negative.chain_per_tile = -1;
+  EXPECT_NE(coefficients_problem(negative).find("chain_per_tile"), std::string::npos);
+  ErrorCoefficients not_finite;
+  not_finite.logit_constant = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_NE(coefficients_problem(not_finite).find("logit_constant"), std::string::npos);
+  ErrorCoefficients infinite;
+  infinite.absolute_error = std::numeric_limits<double>::infinity();
+  EXPECT_NE(coefficients_problem(infinite).find("absolute_error"), std::string::npos);
+  ErrorCoefficients roundoff;
+  roundoff.accumulator_unit_roundoff = 1;
+  EXPECT_NE(coefficients_problem(roundoff).find("accumulator_unit_roundoff"), std::string::npos);
+  roundoff.accumulator_unit_roundoff = 0;
+  EXPECT_NE(coefficients_problem(roundoff).find("accumulator_unit_roundoff"), std::string::npos);
+  ErrorCoefficients underflow;
+  underflow.weight_underflow = 1;
+  EXPECT_NE(coefficients_problem(underflow).find("weight_underflow"), std::string::npos);
+}
+
+void expect_same_model(const ErrorModel& a, const ErrorModel& b) {
+  EXPECT_EQ(a.logit_coefficient, b.logit_coefficient);
+  EXPECT_EQ(a.weight_error, b.weight_error);
+  EXPECT_EQ(a.accumulation_chain, b.accumulation_chain);
+  EXPECT_EQ(a.accumulator_unit_roundoff, b.accumulator_unit_roundoff);
+  EXPECT_EQ(a.weight_underflow, b.weight_underflow);
+  EXPECT_EQ(a.absolute_error, b.absolute_error);
+}
+
+TEST(StockErrorModels, DefaultCoefficientsAreTheFp32OnlineSoftmaxModel) {
+  const Problem p = small_problem();
+  const OracleResult oracle = run_oracle(p);
+  DeclaredErrorModel stock;
+  DeclaredErrorModel explicit_defaults;
+  explicit_defaults.stock.reset();
+  for (std::size_t row = 0; row < oracle.rows.size(); ++row)
+    expect_same_model(declared_error_model(stock, p, oracle, row, Knobs{}, false),
+                      declared_error_model(explicit_defaults, p, oracle, row, Knobs{}, false));
+}
+
+TEST(StockErrorModels, Fp32OnlineSoftmaxCountsEveryRoundingOfTheRow) {
+  const Problem p = small_problem();
+  const OracleResult oracle = run_oracle(p);
+  for (std::size_t row = 0; row < oracle.rows.size(); ++row) {
+    const RowCondition& c = oracle.rows[row];
+    const ErrorModel m = declared_error_model(DeclaredErrorModel{}, p, oracle, row, Knobs{}, false);
+    EXPECT_EQ(m.logit_coefficient, p.head_dim + 2);
+    EXPECT_EQ(m.weight_error, 4.0 * (1 + c.records));
+    EXPECT_EQ(m.accumulation_chain, c.num_keys + c.records + 3);
+    EXPECT_EQ(m.weight_underflow, 0x1p-150);
+  }
+}
+
+TEST(StockErrorModels, SplitKAddsTheMergesToTheFusedModel) {
+  const Problem p = small_problem();
+  Knobs knobs;
+  knobs.split_size = 16;
+  const OracleResult oracle = run_oracle(p, {16});
+  DeclaredErrorModel fused;
+  DeclaredErrorModel split;
+  split.stock = StockErrorModel::fp32_split_k;
+  for (std::size_t row = 0; row < oracle.rows.size(); ++row) {
+    const RowCondition& c = oracle.rows[row];
+    const ErrorModel f = declared_error_model(fused, p, oracle, row, knobs, false);
+    const ErrorModel s = declared_error_model(split, p, oracle, row, knobs, true);
+    const int splits = (c.num_keys + 15) / 16;
+    const int split_records = oracle.records_in_splits(row, 16);
+    EXPECT_EQ(s.logit_coefficient, f.logit_coefficient);
+    EXPECT_EQ(s.weight_error, 4.0 * (2 + split_records + c.records));
+    EXPECT_EQ(s.accumulation_chain, c.num_keys + split_records + 3 + 2.0 * splits);
+  }
+}
+
+TEST(StockErrorModels, Bf16TensorCoresCountMmaStepsAndTheWeightSplit) {
+  const Problem p = small_problem();
+  Knobs knobs;
+  knobs.tile_size = 32;
+  const OracleResult oracle = run_oracle(p);
+  DeclaredErrorModel tc;
+  tc.stock = StockErrorModel::bf16_tensor_cores;
+  for (std::size_t row = 0; row < oracle.rows.size(); ++row) {
+    const RowCondition& c = oracle.rows[row];
+    const ErrorModel m = declared_error_model(tc, p, oracle, row, knobs, false);
+    // head_dim 8: one mma step of 16 columns, then the scale multiply.
+    EXPECT_EQ(m.logit_coefficient, 72 + 2);
+    // Tiles of 32 keys over the row's context of 40: two mma passes per tile, the hi/lo split, four warps.
+    EXPECT_EQ(m.accumulation_chain, 72.0 * 2 * 2 + 64 + c.records + 4 + 2 + 2);
+    EXPECT_EQ(m.weight_underflow, 0x1p-126);
+  }
+}
+
+TEST(StockErrorModels, ExplicitCoefficientsScaleWithTheirQuantities) {
+  const Problem p = small_problem();
+  Knobs knobs;
+  knobs.tile_size = 8;
+  knobs.split_size = 16;
+  const OracleResult oracle = run_oracle(p, {16});
+  DeclaredErrorModel declared;
+  declared.stock.reset();
+  ErrorCoefficients& k = declared.coefficients;
+  k = ErrorCoefficients{1, 0.5, 2, 3, 5, 7, 0.25, 11, 13, 17, 0x1p-11, 0x1p-100, 1e-6};
+  for (std::size_t row = 0; row < oracle.rows.size(); ++row) {
+    const RowCondition& c = oracle.rows[row];
+    const int records = oracle.records_in_splits(row, 16);
+    const int splits = (c.num_keys + 15) / 16;
+    const int tiles = (c.num_keys + 7) / 8;
+    const ErrorModel m = declared_error_model(declared, p, oracle, row, knobs, true);
+    EXPECT_EQ(m.logit_coefficient, 1 + 0.5 * p.head_dim);
+    EXPECT_EQ(m.weight_error, 2 + 3.0 * records + 5.0 * splits);
+    EXPECT_EQ(m.accumulation_chain, 7 + 0.25 * c.num_keys + 11.0 * records + 13.0 * splits + 17.0 * tiles);
+    EXPECT_EQ(m.accumulator_unit_roundoff, 0x1p-11);
+    EXPECT_EQ(m.weight_underflow, 0x1p-100);
+    EXPECT_EQ(m.absolute_error, 1e-6);
+  }
+}
+
+}  // namespace
+}  // namespace pacheck
