@@ -1,4 +1,5 @@
 """What the bench/ script tests share: where the scripts and fixtures are, running a script, fake tools."""
+import json
 import os
 import stat
 import subprocess
@@ -22,6 +23,17 @@ def run(args, stdin=None, env=None, cwd=None, timeout=300):
     environment = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", **(env or {}))
     return subprocess.run(command, input=stdin, capture_output=True, text=True, env=environment, cwd=cwd,
                           timeout=timeout)
+
+
+def write_sample_logs(folder):
+    """Writes the sample output folder of run_gpu_suite.sh (tests/fixtures/bench_logs.json) under folder; returns
+    folder. One JSON file holds it so the repository tracks no .log files."""
+    folder = Path(folder)
+    for name, text in json.loads((FIXTURES / "bench_logs.json").read_text())["files"].items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return folder
 
 
 def write_executable(path, text):

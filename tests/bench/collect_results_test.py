@@ -1,15 +1,16 @@
-"""Tests of bench/collect_results.py on the sample logs in tests/fixtures/bench_logs."""
+"""Tests of bench/collect_results.py on the sample logs of tests/fixtures/bench_logs.json."""
 import json
 import shutil
 import tempfile
 import unittest
 from pathlib import Path
 
-from bench_testing import BENCH, FIXTURES, run
+from bench_testing import BENCH, run, write_sample_logs
 
 import collect_results
 
-LOGS = FIXTURES / "bench_logs"
+LOGS_FOLDER = tempfile.TemporaryDirectory()
+LOGS = write_sample_logs(Path(LOGS_FOLDER.name) / "logs")
 
 
 def by(runs, **keys):
