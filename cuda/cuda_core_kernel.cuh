@@ -15,7 +15,7 @@
 //            their share of the denominator.
 // At the end the key groups' sums meet in shared memory and epilogue.cuh adds them in group order.
 //
-// Arithmetic, which the variants' error models (kernel_error_model.cpp) account for:
+// Arithmetic, which the variants' error models (cuda_variants.cpp) account for:
 //   logits   fp32: each thread's lanes by fused multiply-adds in lane order, then a butterfly sum over the key's
 //            dim chunks (zero padding lanes add exact zeros), then one multiply by the scale: a head_dim-term
 //            dot product in some order, within gamma_{head_dim}, plus the scale's rounding.

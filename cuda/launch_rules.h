@@ -114,7 +114,7 @@ MergeShape choose_merge_shape(long long rows, int multiprocessors, MergeShape pi
 
 // --- what the error models read ----------------------------------------------------------------------------------------
 
-// Which kernel a launch runs and what its arithmetic looks like (cuda/kernel_error_model.cpp derives the variants'
+// Which kernel a launch runs and what its arithmetic looks like (cuda/cuda_variants.cpp derives the variants'
 // bounds from it, so dispatch and bound read the same rule).
 struct KernelArithmetic {
   bool tensor_cores = false;

@@ -23,7 +23,7 @@
 //            exactly into bf16 hi + lo (two mma: the weights enter with 16 significant bits, not bf16's 8),
 //            transposed into the B operand's layout in registers (movmatrix), and the accumulator fragments are
 //            held as two OnlineSoftmaxStates' lanes (one per row), which scale_lanes rescales.
-// Arithmetic, for the error model (kernel_error_model.cpp, oracle/ERROR_MODEL.md "Tensor cores"): an mma
+// Arithmetic, for the error model (cuda_variants.cpp, oracle/ERROR_MODEL.md "Tensor cores"): an mma
 // forms C + sum of 16 exact products per output element; the model takes its error to be at most 72 u times
 // |C| + sum |products| (the alignment-and-truncation behaviour measured on NVIDIA tensor cores, with a factor 2
 // to spare), a logit passes through ceil(head_dim / 16) of them, an accumulator term through two per tile, and

@@ -1,0 +1,77 @@
+// The CUDA variants cuda_fused and cuda_splitk: the kernels of launch_attention.cpp behind the Variant interface,
+// with the error model of the arithmetic launch_rules.h gives each problem.
+#include <algorithm>
+
+#include "cuda/device_problem.h"
+#include "cuda/launch_rules.h"
+#include "oracle/stock_error_models.h"
+#include "variants/variant.h"
+
+namespace pacheck {
+namespace {
+
+// The tiled-kernel model of oracle/stock_error_models.h for the arithmetic the problem runs on (fp32 on the CUDA
+// cores, or bf16 operands on the tensor cores). It reads the same rule as the dispatch, so that bound and kernel
+// cannot disagree. split_size: the keys per split of cuda_splitk, or 0 for cuda_fused.
+ErrorModel kernel_error_model(const Problem& p, const OracleResult& oracle, std::size_t row, const Knobs& knobs,
+                              int split_size) {
+  const cuda::KernelArithmetic kernel = cuda::kernel_arithmetic(cuda::storage_of(p.dtype), p.head_dim);
+  const TiledKernelShape shape{kernel.tensor_cores, std::max(1, std::min(knobs.tile_size, kernel.max_tile_keys)),
+                               kernel.key_groups};
+  return tiled_kernel_error_model(p, oracle, row, shape, split_size);
+}
+
+Capabilities cuda_capabilities(bool uses_splits) {
+  Capabilities c;
+  c.dtypes = {DType::f32, DType::f16, DType::bf16};
+  c.modes = {Mode::decode, Mode::prefill, Mode::continuation};
+  c.max_head_dim = cuda::kMaxHeadDim;  // every head dim from 1 to 256
+  c.needs_gpu = true;
+  c.uses_splits = uses_splits;
+  return c;
+}
+
+// cuda_fused: the one-pass kernel. A thread block owns one (sequence, KV head, run of query positions) with every
+// query head of its GQA group, walks the whole history through the block table tile by tile, and folds each tile
+// into the rows' online-softmax states.
+class CudaFused final : public Variant {
+ public:
+  std::string name() const override { return "cuda_fused"; }
+  std::string description() const override {
+    return "CUDA: one block per (sequence, KV head, query run) with its GQA group, tiled online softmax; fp32 sums, bf16 on tensor cores";
+  }
+  Capabilities capabilities() const override { return cuda_capabilities(false); }
+  Output run(const Problem& p, const Knobs& knobs) const override {
+    return cuda::run_paged_attention(p, knobs, /*split_k=*/false, name());
+  }
+  ErrorModel error_model(const Problem& p, const OracleResult& oracle, std::size_t row,
+                         const Knobs& knobs) const override {
+    return kernel_error_model(p, oracle, row, knobs, 0);
+  }
+};
+
+// cuda_splitk: flash-decoding, the twin of cpu_splitk. Each sequence's history is cut into splits of
+// effective_split_size(knobs, context_len) keys (so a row's answer never depends on its batch); a thread block
+// folds one split of one run of rows from an empty state and writes the partial (max, denominator, fp32
+// accumulator); a reduce kernel merges each row's non-empty splits in order with the online-softmax merge.
+class CudaSplitK final : public Variant {
+ public:
+  std::string name() const override { return "cuda_splitk"; }
+  std::string description() const override {
+    return "CUDA split-K (flash-decoding): per-split partial states merged by a reduce kernel; fp32 sums, bf16 on tensor cores";
+  }
+  Capabilities capabilities() const override { return cuda_capabilities(true); }
+  Output run(const Problem& p, const Knobs& knobs) const override {
+    return cuda::run_paged_attention(p, knobs, /*split_k=*/true, name());
+  }
+  ErrorModel error_model(const Problem& p, const OracleResult& oracle, std::size_t row,
+                         const Knobs& knobs) const override {
+    return kernel_error_model(p, oracle, row, knobs, effective_split_size(knobs, oracle.rows[row].context_len));
+  }
+};
+
+PACHECK_REGISTER_VARIANT(CudaFused);
+PACHECK_REGISTER_VARIANT(CudaSplitK);
+
+}  // namespace
+}  // namespace pacheck
