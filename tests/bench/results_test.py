@@ -1,0 +1,347 @@
+"""Tests of the results scripts: collect_results.py, results_page.py and external_results.py."""
+import json
+import shutil
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+from bench_testing import BENCH, FIXTURES, run, write_sample_logs
+
+import collect_results
+import external_results
+import results_page
+
+
+LOGS_FOLDER = tempfile.TemporaryDirectory()
+LOGS = write_sample_logs(Path(LOGS_FOLDER.name) / "logs")
+
+
+def by(runs, **keys):
+    found = [r for r in runs if all(r.get(k) == v for k, v in keys.items())]
+    assert len(found) == 1, (keys, runs)
+    return found[0]
+
+
+class CollectResults(unittest.TestCase):
+    """Tests of bench/collect_results.py on the sample logs of tests/fixtures/bench_logs.json."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.document = collect_results.collect(LOGS)
+        cls.gpu = cls.document["gpus"][0]
+
+    def test_one_gpu_entry_with_the_schema_version(self):
+        self.assertEqual(self.document["schema"], 1)
+        self.assertEqual(len(self.document["gpus"]), 1)
+        self.assertEqual(list(self.gpu), ["environment", "correctness", "sass_check", "benchmark"])
+
+    def test_environment_keeps_versions_and_the_reasons_for_absent_tools(self):
+        env = self.gpu["environment"]
+        self.assertEqual(env["gpu"], "Sample GPU")
+        self.assertEqual(env["driver"], "999.1")
+        self.assertEqual(env["torch"], "2.99.0+sample")
+        self.assertEqual(env["cuda_runtime"], "13.0")  # from the benchmark's JSON
+        self.assertEqual(env["absent"]["flashinfer"], "ModuleNotFoundError: No module named 'flashinfer'")
+        self.assertNotIn("flashinfer", env)
+        self.assertTrue(env["command"].endswith("bench/run_gpu_suite.sh build out"))
+        self.assertNotIn("cases", env)
+        self.assertEqual(self.gpu["correctness"]["cases_per_property"], 10)
+        self.assertEqual(self.gpu["correctness"]["sanitizer_cases"], 5)
+
+    def test_a_passing_catalogue_process_keeps_its_tests_and_worst_errors(self):
+        runs = self.gpu["correctness"]["catalogue"]["runs"]
+        self.assertEqual([(r["suite"], r["kernel"]) for r in runs][:3], [
+            ("GpuCatalogue", "cuda_fused"), ("GpuCatalogue", "cuda_splitk"), ("GpuCatalogueDeep", "cuda_fused")])
+        passed = by(runs, suite="GpuCatalogue", kernel="cuda_fused")
+        self.assertEqual((passed["status"], passed["exit"], passed["tests_run"], passed["passed"]), ("pass", 0, 2, 2))
+        self.assertEqual([(w["dtype"], w["worst_error_over_bound"]) for w in passed["worst"]],
+                         [("fp32", 0.1), ("bf16", 0.5)])
+        self.assertNotIn("tail", passed)
+
+    def test_catalogue_failures_timeouts_skips_and_empty_filters(self):
+        runs = self.gpu["correctness"]["catalogue"]["runs"]
+        failed = by(runs, suite="GpuCatalogue", kernel="cuda_splitk")
+        self.assertEqual(failed["status"], "fail")
+        self.assertEqual(failed["failed"], ["GpuCatalogue/GpuPropertyTest.Holds/Determinism__cuda_splitk"])
+        self.assertIn("sample failure: the second run differs", failed["tail"])
+        self.assertIn("--gtest_filter=GpuCatalogue/", failed["command"])
+        self.assertEqual(by(runs, suite="GpuEngineShapes", kernel="cuda_fused")["status"], "timeout")
+        skipped = by(runs, suite="GpuEngineShapes", kernel="cuda_splitk")
+        self.assertEqual((skipped["status"], skipped["reason"]), ("skipped", "no CUDA device: sample reason"))
+        empty = by(runs, suite="GpuCatalogueDeep", kernel="cuda_fused")
+        self.assertEqual(empty["status"], "fail")
+        self.assertIn("no test ran", empty["tail"][-1])
+
+    def test_sanitizer_errors_are_counted(self):
+        runs = self.gpu["correctness"]["sanitizers"]["runs"]
+        clean = by(runs, kernel="cuda_fused", tool="memcheck", suite="GpuCatalogue")
+        self.assertEqual((clean["status"], clean["errors"]), ("pass", 0))
+        race = by(runs, kernel="cuda_fused", tool="racecheck", suite="GpuEngineShapesDeep")
+        self.assertEqual((race["status"], race["errors"], race["exit"]), ("fail", 2, 9))
+        usage = by(runs, kernel="cuda_splitk", tool="synccheck", suite="GpuEngineShapes")
+        self.assertEqual((usage["status"], usage["errors"]), ("fail", None))
+        self.assertIn("--layout: sample usage error", usage["tail"])
+        skipped = by(runs, kernel="cuda_splitk", tool="memcheck", suite="GpuCatalogueOdd")
+        self.assertEqual(skipped["status"], "skipped")
+        self.assertIn("no --layout and --merge known for suite GpuCatalogueOdd", skipped["reason"])
+
+    def test_sass_check_outcomes(self):
+        runs = self.gpu["sass_check"]["runs"]
+        self.assertEqual(by(runs, binary="pacheck")["status"], "pass")
+        self.assertEqual(by(runs, binary="pacheck")["kernels_checked"], 38)
+        bad = by(runs, binary="paged_attention_bench")
+        self.assertEqual((bad["status"], bad["kernels_unwritten"]), ("fail", 1))
+        self.assertIn("UNWRITTEN DESCRIPTOR UR[6]: 4 LDGSTS read desc[UR[6]] in sample_kernel", bad["tail"])
+        skipped = by(runs, binary="gpu_catalogue_test")
+        self.assertEqual(skipped["status"], "skipped")
+        self.assertTrue(skipped["reason"].startswith("cuobjdump not found"))
+
+    def test_benchmark_rows_join_the_sources_by_shape(self):
+        dirty, clean = self.gpu["benchmark"]["flushes"]
+        self.assertEqual((dirty["flush"], clean["flush"]), ("dirty", "clean"))
+        self.assertEqual(dirty["copy_tbps"], 4.0)
+        self.assertEqual([(r["gqa"], r["batch"], r["context"]) for r in dirty["rows"]], [(4, 1, 1024), (8, 64, 8192)])
+        small = dirty["rows"][0]
+        self.assertEqual(small["bytes"], 4210688)
+        self.assertEqual(small["kernels"]["cuda_fused"], {"us": 25.0, "tbps": 0.1684, "split_size": 1024})
+        self.assertEqual(small["kernels"]["cuda_splitk"]["us"], 10.0)
+        self.assertEqual(small["kernels"]["splitk_no_merge"]["us"], 9.0)
+        self.assertEqual(small["kernels"]["torch_cudnn"]["us"], 12.5)
+        self.assertEqual(small["kernels"]["torch_flash"], {"error": "sample: flash refused this shape"})
+        self.assertEqual(dirty["rows"][1]["kernels"]["torch_flash"]["us"], 800.0)
+
+    def test_a_source_that_was_skipped_or_failed_says_why(self):
+        dirty, clean = self.gpu["benchmark"]["flushes"]
+        self.assertEqual(dirty["sources"]["ours"]["status"], "ok")
+        self.assertEqual(dirty["sources"]["torch"]["cudnn"], 99900)
+        self.assertEqual(dirty["sources"]["flashinfer"],
+                         {"status": "skipped", "reason": "flashinfer is not importable: No module named 'flashinfer'"})
+        self.assertEqual(clean["sources"]["torch"],
+                         {"status": "failed", "reason": "torch (exit 1): torch_sdpa_bench: no CUDA device"})
+        self.assertEqual(clean["sources"]["flashinfer"]["status"], "failed")
+        self.assertIn("flashinfer.json is not valid JSON", clean["sources"]["flashinfer"]["reason"])
+
+    def test_a_folder_skipped_or_failed_whole_says_why(self):
+        with tempfile.TemporaryDirectory() as folder:
+            logs = Path(folder) / "logs"
+            shutil.copytree(LOGS, logs)
+            shutil.rmtree(logs / "catalogue")
+            (logs / "catalogue").mkdir()
+            (logs / "catalogue" / "skipped.log").write_text("skipped: SKIP_CHECKS=1\n")
+            shutil.rmtree(logs / "bench")
+            (logs / "sass" / "error.log").write_text("sample: the check could not start\n")
+            gpu = collect_results.collect(logs)["gpus"][0]
+            self.assertEqual(gpu["sass_check"], {"error": "sample: the check could not start"})
+            self.assertEqual(gpu["correctness"]["catalogue"], {"skipped": "SKIP_CHECKS=1"})
+            self.assertEqual(gpu["benchmark"], {"skipped": "no benchmark logs"})
+
+    def test_bad_input_is_named(self):
+        with tempfile.TemporaryDirectory() as folder:
+            logs = Path(folder)
+            with self.assertRaisesRegex(collect_results.LogError, "environment.txt is missing"):
+                collect_results.collect(logs)
+            (logs / "environment.txt").write_text("gpu=Sample GPU\nno equals sign here\n")
+            with self.assertRaisesRegex(collect_results.LogError, r"environment.txt:2: expected KEY=value"):
+                collect_results.collect(logs)
+            (logs / "environment.txt").write_text("gpu=Sample GPU\n")
+            (logs / "catalogue").mkdir()
+            (logs / "catalogue" / "oddname.log").write_text("exit 0\n")
+            with self.assertRaisesRegex(collect_results.LogError, "oddname.log: a log here is named SUITE__KERNEL.log"):
+                collect_results.collect(logs)
+        with self.assertRaisesRegex(collect_results.LogError, "is not a folder"):
+            collect_results.collect(LOGS / "no-such-folder")
+
+    def test_main_writes_the_json_and_prints_a_summary(self):
+        with tempfile.TemporaryDirectory() as folder:
+            output = Path(folder) / "results.json"
+            result = run([BENCH / "collect_results.py", "--logs", LOGS, "--output", output])
+            self.assertEqual(result.returncode, 0, result.stderr)
+            self.assertEqual(json.loads(output.read_text()), self.document)
+            self.assertIn("catalogue: 1 of 5 passed, 2 fail, 1 timeout, 1 skipped", result.stdout)
+            self.assertIn("sanitizers: 1 of 4 passed, 2 fail, 1 skipped", result.stdout)
+            self.assertIn("benchmark, clean flush: 1 shapes (ours ok, torch failed, flashinfer failed)", result.stdout)
+            result = run([BENCH / "collect_results.py", "--logs", Path(folder) / "none", "--output", output])
+            self.assertEqual(result.returncode, 2)
+            self.assertIn("collect_results: ", result.stderr)
+
+
+SAMPLE = FIXTURES / "bench_results_sample.json"
+PAGE_SCRIPT = BENCH / "results_page.py"
+EMPTY = {"schema": 1, "gpus": []}
+
+
+class ResultsPage(unittest.TestCase):
+    """Tests of bench/results_page.py on tests/fixtures/bench_results_sample.json and on empty results."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.page = results_page.render(results_page.load(SAMPLE)).splitlines()
+
+    def section(self, title):
+        """The lines of the page from the heading `title` to the next heading of the same or a higher level."""
+        start = self.page.index(title)
+        level = title.split()[0]
+        end = next((i for i in range(start + 1, len(self.page))
+                    if self.page[i].startswith("#") and len(self.page[i].split()[0]) <= len(level)), len(self.page))
+        return self.page[start:end]
+
+    def test_empty_results_say_no_run_has_been_recorded(self):
+        page = results_page.render(EMPTY)
+        self.assertTrue(page.startswith("<!-- The GPU results page, generated by bench/results_page.py"))
+        self.assertIn("No GPU run has been recorded yet.", page)
+        self.assertNotIn("## ", page)
+
+    def test_each_gpu_gets_a_header_table_of_its_run(self):
+        gpu = self.section("## Sample GPU")
+        for line in ("| GPU | Sample GPU |", "| driver | 999.1 |", "| torch | 2.99.0+sample |",
+                     "| FlashInfer | absent: No module named 'flashinfer' |",
+                     "| commit | 0123456789abcdef0123456789abcdef01234567 |", "| date (UTC) | 2099-01-01T00:00:00Z |",
+                     "| command | `CASES=10 bench/run_gpu_suite.sh build out` |", "| serial | sample-serial |"):
+            self.assertIn(line, gpu)
+        self.assertIn("| driver | 888.1 |", self.section("## Other Sample GPU"))
+
+    def test_correctness_lists_each_process_and_sums_up_the_sanitizers(self):
+        lines = self.section("### Correctness")
+        self.assertIn("GPU catalogue (gpu_catalogue_test, 10 cases per property, one process per suite and kernel): "
+                      "1 of 2 processes passed.", lines)
+        self.assertIn("| GpuCatalogue | cuda_fused | pass | 11 | fp16 0.250, bf16 0.500 |", lines)
+        self.assertIn("| GpuCatalogue | cuda_splitk | fail: "
+                      "GpuCatalogue/GpuPropertyTest.Holds/Determinism__cuda_splitk | 11 | - |", lines)
+        self.assertIn("  - `sample failure: the second run differs`", lines)
+        self.assertIn("| memcheck | 2 of 2 clean | 1 of 1 clean |", lines)
+        self.assertIn("| racecheck | - | 0 of 1 clean (GpuEngineShapesDeep: fail, 2 errors) |", lines)
+
+    def test_a_skipped_section_says_why(self):
+        self.assertIn("Copies that read a cache descriptor no instruction writes (`sass_descriptor_check.py`): "
+                      "skipped: cuobjdump not found: none on PATH.", self.section("### SASS check"))
+
+    def test_benchmark_puts_ours_cudnn_and_flashinfer_side_by_side_with_ratios(self):
+        dirty = self.section("#### L2 flush leaving dirty lines (the default)")
+        self.assertIn("| gqa | batch | context | ours fused | ours split-K | cuDNN (torch) | flash (torch) | "
+                      "FlashInfer | FlashInfer TC | split | split-K x cuDNN | fused x cuDNN | ours x FlashInfer |",
+                      dirty)
+        self.assertIn("| 4 | 1 | 1024 | 25.0 (0.17) | 10.0 (0.42) | 12.5 (0.34) | error | 20.0 (0.21) | 16.0 (0.26) "
+                      "| 64 | 1.25 | 0.50 | 1.60 |", dirty)
+        self.assertIn("| 8 | 64 | 8192 | 500.0 (4.30) | 510.0 (4.21) | 490.0 (4.39) | - | - | - | 8192 | 0.96 | 0.98 "
+                      "| - |", dirty)
+        self.assertIn("Also timed (in results.json): splitk_no_merge.", dirty)
+        self.assertIn("device-to-device copy 4.00 TB/s (read + write); ours: ok; torch: ok (torch 2.99.0+sample, "
+                      "cudnn 99900); flashinfer: ok (flashinfer 9.9.9).", dirty)
+        clean = self.section("#### L2 flush leaving clean lines (--clean-flush)")
+        self.assertIn("ours: ok; torch: failed (torch (exit 1): sample); flashinfer: skipped (flashinfer is not "
+                      "importable: sample).", clean)
+        self.assertIn("| 4 | 1 | 1024 | 24.0 (0.18) | 9.5 (0.44) | - | - | - | - | 64 | - | - | - |", clean)
+
+    def test_unknown_sections_are_listed_by_name(self):
+        self.assertIn("Sections in results.json this page does not render yet: mutants, multi_gpu.",
+                      self.section("## Sample GPU"))
+        self.assertNotIn("Sections in results.json", "\n".join(self.section("## Other Sample GPU")))
+
+    def test_check_fails_when_the_page_is_not_what_the_json_generates(self):
+        with tempfile.TemporaryDirectory() as folder:
+            page = Path(folder) / "RESULTS.md"
+            result = run([PAGE_SCRIPT, "--results", SAMPLE, "--page", page, "--check"])
+            self.assertEqual(result.returncode, 1)
+            self.assertIn("is not what", result.stderr)
+            self.assertEqual(run([PAGE_SCRIPT, "--results", SAMPLE, "--page", page]).returncode, 0)
+            self.assertEqual(run([PAGE_SCRIPT, "--results", SAMPLE, "--page", page, "--check"]).returncode, 0)
+            page.write_text(page.read_text().replace("1.25", "1.26"))
+            self.assertEqual(run([PAGE_SCRIPT, "--results", SAMPLE, "--page", page, "--check"]).returncode, 1)
+
+    def test_add_makes_a_run_the_latest_of_its_gpu(self):
+        with tempfile.TemporaryDirectory() as folder:
+            results, page = Path(folder) / "results.json", Path(folder) / "RESULTS.md"
+            results.write_text(SAMPLE.read_text())
+            newer = {"schema": 1, "gpus": [{"environment": {"gpu": "Sample GPU", "driver": "999.2"}},
+                                           {"environment": {"gpu": "Third Sample GPU"}}]}
+            (Path(folder) / "run.json").write_text(json.dumps(newer))
+            result = run([PAGE_SCRIPT, "--results", results, "--page", page, "--add", Path(folder) / "run.json"])
+            self.assertEqual(result.returncode, 0, result.stderr)
+            gpus = json.loads(results.read_text())["gpus"]
+            self.assertEqual([g["environment"]["gpu"] for g in gpus],
+                             ["Sample GPU", "Other Sample GPU", "Third Sample GPU"])
+            self.assertEqual(gpus[0], newer["gpus"][0])
+            self.assertIn("| driver | 999.2 |", page.read_text())
+
+    def test_bad_json_is_named(self):
+        with tempfile.TemporaryDirectory() as folder:
+            results = Path(folder) / "results.json"
+            for text, message in (("{not json", "is not valid JSON"),
+                                  ('{"runs": []}', 'expected an object with a "gpus" list'),
+                                  ('{"gpus": [{"environment": {}}]}', r"gpus\[0\] has no environment.gpu"),
+                                  ('{"gpus": [{"environment": {"gpu": "x"}, "benchmark": []}]}',
+                                   r"gpus\[0\].benchmark is not an object")):
+                results.write_text(text)
+                with self.assertRaisesRegex(results_page.ResultsError, message):
+                    results_page.load(results)
+            result = run([PAGE_SCRIPT, "--results", Path(folder) / "missing.json", "--check"])
+            self.assertEqual(result.returncode, 2)
+            self.assertIn("results_page: cannot read", result.stderr)
+
+
+RESULTS = {"schema": 1, "gpus": [{"environment": {"gpu": "GPU X"}}]}
+PACHECK_LOG = """\
+  UlpBoundedAgreement    plugin_k    100 cases  pass
+  Determinism            plugin_k     41 cases  FAIL
+some other line
+"""
+PYTEST_LOG = """\
+..F.                                                                     [100%]
+FAILED test_kernel.py::test_kernel[Determinism] - pacheck._check.PropertyFailure: ...
+1 failed, 3 passed in 1.00s
+"""
+
+
+class ExternalResults(unittest.TestCase):
+    """external_results.py: kernels checked through pacheck's doors, read from each check's output into results.json."""
+
+    def setUp(self):
+        self.dir = Path(tempfile.mkdtemp())
+        self.results = self.dir / "results.json"
+        self.results.write_text(json.dumps(RESULTS))
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def record(self, *args):
+        return external_results.main(["--results", str(self.results), "--gpu", "GPU X", "--door", "d", *args])
+
+    def section(self):
+        return json.loads(self.results.read_text())["gpus"][0]["external_kernels"]
+
+    def test_pacheck_check_lines_become_each_property_and_its_status(self):
+        (self.dir / "log").write_text(PACHECK_LOG)
+        self.record("--command", "c", "--pacheck-log", str(self.dir / "log"))
+        [run] = self.section()
+        self.assertEqual(run["cases_per_property"], 100)
+        self.assertEqual(run["kernels"], [{"name": "plugin_k", "properties": [
+            {"property": "UlpBoundedAgreement", "status": "pass", "cases": 100},
+            {"property": "Determinism", "status": "fail", "cases": 41}]}])
+
+    def test_a_quiet_pytest_log_names_the_failures_and_the_rest_held(self):
+        (self.dir / "log").write_text(PYTEST_LOG)
+        self.record("--command", "c", "--cases", "50", "--properties", "Determinism,BatchIsolation",
+                    "--pytest-log", str(self.dir / "log"))
+        statuses = {p["property"]: p["status"] for p in self.section()[0]["kernels"][0]["properties"]}
+        self.assertEqual(statuses, {"Determinism": "fail", "BatchIsolation": "pass"})
+
+    def test_the_same_command_replaces_its_entry_and_others_stay(self):
+        (self.dir / "log").write_text(PACHECK_LOG)
+        self.record("--command", "a", "--pacheck-log", str(self.dir / "log"))
+        self.record("--command", "b", "--pacheck-log", str(self.dir / "log"))
+        self.record("--command", "a", "--pacheck-log", str(self.dir / "log"))
+        self.assertEqual([run["command"] for run in self.section()], ["b", "a"])
+
+    def test_output_without_results_and_an_unknown_gpu_are_refused(self):
+        (self.dir / "log").write_text("nothing here\n")
+        with self.assertRaises(SystemExit):
+            self.record("--command", "c", "--pacheck-log", str(self.dir / "log"))
+        (self.dir / "log").write_text(PACHECK_LOG)
+        with self.assertRaises(SystemExit):
+            external_results.main(["--results", str(self.results), "--gpu", "GPU Y", "--door", "d", "--command", "c",
+                                   "--pacheck-log", str(self.dir / "log")])
+
+
+if __name__ == "__main__":
+    unittest.main()

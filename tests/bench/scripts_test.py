@@ -1,0 +1,480 @@
+"""Tests of the GPU-machine scripts, run without a GPU: run_gpu_suite.sh, the SASS check, the timing scripts and
+the A/B comparison."""
+import contextlib
+import io
+import json
+import tarfile
+import tempfile
+import unittest
+from pathlib import Path
+
+from bench_testing import (BENCH, CLEAN_KERNEL, FAKE_NVIDIA_SMI, FAULTING_KERNEL, NO_COPY_KERNEL, fake_bench,
+                           fake_module, run, sass_listing, write_executable)
+
+import ab_table
+import gpu_timing
+
+
+# gtest-like output: a listing of six suites and one whose pins run_gpu_suite.sh does not know (GpuCatalogueOdd),
+# on two kernels; a run of one suite and kernel, of which GpuEngineShapesWide on cuda_fused fails.
+FAKE_CATALOGUE = """#!/bin/bash
+if [ "$1" = --gtest_list_tests ]; then
+  for suite in GpuCatalogue GpuCatalogueDeep GpuCatalogueWide GpuCatalogueOdd \\
+               GpuEngineShapes GpuEngineShapesDeep GpuEngineShapesWide; do
+    echo "$suite/GpuPropertyTest."
+    for kernel in cuda_fused cuda_splitk; do
+      echo "  Holds/UlpBoundedAgreement__$kernel  # GetParam() = UlpBoundedAgreement on $kernel"
+    done
+  done
+  echo "GpuSplitK."
+  echo "  APlanLaunchedAgainMergesOnlyThatLaunchsPartialStates"
+  exit 0
+fi
+filter=${1#--gtest_filter=}
+suite=${filter%%/*}
+kernel=${filter#*__}
+kernel=${kernel%%:*}
+test="$suite/GpuPropertyTest.Holds/UlpBoundedAgreement__$kernel"
+echo "Note: Google Test filter = $filter ($RC_PARAMS)"
+echo "[==========] Running 1 test from 1 test suite."
+echo "[ RUN      ] $test"
+if [ "$suite-$kernel" = GpuEngineShapesWide-cuda_fused ]; then
+  echo "sample failure"
+  echo "[  FAILED  ] $test (1 ms)"
+  echo "[==========] 1 test from 1 test suite ran. (1 ms total)"
+  echo "[  PASSED  ] 0 tests."
+  echo "[  FAILED  ] 1 test, listed below:"
+  exit 1
+fi
+echo "[       OK ] $test (1 ms)"
+echo '[{"variant": "'$kernel'", "dtype": "bf16", "cases": 7, "worst_error": 0.001, "bound_at_worst": 0.002,
+        "worst_error_over_bound": 0.5, "worst_ulps": 4}]' > "$PACHECK_GPU_SUMMARY"
+echo "[==========] 1 test from 1 test suite ran. (1 ms total)"
+echo "[  PASSED  ] 1 test."
+"""
+FAKE_PACHECK = """#!/bin/bash
+echo "pacheck $*"
+"""
+# Runs the program it is given; racecheck on cuda_splitk with the deep layout on engine shapes reports 2 errors.
+FAKE_SANITIZER = """#!/bin/bash
+if [ "$1" = --version ]; then echo "NVIDIA (R) Compute Sanitizer"; echo "Version 2099.1.0 (sample)"; exit 0; fi
+tool=""
+while [ $# -gt 0 ] && [ ! -x "$1" ]; do [ "$1" = --tool ] && tool=$2; shift; done
+"$@" || exit $?
+if [ "$tool" = racecheck ]; then
+  case " $* " in
+    *" --variant cuda_splitk "*--engine-shapes*"--layout deep "*)
+      echo "========= RACECHECK SUMMARY: 2 hazards displayed (2 errors, 0 warnings)"; exit 9 ;;
+  esac
+  echo "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"
+else
+  echo "========= ERROR SUMMARY: 0 errors"
+fi
+"""
+# SASS of a clean kernel for every binary but the benchmark, whose kernel reads an unwritten descriptor.
+FAKE_CUOBJDUMP = f"""#!/bin/bash
+if [ "$1" = --version ]; then echo "Cuda compilation tools, release 13.2, V13.2.86"; exit 0; fi
+case "$2" in
+  */paged_attention_bench) cat <<'SASS'
+{sass_listing([FAULTING_KERNEL])}SASS
+  ;;
+  *) cat <<'SASS'
+{sass_listing([CLEAN_KERNEL])}SASS
+  ;;
+esac
+"""
+
+
+class RunGpuSuite(unittest.TestCase):
+    """Tests of bench/run_gpu_suite.sh end to end, with fake binaries and fake GPU tools in place of the real ones."""
+
+    def setUp(self):
+        self.folder = tempfile.TemporaryDirectory()
+        root = Path(self.folder.name)
+        self.build, self.out = root / "build", root / "out"
+        write_executable(self.build / "cli" / "pacheck", FAKE_PACHECK)
+        write_executable(self.build / "tests" / "cuda" / "gpu_catalogue_test", FAKE_CATALOGUE)
+        fake_bench(self.build / "bench" / "paged_attention_bench")
+        run(["xz", self.build / "bench" / "paged_attention_bench"])  # a binary may come compressed
+        tools = root / "tools"
+        write_executable(tools / "nvidia-smi", FAKE_NVIDIA_SMI)
+        write_executable(tools / "compute-sanitizer", FAKE_SANITIZER)
+        write_executable(tools / "cuobjdump", FAKE_CUOBJDUMP)
+        python = fake_module(root / "python", "torch", 'raise ImportError("sample: no torch in this test")\n')
+        self.environment = {"PATH": f"{tools}:/usr/bin:/bin", "PYTHONPATH": str(python), "CASES": "7",
+                            "SAN_CASES": "3", "LIMIT": "60", "BENCH_LIMIT": "60"}
+
+    def tearDown(self):
+        self.folder.cleanup()
+
+    def suite(self, **settings):
+        result = run([BENCH / "run_gpu_suite.sh", self.build, self.out], env={**self.environment, **settings})
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        return result, json.loads((self.out / "results.json").read_text())["gpus"][0]
+
+    def logs(self):
+        with tarfile.open(self.out / "logs.tar.gz") as archive:
+            return {member.name: archive.extractfile(member).read().decode()
+                    for member in archive.getmembers() if member.isfile()}
+
+    def test_a_whole_run_records_every_step(self):
+        result, gpu = self.suite()
+        env = gpu["environment"]
+        self.assertEqual((env["gpu"], env["driver"], env["cuda_driver"]), ("Sample GPU", "999.1", "13.0"))
+        self.assertEqual(env["compute_sanitizer"], "Version 2099.1.0 (sample)")
+        self.assertEqual(env["cuobjdump"], "Cuda compilation tools, release 13.2, V13.2.86")
+        self.assertIn("sample: no torch in this test", env["absent"]["torch"])
+        self.assertIn("flashinfer", env["absent"])
+        self.assertIn("CASES=7 SAN_CASES=3", env["command"])
+        self.assertIn("commit", env)
+        self.assertRegex(env["date"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
+
+        catalogue = gpu["correctness"]["catalogue"]["runs"]
+        self.assertEqual(len(catalogue), 7 * 2)
+        failed = [r for r in catalogue if r["status"] != "pass"]
+        self.assertEqual([(r["suite"], r["kernel"], r["status"]) for r in failed],
+                         [("GpuEngineShapesWide", "cuda_fused", "fail")])
+        self.assertIn("RC_PARAMS=max_success=7", failed[0]["command"])
+        self.assertIn("--gtest_filter=GpuCatalogue/\\*__cuda_fused:GpuKernelErrors\\*:GpuFused\\*",
+                      self.logs()["logs/catalogue/GpuCatalogue__cuda_fused.log"])
+        self.assertEqual(catalogue[0]["worst"][0]["worst_error_over_bound"], 0.5)
+
+        sanitizers = gpu["correctness"]["sanitizers"]["runs"]
+        self.assertEqual(len(sanitizers), 2 * 4 * 7)
+        failed = [r for r in sanitizers if r["status"] == "fail"]
+        self.assertEqual([(r["kernel"], r["tool"], r["suite"], r["errors"]) for r in failed],
+                         [("cuda_splitk", "racecheck", "GpuEngineShapesDeep", 2)])
+        self.assertIn("--cases 3 --engine-shapes --layout deep --merge warps", failed[0]["command"])
+        skipped = [(r["kernel"], r["tool"]) for r in sanitizers if r["status"] == "skipped"]
+        self.assertEqual(len(skipped), 2 * 4)
+        self.assertTrue(all(r["suite"] == "GpuCatalogueOdd" for r in sanitizers if r["status"] == "skipped"))
+        logs = self.logs()
+        wide = logs["logs/sanitizer/cuda_fused__synccheck__GpuCatalogueWide.log"].splitlines()[0]
+        self.assertIn("--num-cuda-barriers 256", wide)
+        self.assertIn("--cases 3 --layout wide --merge automatic", wide)
+        self.assertIn("--engine-shapes --layout wide --merge automatic",
+                      logs["logs/sanitizer/cuda_splitk__memcheck__GpuEngineShapesWide.log"])
+        self.assertIn("--layout automatic --merge automatic",
+                      logs["logs/sanitizer/cuda_splitk__initcheck__GpuCatalogue.log"])
+        self.assertNotIn("--num-cuda-barriers", logs["logs/sanitizer/cuda_splitk__initcheck__GpuCatalogue.log"])
+
+        sass = {r["binary"]: r for r in gpu["sass_check"]["runs"]}
+        self.assertEqual({b: r["status"] for b, r in sass.items()},
+                         {"pacheck": "pass", "gpu_catalogue_test": "pass", "paged_attention_bench": "fail"})
+        self.assertEqual(sass["paged_attention_bench"]["kernels_unwritten"], 1)
+
+        flushes = gpu["benchmark"]["flushes"]
+        self.assertEqual([f["flush"] for f in flushes], ["dirty", "clean"])
+        self.assertEqual(flushes[1]["rows"][0]["kernels"]["cuda_fused"]["us"], 45.0)  # the fake's clean flush
+        self.assertEqual(flushes[0]["sources"]["torch"]["status"], "skipped")
+        self.assertEqual(flushes[0]["sources"]["flashinfer"]["status"], "skipped")
+        self.assertIn("--clean-flush", logs["logs/bench/clean/ours.log"].splitlines()[0])
+
+        self.assertIn("## Sample GPU", (self.out / "RESULTS.md").read_text())
+        self.assertIn("## Sample GPU", result.stdout)
+        self.assertFalse((self.out / "logs").exists())
+
+    def test_skip_checks_and_no_clean_flush_leave_those_steps_out(self):
+        _, gpu = self.suite(SKIP_CHECKS="1", CLEAN_FLUSH="0")
+        self.assertEqual(gpu["correctness"]["catalogue"], {"skipped": "SKIP_CHECKS=1"})
+        self.assertEqual(gpu["correctness"]["sanitizers"], {"skipped": "SKIP_CHECKS=1"})
+        self.assertEqual(len(gpu["sass_check"]["runs"]), 3)
+        self.assertEqual([f["flush"] for f in gpu["benchmark"]["flushes"]], ["dirty"])
+
+    def test_a_catalogue_that_lists_no_suites_is_an_error(self):
+        write_executable(self.build / "tests" / "cuda" / "gpu_catalogue_test", "#!/bin/sh\necho 'GpuSplitK.'\n")
+        _, gpu = self.suite(CLEAN_FLUSH="0")
+        self.assertEqual(gpu["correctness"]["catalogue"],
+                         {"error": "gpu_catalogue_test --gtest_list_tests listed no suite of SUITE/...__KERNEL tests"})
+        self.assertEqual(gpu["correctness"]["sanitizers"], {"runs": []})
+
+    def test_a_missing_binary_is_named(self):
+        (self.build / "cli" / "pacheck").unlink()
+        result = run([BENCH / "run_gpu_suite.sh", self.build, self.out], env=self.environment)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn(f"{self.build}/cli/pacheck (or {self.build}/cli/pacheck.xz) is missing", result.stderr)
+        result = run([BENCH / "run_gpu_suite.sh"], env={**self.environment, "OUT": str(self.out)})
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("usage:", result.stderr)
+
+
+SASS_SCRIPT = BENCH / "sass_descriptor_check.py"
+# A fake cuobjdump: `-sass FILE` prints FILE, which the tests fill with a listing.
+CAT_CUOBJDUMP = '#!/bin/sh\n[ "$1" = -sass ] || exit 3\nexec cat "$2"\n'
+
+
+class SassDescriptorCheck(unittest.TestCase):
+    """Tests of bench/sass_descriptor_check.py on small synthetic `cuobjdump -sass` listings."""
+
+    def check(self, kernels):
+        return run([SASS_SCRIPT], stdin=sass_listing(kernels))
+
+    def test_a_clean_kernel_passes(self):
+        result = self.check([CLEAN_KERNEL])
+        self.assertEqual(result.returncode, 0, result.stdout)
+        self.assertIn("1 kernels with LDGSTS copies in the input, 0 reading an unwritten descriptor", result.stdout)
+
+    def test_a_copy_reading_an_unwritten_descriptor_fails_naming_the_kernel(self):
+        result = self.check([CLEAN_KERNEL, FAULTING_KERNEL])
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("UNWRITTEN DESCRIPTOR UR[6]: 1 LDGSTS read desc[UR[6]] in faulting_kernel", result.stdout)
+        self.assertNotIn("in clean_kernel", result.stdout)
+        self.assertIn("2 kernels with LDGSTS copies in the input, 1 reading an unwritten descriptor", result.stdout)
+
+    def test_input_without_kernels_fails(self):
+        for text in ("", "this is not SASS\n", sass_listing([NO_COPY_KERNEL])):
+            result = run([SASS_SCRIPT], stdin=text)
+            self.assertEqual(result.returncode, 1, text)
+            self.assertIn("FAILED, no kernel with LDGSTS copies in the input", result.stdout)
+
+    def test_a_64_bit_write_covers_the_next_register_and_a_32_bit_one_does_not(self):
+        wide = ("wide", ["ULDC.64 UR4, c[0x0][0x208]", "LDGSTS.E.128 [R2], desc[UR5][R4.64]"])
+        narrow = ("narrow", ["UMOV UR4, 0x1", "LDGSTS.E.128 [R2], desc[UR5][R4.64]"])
+        self.assertEqual(self.check([wide]).returncode, 0)
+        result = self.check([narrow])
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("UR[5]", result.stdout)
+
+    def test_a_write_in_another_kernel_does_not_count(self):
+        writer = ("writer", ["ULDC.64 UR6, c[0x0][0x208]", "LDGSTS.E.128 [R2], desc[UR6][R4.64]"])
+        reader = ("reader", ["LDGSTS.E.128 [R2], desc[UR6][R4.64]"])
+        result = self.check([writer, reader])
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("in reader", result.stdout)
+        self.assertNotIn("in writer", result.stdout)
+
+    def test_files_are_read_through_cuobjdump(self):
+        with tempfile.TemporaryDirectory() as folder:
+            cuobjdump = write_executable(Path(folder) / "cuobjdump", CAT_CUOBJDUMP)
+            clean, faulting = Path(folder) / "clean.a", Path(folder) / "faulting.a"
+            clean.write_text(sass_listing([CLEAN_KERNEL]))
+            faulting.write_text(sass_listing([FAULTING_KERNEL]))
+            result = run([SASS_SCRIPT, "--cuobjdump", cuobjdump, clean])
+            self.assertEqual(result.returncode, 0, result.stdout)
+            self.assertIn(f"1 kernels with LDGSTS copies in {clean}, 0 reading", result.stdout)
+            result = run([SASS_SCRIPT, "--cuobjdump", cuobjdump, clean, faulting])
+            self.assertEqual(result.returncode, 1, result.stdout)
+            self.assertIn("in faulting_kernel", result.stdout)
+
+    def test_cuobjdump_is_found_on_path(self):
+        with tempfile.TemporaryDirectory() as folder:
+            write_executable(Path(folder) / "cuobjdump", CAT_CUOBJDUMP)
+            library = Path(folder) / "library.a"
+            library.write_text(sass_listing([CLEAN_KERNEL]))
+            result = run([SASS_SCRIPT, library], env={"PATH": f"{folder}:/bin:/usr/bin"})
+            self.assertEqual(result.returncode, 0, result.stdout)
+
+    def test_a_failing_cuobjdump_is_an_error_naming_the_file(self):
+        with tempfile.TemporaryDirectory() as folder:
+            cuobjdump = write_executable(Path(folder) / "cuobjdump", CAT_CUOBJDUMP)
+            missing = Path(folder) / "missing.a"
+            result = run([SASS_SCRIPT, "--cuobjdump", cuobjdump, missing])
+            self.assertEqual(result.returncode, 2)
+            self.assertIn(f"cuobjdump -sass {missing} failed (exit 1)", result.stdout)
+
+    def test_a_missing_cuobjdump_skips_with_the_reason(self):
+        with tempfile.TemporaryDirectory() as folder:
+            result = run([SASS_SCRIPT, "--cuobjdump", Path(folder) / "cuobjdump", "library.a"])
+            self.assertEqual(result.returncode, 77)
+            self.assertIn(f"cuobjdump not found: {Path(folder) / 'cuobjdump'}", result.stdout)
+            result = run([SASS_SCRIPT, "library.a"], env={"PATH": folder})
+            self.assertEqual(result.returncode, 77)
+            self.assertIn("cuobjdump not found: none on PATH", result.stdout)
+
+
+SCRIPTS = (BENCH / "torch_sdpa_bench.py", BENCH / "flashinfer_bench.py")
+# A torch that imports, sees no device and has the versions the scripts record.
+FAKE_TORCH_WITHOUT_A_DEVICE = """__version__ = "0.0.sample"
+class cuda:
+    @staticmethod
+    def is_available():
+        return False
+class backends:
+    class cudnn:
+        @staticmethod
+        def version():
+            return 0
+"""
+
+
+class TimingScripts(unittest.TestCase):
+    """Tests of the parts of gpu_timing.py, torch_sdpa_bench.py and flashinfer_bench.py that run without a GPU."""
+
+    def test_shapes_are_the_benchmarks(self):
+        self.assertEqual(len(gpu_timing.SHAPES), 24)
+        self.assertEqual(gpu_timing.SHAPES[0], (4, 1, 1024))
+        self.assertEqual(gpu_timing.SHAPES[-1], (8, 256, 32768))
+
+    def test_bytes_are_what_paged_attention_bench_counts(self):
+        # paged_attention_bench printed 2.149 and 2.150 GB moved at batch 64, 8k for GQA 4 and 8.
+        self.assertEqual(round(gpu_timing.bytes_moved(4, 64, 8192) / 1e9, 3), 2.149)
+        self.assertEqual(round(gpu_timing.bytes_moved(8, 64, 8192) / 1e9, 3), 2.150)
+        self.assertEqual(gpu_timing.bytes_moved(4, 1, 1024), 2 * 1024 * 8 * 128 * 2 + 2 * 32 * 128 * 2)
+
+    def test_only_picks_shapes_in_the_benchmarks_order(self):
+        args = gpu_timing.parse_args("", "x.json", ["--only", "8,1,1024", "--only", "4,256,32768", "--clean-flush"])
+        self.assertEqual(args.shapes, [(4, 256, 32768), (8, 1, 1024)])
+        self.assertTrue(args.clean_flush)
+        self.assertEqual(gpu_timing.parse_args("", "x.json", []).shapes, list(gpu_timing.SHAPES))
+
+    def test_bad_options_are_named(self):
+        for script in SCRIPTS:
+            for options, message in ((["--only", "4,1"], "--only takes GQA,BATCH,CONTEXT, not '4,1'"),
+                                     (["--only", "3,1,1024"], "--only 3,1,1024 is not one of the benchmark's shapes"),
+                                     (["--repeats", "0"], "--repeats must be at least 1")):
+                result = run([script] + options)
+                self.assertEqual(result.returncode, 2, (script, options))
+                self.assertIn(message, result.stderr)
+
+    def test_without_torch_both_scripts_record_the_skip(self):
+        with tempfile.TemporaryDirectory() as folder:
+            fake_module(folder, "torch", 'raise ImportError("sample: no torch in this test")\n')
+            for script in SCRIPTS:
+                output = Path(folder) / "out.json"
+                result = run([script, "--json", output, "--clean-flush"], env={"PYTHONPATH": folder})
+                self.assertEqual(result.returncode, 0, result.stderr)
+                self.assertEqual(len(result.stdout.splitlines()), 1)
+                self.assertIn("sample: no torch in this test", result.stdout)
+                document = json.loads(output.read_text())
+                self.assertIn("is not importable: sample: no torch in this test", document["skipped"])
+                self.assertEqual((document["results"], document["clean_flush"]), ([], True))
+
+    def test_without_flashinfer_its_script_records_the_skip(self):
+        with tempfile.TemporaryDirectory() as folder:
+            fake_module(folder, "torch", "")
+            fake_module(folder, "flashinfer", 'raise ImportError("sample: no flashinfer in this test")\n')
+            output = Path(folder) / "out.json"
+            result = run([SCRIPTS[1], "--json", output], env={"PYTHONPATH": folder})
+            self.assertEqual(result.returncode, 0, result.stderr)
+            self.assertEqual(result.stdout, "skipped: flashinfer is not importable: sample: no flashinfer in this "
+                                            "test\n")
+            self.assertEqual(json.loads(output.read_text())["skipped"],
+                             "flashinfer is not importable: sample: no flashinfer in this test")
+
+    def test_without_a_cuda_device_the_scripts_fail_saying_so(self):
+        with tempfile.TemporaryDirectory() as folder:
+            fake_module(folder, "torch", FAKE_TORCH_WITHOUT_A_DEVICE)
+            fake_module(folder, "flashinfer", '__version__ = "0.0.sample"\n')
+            for script in SCRIPTS:
+                result = run([script, "--json", Path(folder) / "out.json"], env={"PYTHONPATH": folder})
+                self.assertEqual(result.returncode, 1, script)
+                self.assertEqual(result.stderr, f"{script.stem}: no CUDA device\n")
+                self.assertFalse((Path(folder) / "out.json").exists())
+
+    def test_a_backend_error_becomes_the_rows_error(self):
+        def refuse(row):
+            raise RuntimeError("sample refusal\nsecond line")
+        with contextlib.redirect_stdout(io.StringIO()) as printed:
+            row = gpu_timing.timed_row("sample", 4, 1, 1024, refuse)
+        self.assertIn("error: sample refusal", printed.getvalue())
+        self.assertEqual(row, {"backend": "sample", "gqa": 4, "batch": 1, "context": 1024,
+                               "bytes": gpu_timing.bytes_moved(4, 1, 1024), "error": "sample refusal"})
+
+    def test_a_timed_row_has_ms_and_tbps(self):
+        def time_ms(row):
+            row["resolved_backend"] = "sample"
+            return 0.5
+        with contextlib.redirect_stdout(io.StringIO()):
+            row = gpu_timing.timed_row("sample", 8, 64, 8192, time_ms)
+        self.assertEqual((row["ms"], row["resolved_backend"]), (0.5, "sample"))
+        self.assertAlmostEqual(row["tbps"], gpu_timing.bytes_moved(8, 64, 8192) / 0.5e-3 / 1e12)
+
+
+LOG = """== base 4,1,1024 rep 1 dirty
+   4      1     1024  cuda_fused             1024     0.0250      0.004    0.168
+   4      1     1024  cuda_splitk              64     0.0100      0.004    0.421
+WARNING: cuda_fused and cuda_splitk differ by 0.1
+== change 4,1,1024 rep 1 dirty
+   4      1     1024  cuda_fused             1024     0.0275      0.004    0.153
+   4      1     1024  cuda_splitk              64     0.0090      0.004    0.468
+== torch rep 1 dirty
+cudnn                       4      1     1024     0.0115    0.366
+== base 4,1,1024 rep 2 dirty
+   4      1     1024  cuda_fused             1024     0.0250      0.004    0.168
+   4      1     1024  cuda_splitk              64     0.0100      0.004    0.421
+== change 4,1,1024 rep 2 dirty
+   4      1     1024  cuda_fused             1024     0.0275      0.004    0.153
+   4      1     1024  cuda_splitk              64     0.0090      0.004    0.468
+"""
+
+
+class AbCompare(unittest.TestCase):
+    """Tests of bench/ab_table.py on a small A/B log and of bench/ab_compare.sh with fake benchmark builds."""
+
+    def table(self, text, benches):
+        with tempfile.TemporaryDirectory() as folder:
+            log = Path(folder) / "ab.log"
+            log.write_text(text)
+            return run([BENCH / "ab_table.py", log, benches])
+
+    def test_table_lists_every_run_and_the_change_against_the_base(self):
+        result = self.table(LOG, "base,change")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        lines = result.stdout.splitlines()
+        self.assertEqual(len(lines), 3)
+        self.assertTrue(lines[0].endswith("| change against base"))
+        self.assertRegex(lines[1], r"4,1,1024 +- +dirty cuda_fused +\| +25\.0 +25\.0\| +27\.5 +27\.5\| \+10\.0%$")
+        self.assertRegex(lines[2], r"cuda_splitk +\| +10\.0 +10\.0\| +9\.0 +9\.0\| -10\.0%$")
+
+    def test_torch_sections_and_warnings_are_not_runs(self):
+        with tempfile.TemporaryDirectory() as folder:
+            log = Path(folder) / "ab.log"
+            log.write_text(LOG)
+            times = ab_table.read(log)
+        self.assertEqual(sorted(times), [("4,1,1024", "-", "dirty", kernel, bench)
+                                         for kernel in ("cuda_fused", "cuda_splitk") for bench in ("base", "change")])
+        self.assertEqual(times[("4,1,1024", "-", "dirty", "cuda_fused", "base")], [25.0, 25.0])
+
+    def test_bad_input_is_named(self):
+        result = self.table("== base 4,1,1024 dirty\n", "base")
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("ab.log:1: expected '== BENCH SHAPE [CONFIG] rep N FLUSH'", result.stderr)
+        result = self.table(LOG, "base,other")
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("no runs of other in", result.stderr)
+        result = run([BENCH / "ab_table.py", "/no/such/ab.log", "base"])
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("cannot read /no/such/ab.log", result.stderr)
+
+    def test_ab_compare_interleaves_the_builds_and_tables_them(self):
+        with tempfile.TemporaryDirectory() as folder:
+            folder = Path(folder)
+            write_executable(folder / "bin" / "nvidia-smi", FAKE_NVIDIA_SMI)
+            base, slower = fake_bench(folder / "base_bench"), fake_bench(folder / "slower_bench", factor=1.1)
+            run(["xz", slower])  # a build may come compressed
+            environment = {"PATH": f"{folder / 'bin'}:/usr/bin:/bin", "SHAPES": "4,1,1024 8,64,8192",
+                           "PASSES": "dirty clean dirty", "TORCH_SHAPES": ""}
+            result = run([BENCH / "ab_compare.sh", folder / "out", base, slower], env=environment)
+            self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+            log = (folder / "out" / "ab.log").read_text()
+            headers = [line for line in log.splitlines() if line.startswith("==")]
+            self.assertEqual(headers[:3], ["== base_bench 4,1,1024 rep 1 dirty", "== slower_bench 4,1,1024 rep 1 dirty",
+                                           "== base_bench 8,64,8192 rep 1 dirty"])
+            self.assertEqual(len(headers), 12)
+            table = (folder / "out" / "ab_table.txt").read_text().splitlines()
+            self.assertEqual(len(table), 1 + 2 * 2 * 2)  # header, then shape x flush x kernel
+            self.assertTrue(all(line.endswith("+10.0%") for line in table[1:]), table)
+            self.assertTrue((folder / "out" / "gpu.txt").read_text().startswith("Sample GPU"))
+
+    def test_ab_compare_refuses_builds_of_one_name_and_missing_ones(self):
+        with tempfile.TemporaryDirectory() as folder:
+            folder = Path(folder)
+            (folder / "a").mkdir()
+            one, other = fake_bench(folder / "bench"), fake_bench(folder / "a" / "bench")
+            result = run([BENCH / "ab_compare.sh", folder / "out", one, other])
+            self.assertEqual(result.returncode, 2)
+            self.assertIn("two builds named bench", result.stderr)
+            result = run([BENCH / "ab_compare.sh", folder / "out", one, folder / "missing"])
+            self.assertEqual(result.returncode, 2)
+            self.assertIn(f"no benchmark build {folder / 'missing'}", result.stderr)
+            result = run([BENCH / "ab_compare.sh", folder / "out", one, fake_bench(folder / "other")],
+                         env={"PASSES": "dirty warm"})
+            self.assertEqual(result.returncode, 2)
+            self.assertIn("a pass is dirty or clean, not warm", result.stderr)
+            result = run([BENCH / "ab_compare.sh", folder / "out", one])
+            self.assertEqual(result.returncode, 2)
+            self.assertIn("usage:", result.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
