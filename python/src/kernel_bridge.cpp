@@ -13,8 +13,7 @@
 #include "properties/agreement.h"
 #include "properties/catalogue.h"
 #include "properties/runner.h"
-#include "python/src/declarations.h"
-#include "python/src/kernel_output.h"
+#include "python/src/from_python.h"
 
 namespace nb = nanobind;
 

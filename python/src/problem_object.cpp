@@ -17,7 +17,7 @@
 
 #include "problem/case_file.h"
 #include "properties/problem_spec.h"
-#include "python/src/declarations.h"
+#include "python/src/from_python.h"
 
 namespace nb = nanobind;
 

@@ -1,5 +1,5 @@
-// Reading what a Python caller declares (dtypes, capabilities, an error model, knobs) into pacheck's types, with an
-// error naming the argument and the bad value for anything else.
+// What a Python caller hands pacheck, read into pacheck's types: the dtypes, capabilities, error model and knobs
+// it declares, and the arrays its kernel returns; anything else gets an error naming the argument and the value.
 #pragma once
 
 #include <initializer_list>
@@ -10,6 +10,7 @@
 
 #include "oracle/stock_error_models.h"
 #include "problem/knobs.h"
+#include "problem/problem.h"
 #include "variants/variant.h"
 
 namespace pacheck::python {
@@ -38,5 +39,17 @@ Capabilities parse_capabilities(nanobind::handle declared);
 
 // A stock model's name (stock_error_models.h) or a dict of ErrorCoefficients fields.
 DeclaredErrorModel parse_error_model(nanobind::handle declared);
+
+// The kernel broke the bridge's contract (python/README.md): an output of the wrong shape or dtype, something that
+// is not an array, or a view of the problem kept after the call. Not a property failure: the check stops.
+class KernelContractError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// `result` as floats: any DLPack-capable or array-like object (numpy, torch on CPU or CUDA) of shape
+// [total_queries, num_query_heads, head_dim] holding float32, float16 or bfloat16 values, any strides. Device arrays
+// are copied to the host by pacheck._bridge.host_array. Throws KernelContractError naming `kernel`.
+Output output_from(nanobind::handle result, const Problem& problem, const std::string& kernel);
 
 }  // namespace pacheck::python
