@@ -6,7 +6,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from bench_testing import BENCH, FIXTURES, run, write_sample_logs
+from bench_testing import BENCH, run, write_sample_logs, write_sample_results
 
 import collect_results
 import external_results
@@ -24,7 +24,7 @@ def by(runs, **keys):
 
 
 class CollectResults(unittest.TestCase):
-    """Tests of bench/collect_results.py on the sample logs of tests/fixtures/bench_logs.json."""
+    """Tests of bench/collect_results.py on the sample logs of tests/fixtures/bench_samples.json."""
 
     @classmethod
     def setUpClass(cls):
@@ -166,13 +166,13 @@ class CollectResults(unittest.TestCase):
             self.assertIn("collect_results: ", result.stderr)
 
 
-SAMPLE = FIXTURES / "bench_results_sample.json"
+SAMPLE = write_sample_results(Path(LOGS_FOLDER.name) / "results_sample.json")
 PAGE_SCRIPT = BENCH / "results_page.py"
 EMPTY = {"schema": 1, "gpus": []}
 
 
 class ResultsPage(unittest.TestCase):
-    """Tests of bench/results_page.py on tests/fixtures/bench_results_sample.json and on empty results."""
+    """Tests of bench/results_page.py on the sample results of tests/fixtures/bench_samples.json and on empty results."""
 
     @classmethod
     def setUpClass(cls):
