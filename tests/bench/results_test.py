@@ -172,7 +172,7 @@ EMPTY = {"schema": 1, "gpus": []}
 
 
 class ResultsPage(unittest.TestCase):
-    """Tests of bench/results_page.py on the sample results of tests/fixtures/bench_samples.json and on empty results."""
+    """Tests of bench/results_page.py on the sample results of tests/fixtures/bench_samples.json, and on none."""
 
     @classmethod
     def setUpClass(cls):
