@@ -4,6 +4,33 @@
 # Arguments: PACHECK (the executable), CASE, WORK_DIR (emptied first), HAVE_CUDA, GENERATOR (for the ctest case).
 cmake_minimum_required(VERSION 3.25)
 
+# CASE=assigned_gpus is not a test of its own but the test command of the project ctest_accepts_the_spec writes:
+# fails unless ctest assigned it GROUPS resource groups of one GPU slot each, on distinct GPUs, in the environment
+# format the GPU test binaries read; prints "assigned gpus <id>...".
+if(CASE STREQUAL "assigned_gpus")
+  set(ids)
+  if(NOT "$ENV{CTEST_RESOURCE_GROUP_COUNT}" STREQUAL "${GROUPS}")
+    message(FATAL_ERROR "CTEST_RESOURCE_GROUP_COUNT is '$ENV{CTEST_RESOURCE_GROUP_COUNT}', expected ${GROUPS}")
+  endif()
+  math(EXPR last "${GROUPS} - 1")
+  foreach(group RANGE ${last})
+    set(types "$ENV{CTEST_RESOURCE_GROUP_${group}}")
+    set(assigned "$ENV{CTEST_RESOURCE_GROUP_${group}_GPUS}")
+    if(NOT types STREQUAL "gpus" OR NOT assigned MATCHES "^id:([0-9]+),slots:1$")
+      message(FATAL_ERROR "group ${group}: CTEST_RESOURCE_GROUP_${group} is '${types}' and "
+                          "CTEST_RESOURCE_GROUP_${group}_GPUS is '${assigned}', expected gpus and id:<n>,slots:1")
+    endif()
+    list(APPEND ids ${CMAKE_MATCH_1})
+  endforeach()
+  set(distinct ${ids})
+  list(REMOVE_DUPLICATES distinct)
+  if(NOT distinct STREQUAL ids)
+    message(FATAL_ERROR "ctest gave two groups the same GPU: ${ids}")
+  endif()
+  message("assigned gpus ${ids}")
+  return()
+endif()
+
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR})
 set(spec ${WORK_DIR}/spec.json)
@@ -176,8 +203,20 @@ endfunction()
 function(ctest_accepts_the_spec)
   run_gpus(run ARGS --fake-gpu-count 2 --resource-spec ${spec})
   expect_status(0)
+  # The project: four tests of one GPU group and one of two, each checking what ctest assigned it.
   set(project_build ${WORK_DIR}/project)
-  execute_process(COMMAND ${CMAKE_COMMAND} -S ${CMAKE_CURRENT_LIST_DIR}/resource_spec_project -B ${project_build}
+  set(check "\${CMAKE_COMMAND} -DCASE=assigned_gpus")
+  file(WRITE ${WORK_DIR}/project_source/CMakeLists.txt "cmake_minimum_required(VERSION 3.25)
+project(resource_spec_check NONE)
+enable_testing()
+foreach(i RANGE 1 4)
+  add_test(NAME one_gpu_\${i} COMMAND ${check} -DGROUPS=1 -P ${CMAKE_CURRENT_LIST_FILE})
+  set_tests_properties(one_gpu_\${i} PROPERTIES RESOURCE_GROUPS gpus:1)
+endforeach()
+add_test(NAME two_gpus COMMAND ${check} -DGROUPS=2 -P ${CMAKE_CURRENT_LIST_FILE})
+set_tests_properties(two_gpus PROPERTIES RESOURCE_GROUPS \"2,gpus:1\")
+")
+  execute_process(COMMAND ${CMAKE_COMMAND} -S ${WORK_DIR}/project_source -B ${project_build}
                           -G ${GENERATOR}
                   RESULT_VARIABLE run_status OUTPUT_VARIABLE run_out ERROR_VARIABLE run_err)
   expect_status(0)
