@@ -176,6 +176,37 @@ void run_check(const CheckOptions& o, const std::string& invoked_as) {
     }
   }
   const std::vector<const Variant*> variants = select_variants(o.variants);
+  // A reproduce string re-runs its own (property, variant) pair only; one that names no pair of this command would
+  // check nothing, so it is refused.
+  std::vector<std::string> reproduce_pairs;
+  if (!o.reproduce.empty()) {
+    try {
+      reproduce_pairs = reproduce_ids(o.reproduce);
+    } catch (const std::invalid_argument& e) {
+      throw CLI::ValidationError("--reproduce", e.what());
+    }
+  }
+  const auto reproduced = [&reproduce_pairs](const std::string& id) {
+    return std::find(reproduce_pairs.begin(), reproduce_pairs.end(), id) != reproduce_pairs.end();
+  };
+  if (!o.reproduce.empty()) {
+    bool any = false;
+    std::string runs;
+    for (const Variant* v : variants)
+      for (const Property* property : properties)
+        if (property->applies(v->capabilities())) {
+          const std::string id = property_run_id(property->name, v->name());
+          any = any || reproduced(id);
+          if (runs.size() < 300) runs += (runs.empty() ? "" : ", ") + id;
+        }
+    if (!any) {
+      std::string wanted;
+      for (const std::string& id : reproduce_pairs) wanted += (wanted.empty() ? "" : ", ") + id;
+      throw CLI::ValidationError("--reproduce", "the string reproduces " + wanted + ", which this command does not run (" +
+                                                    (runs.empty() ? "nothing" : runs) +
+                                                    "); give it the --variant and --property of its reproduce line");
+    }
+  }
   const bool in_children =
       std::any_of(variants.begin(), variants.end(), [](const Variant* v) { return plugin_of(v->name()) != nullptr; });
   std::string gpu_reason;
@@ -197,6 +228,7 @@ void run_check(const CheckOptions& o, const std::string& invoked_as) {
     }
     for (const Property* property : properties) {
       if (!property->applies(v->capabilities())) continue;
+      if (!o.reproduce.empty() && !reproduced(property_run_id(property->name, v->name()))) continue;
       PairOutcome outcome;
       try {
         outcome = in_children ? run_pair_in_child(o, *property, *v, program) : run_pair(o, *property, *v, program);
@@ -273,8 +305,8 @@ void add_check_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("check", "Run the property catalogue over the variants and print a summary");
   cmd->add_option("--variant", options->variants, "Variant(s) to check (default: every non-mutant variant)");
   cmd->add_option("--property", options->properties, "Properties to run (default: the whole catalogue)");
-  cmd->add_option("--cases", options->cases, "Cases per property")->check(CLI::Range(1, 100000000));
-  cmd->add_option("--seed", options->seed, "RapidCheck seed");
+  cmd->add_option("--cases", options->cases, "Cases per property")->check(whole_number(1, 100000000));
+  cmd->add_option("--seed", options->seed, "RapidCheck seed")->check(whole_number(0, UINT64_MAX));
   cmd->add_option("--failures", options->failure_dir, "Folder for the case files of failures");
   cmd->add_option("--reproduce", options->reproduce, "Re-run the failing case of a reproduce string");
   cmd->add_flag("--engine-shapes", options->engine_shapes,

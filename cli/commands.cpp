@@ -1,6 +1,11 @@
 // The pieces the subcommands share: the exit code, variant selection, plugins, the GPU probe, the kernel pins.
 #include "cli/commands.h"
 
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <stdexcept>
 
@@ -32,10 +37,79 @@ std::vector<const Variant*> select_variants(const std::vector<std::string>& name
     try {
       out.push_back(&Registry::instance().get(name));
     } catch (const std::invalid_argument& e) {
-      throw CLI::ValidationError("--variant", e.what());
+      std::vector<std::string> known;
+      for (const Variant* v : Registry::instance().variants(true)) known.push_back(v->name());
+      const std::string near = nearest_name(name, known);
+      throw CLI::ValidationError("--variant", e.what() + (near.empty() ? "" : "; did you mean " + near + "?"));
     }
   }
   return out;
+}
+
+CLI::Validator whole_number(std::uint64_t lo, std::uint64_t hi) {
+  const std::string range = std::to_string(lo) + " to " + std::to_string(hi);
+  return CLI::Validator(
+      [lo, hi, range](std::string& text) -> std::string {
+        std::uint64_t value = 0;
+        const char* end = text.data() + text.size();
+        const bool digits = !text.empty() && std::all_of(text.begin(), text.end(), [](char ch) {
+          return ch >= '0' && ch <= '9';
+        });
+        if (!digits) return "'" + text + "' is not a whole number (decimal digits only)";
+        const auto [at, error] = std::from_chars(text.data(), end, value);
+        if (error == std::errc::result_out_of_range || value < lo || value > hi)
+          return "'" + text + "' is outside " + range;
+        return at == end ? std::string() : "'" + text + "' is not a whole number";
+      },
+      "[" + range + "]");
+}
+
+CLI::Validator finite_number(double lo, double hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double value = text.empty() ? 0.0 : std::strtod(text.c_str(), &end);
+        if (text.empty() || end != text.c_str() + text.size() || text.find_first_of("xXpP") != std::string::npos)
+          return "'" + text + "' is not a number";
+        if (!std::isfinite(value)) return "'" + text + "' is not a finite number";
+        if (value < lo || value > hi) {
+          char range[64];
+          std::snprintf(range, sizeof range, "%g to %g", lo, hi);
+          return "'" + text + "' is outside " + range;
+        }
+        return "";
+      },
+      "NUMBER");
+}
+
+std::string nearest_name(const std::string& word, const std::vector<std::string>& candidates) {
+  // Levenshtein distance; a candidate within a third of the word's length (at least 1, at most 3 edits) is a
+  // likely typo, and a tie keeps the first.
+  const auto distance = [](const std::string& a, const std::string& b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+      std::size_t diagonal = row[0];
+      row[0] = i;
+      for (std::size_t j = 1; j <= b.size(); ++j) {
+        const std::size_t up = row[j];
+        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+        diagonal = up;
+      }
+    }
+    return row[b.size()];
+  };
+  const std::size_t allowed = std::clamp<std::size_t>(word.size() / 3, 1, 3);
+  std::string best;
+  std::size_t best_distance = allowed + 1;
+  for (const std::string& candidate : candidates) {
+    const std::size_t d = distance(word, candidate);
+    if (d < best_distance) {
+      best = candidate;
+      best_distance = d;
+    }
+  }
+  return best;
 }
 
 void add_plugin_option(CLI::App* command, std::vector<std::string>& plugins) {

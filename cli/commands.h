@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,14 @@ std::string with_plugin_arguments(const std::string& text, const std::string& va
 
 // Whether a CUDA device can run the GPU variants; `reason` says why not.
 bool gpu_available(std::string* reason);
+
+// Exact validators for numbers on the command line (CLI11 converts "-1" to 2^64-1 and calls "abc" out of range):
+// a whole number written in decimal digits only, within [lo, hi]; a finite decimal number within [lo, hi].
+CLI::Validator whole_number(std::uint64_t lo, std::uint64_t hi);
+CLI::Validator finite_number(double lo, double hi);
+
+// The candidate nearest to `word` by edit distance, or "" when none is near enough to be a likely typo.
+std::string nearest_name(const std::string& word, const std::vector<std::string>& candidates);
 
 // --layout and --merge: the kernel choices every generated case pins (Knobs::pins); a name outside the choices is
 // a usage error.

@@ -99,12 +99,12 @@ void add_gpus_command(CLI::App& app) {
                   "Write ctest's resource spec file for every GPU here; then run "
                   "`ctest -L gpu -j N --resource-spec-file FILE`");
   cmd->add_option("--slots-per-gpu", options->slots_per_gpu, "GPU tests that may share one GPU at a time")
-      ->check(CLI::Range(1, 1 << 16))
+      ->check(whole_number(1, 1 << 16))
       ->default_val(1);
   cmd->add_option_function<int>(
          "--fake-gpu-count", [options](int count) { options->fake_gpu_count = count; },
          "For tests only: list COUNT fake devices instead of asking the CUDA runtime")
-      ->check(CLI::Range(0, 1 << 16))
+      ->check(whole_number(0, 1 << 16))
       ->group("");  // hidden: not an option for users
   cmd->callback([options] { run_gpus(*options); });
 }

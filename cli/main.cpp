@@ -1,18 +1,104 @@
-// pacheck: the main executable. Each subcommand lives in its own file and registers itself here.
+// pacheck: the main executable. Each subcommand lives in its own file and registers itself here; this file holds
+// the conventions every subcommand shares: usage errors exit 2 with a suggestion for a near miss, `--version`,
+// `help [COMMAND]`, defaults in every --help, and no exception escaping as an abort.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
+#include <new>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
 
+namespace {
+
+constexpr int kUsageError = 2;
+
+std::vector<std::string> subcommand_names(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) names.push_back(sub->get_name());
+  return names;
+}
+
+// A first word that is not an option must name a subcommand: a typo gets the nearest name, not CLI11's "A subcommand
+// is required".
+bool known_subcommand(const CLI::App& app, int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') return true;
+  const std::string word = argv[1];
+  const std::vector<std::string> names = subcommand_names(app);
+  for (const std::string& name : names)
+    if (name == word) return true;
+  const std::string near = pacheck::cli::nearest_name(word, names);
+  std::cerr << "error: '" << word << "' is not a pacheck command" << (near.empty() ? "" : "; did you mean " + near + "?")
+            << "\nRun `pacheck help` for the commands.\n";
+  return false;
+}
+
+// For options CLI11 did not expect, the nearest option of the subcommand that was being parsed.
+std::string option_suggestions(const CLI::App& app, const std::string& message) {
+  const CLI::App* command = &app;
+  for (const CLI::App* sub : app.get_subcommands()) command = sub;
+  std::vector<std::string> options;
+  for (const CLI::Option* option : command->get_options())
+    for (const std::string& name : option->get_lnames()) options.push_back("--" + name);
+  std::string hints;
+  std::size_t from = message.find(':');
+  while (from != std::string::npos && from + 1 < message.size()) {
+    const std::size_t start = message.find_first_not_of(' ', from + 1);
+    if (start == std::string::npos) break;
+    const std::size_t end = message.find(' ', start);
+    std::string word = message.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (const std::size_t eq = word.find('='); eq != std::string::npos) word.resize(eq);
+    if (word.rfind("--", 0) == 0) {
+      const std::string near = pacheck::cli::nearest_name(word, options);
+      if (!near.empty() && near != word) hints += "did you mean " + near + " instead of " + word + "?\n";
+    }
+    from = end;
+  }
+  return hints;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"pacheck: property-based and differential testing of paged-attention kernels against an exact oracle"};
+  app.set_version_flag("--version", "pacheck " PACHECK_VERSION);
+  app.option_defaults()->always_capture_default();
   app.require_subcommand(1);
   pacheck::cli::add_commands(app);
+
+  std::string help_topic;
+  CLI::App* help = app.add_subcommand("help", "Print the commands, or one command's options: pacheck help COMMAND");
+  help->add_option("command", help_topic, "The command");
+  help->callback([&app, &help_topic] {
+    if (help_topic.empty()) {
+      std::cout << app.get_formatter()->make_help(&app, app.get_name(), CLI::AppFormatMode::Normal);
+      return;
+    }
+    for (CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+      if (sub->get_name() == help_topic && sub->get_name() != "help") {
+        std::cout << sub->help();
+        return;
+      }
+    throw CLI::ValidationError("help", "'" + help_topic + "' is not a pacheck command");
+  });
+
+  if (!known_subcommand(app, argc, argv)) return kUsageError;
   try {
     app.parse(argc, argv);
+  } catch (const CLI::RuntimeError& e) {  // a command that printed its own error and chose its exit status
+    return e.get_exit_code();
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    app.exit(e);
+    if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) std::cerr << option_suggestions(app, e.what());
+    return kUsageError;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "error: out of memory\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
   }
   return pacheck::cli::exit_code();
 }

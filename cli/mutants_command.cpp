@@ -89,8 +89,8 @@ void run_mutants(const MutantsOptions& o, const std::string& program) {
 void add_mutants_command(CLI::App& app) {
   auto options = std::make_shared<MutantsOptions>();
   CLI::App* cmd = app.add_subcommand("mutants", "Run every property against every mutant and print the kill matrix");
-  cmd->add_option("--cases", options->cases, "Cases per property and mutant")->check(CLI::Range(1, 100000000));
-  cmd->add_option("--seed", options->seed, "RapidCheck seed, the same for every cell");
+  cmd->add_option("--cases", options->cases, "Cases per property and mutant")->check(whole_number(1, 100000000));
+  cmd->add_option("--seed", options->seed, "RapidCheck seed, the same for every cell")->check(whole_number(0, UINT64_MAX));
   cmd->add_option("--mutant", options->mutants, "Mutant(s) to run (default: every mutant; `pacheck list --mutants`)");
   cmd->add_option("--json", options->json_path, "Also write the matrix, every kill's shrunk case and replay, as JSON");
   cmd->add_option("--failures", options->failure_dir, "Folder for the case files of the kills");

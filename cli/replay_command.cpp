@@ -73,8 +73,8 @@ void add_replay_command(CLI::App& app) {
   cmd->add_option("file", options->file, "The case file")->required();
   cmd->add_option("--variant", options->variants, "Variant(s) to run (default: every non-mutant variant)");
   cmd->add_flag("--mutants", options->include_mutants, "With no --variant: include the mutants");
-  cmd->add_option("--tile-size", options->tile_size, "Override the case's tile size")->check(CLI::PositiveNumber);
-  cmd->add_option("--split-size", options->split_size, "Override the case's split size")->check(CLI::PositiveNumber);
+  cmd->add_option("--tile-size", options->tile_size, "Override the case's tile size")->check(whole_number(1, 1 << 20));
+  cmd->add_option("--split-size", options->split_size, "Override the case's split size")->check(whole_number(1, 1 << 20));
   add_plugin_option(cmd, options->plugins);
   cmd->callback([options] { run_replay(*options); });
 }

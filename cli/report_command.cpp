@@ -164,13 +164,13 @@ void add_report_command(CLI::App& app) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   cmd->add_option("--cases", options->cases, "Cases per property, per variant, dtype and mode")
       ->capture_default_str()
-      ->check(CLI::Range(1, 100000000));
-  cmd->add_option("--seed", options->seed, "RapidCheck seed")->capture_default_str();
+      ->check(whole_number(1, 100000000));
+  cmd->add_option("--seed", options->seed, "RapidCheck seed")->capture_default_str()->check(whole_number(0, UINT64_MAX));
   cmd->add_option("--variant", options->variants,
                   "Variant(s) to report on, mutants included (default: every non-mutant variant)");
   cmd->add_option("--kill-cases", options->kill_cases, "Cases per property and mutant in the kill matrix; 0 leaves it out")
       ->capture_default_str()
-      ->check(CLI::Range(0, 100000000));
+      ->check(whole_number(0, 100000000));
   cmd->add_option("--coverage", options->coverage, "gcovr's JSON summary whose figures the report embeds, if it exists")
       ->capture_default_str();
   add_plugin_option(cmd, options->plugins);

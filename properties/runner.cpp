@@ -39,6 +39,14 @@ std::vector<T> narrowed(const std::vector<T>& supported, const std::vector<T>& w
   }
   return kept;
 }
+
+std::unordered_map<std::string, rc::detail::Reproduce> parse_reproduce(const std::string& reproduce) {
+  try {
+    return rc::detail::stringToReproduceMap(reproduce);
+  } catch (const std::exception& e) {
+    throw std::invalid_argument(std::string("not a RapidCheck reproduce string: ") + e.what());
+  }
+}
 }  // namespace
 
 std::string pin_arguments(const KernelPins& pins) {
@@ -52,6 +60,12 @@ std::uint64_t property_seed(std::uint64_t seed, const std::string& property) {
   std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a of the name, so the mix is the same on every platform
   for (unsigned char ch : property) h = (h ^ ch) * 0x100000001b3ull;
   return seed ^ h;
+}
+
+std::vector<std::string> reproduce_ids(const std::string& reproduce) {
+  std::vector<std::string> ids;
+  for (const auto& [id, unused] : parse_reproduce(reproduce)) ids.push_back(id);
+  return ids;
 }
 
 std::string property_run_id(const std::string& property, const std::string& variant) {
@@ -80,13 +94,7 @@ PropertyRun run_property(const Property& property, const Variant& variant, const
   params.maxSize = options.max_size;
   params.disableShrinking = !options.shrink;
   std::unordered_map<std::string, rc::detail::Reproduce> reproduce_map;
-  if (options.reproduce) {
-    try {
-      reproduce_map = rc::detail::stringToReproduceMap(*options.reproduce);
-    } catch (const std::exception& e) {
-      throw std::invalid_argument(std::string("not a RapidCheck reproduce string: ") + e.what());
-    }
-  }
+  if (options.reproduce) reproduce_map = parse_reproduce(*options.reproduce);
   QuietListener listener;
   const rc::detail::TestResult result = rc::detail::checkProperty(
       rc::detail::toProperty([&] { property.body(ctx); }), metadata, params, listener, reproduce_map);

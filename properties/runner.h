@@ -53,4 +53,7 @@ std::string pin_arguments(const KernelPins& pins);
 // The RapidCheck id of a (property, variant) pair, the key of its reproduce string.
 std::string property_run_id(const std::string& property, const std::string& variant);
 
+// The (property, variant) ids a reproduce string holds; std::invalid_argument when it is not a reproduce string.
+std::vector<std::string> reproduce_ids(const std::string& reproduce);
+
 }  // namespace pacheck
