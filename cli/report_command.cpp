@@ -159,7 +159,8 @@ void add_report_command(CLI::App& app) {
   auto options = std::make_shared<ReportOptions>();
   CLI::App* cmd = app.add_subcommand(
       "report", "Run the catalogue over every available variant per dtype and mode, and write ulp.json and index.html");
-  cmd->add_option("--out", options->out_dir, "The report folder (created; its cases/, failures/, mutants/ are replaced)")
+  cmd->add_option("--out", options->out_dir,
+                  "The report folder (created; an earlier report's files there, as its manifest lists them, are replaced)")
       ->capture_default_str()
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   cmd->add_option("--cases", options->cases, "Cases per property, per variant, dtype and mode")

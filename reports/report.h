@@ -114,6 +114,7 @@ struct Report {
   std::string coverage_html;  // gcovr's HTML index, relative to out_dir; empty when absent
   std::string coverage_note;  // why there are no coverage figures
   double seconds = 0;
+  std::vector<std::string> written_files;  // the case files the run wrote, relative to out_dir (for the manifest)
 
   // Every non-mutant variant that ran passed (mutants are expected to fail).
   bool non_mutants_passed() const;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <set>
 #include <sstream>
 
 #include <rapidcheck.h>
@@ -10,6 +11,7 @@
 #include "problem/case_file.h"
 #include "properties/runner.h"
 #include "reports/environment.h"
+#include "reports/report_files.h"
 
 namespace pacheck::reports {
 
@@ -272,7 +274,8 @@ Report run_report(const ReportSettings& settings, const ProgressCallback& callba
   report.environment = collect_environment(settings.source_root, settings.command_line);
 
   std::filesystem::create_directories(settings.out_dir);
-  for (const char* owned : {"cases", "failures", "mutants"}) std::filesystem::remove_all(settings.out_dir / owned);
+  remove_previous_report(settings.out_dir);  // by its manifest: a user's own files in the folder stay
+  const std::set<std::string> present_before = case_files_in(settings.out_dir);
 
   std::string gpu_reason;
   const bool gpu = cuda_device_available(&gpu_reason);
@@ -304,6 +307,8 @@ Report run_report(const ReportSettings& settings, const ProgressCallback& callba
 
   run_kill_matrix_into(report, settings, callback);
   attach_coverage(report, settings.coverage_summary);
+  for (const std::string& file : case_files_in(settings.out_dir))
+    if (present_before.count(file) == 0) report.written_files.push_back(file);
   report.seconds = seconds_since(start);
   return report;
 }

@@ -640,3 +640,43 @@ TEST(Environment, NamesTheRevisionCompilerAndDevice) {
 
 }  // namespace
 }  // namespace pacheck::reports
+
+namespace pacheck::reports {
+namespace {
+
+void write_file(const std::filesystem::path& path, const std::string& text) {
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream(path) << text;
+}
+
+TEST(ReportFiles, RemovesOnlyWhatItsManifestListsInsideTheFolder) {
+  const std::filesystem::path root = ::testing::TempDir() + "report_manifest_" + std::to_string(::getpid());
+  std::filesystem::remove_all(root);
+  const std::filesystem::path out = root / "report";
+  write_file(out / "cases/v/ours.json", "{}");
+  write_file(out / "cases/v/user.json", "{}");
+  write_file(out / "failures/w/ours.json", "{}");
+  write_file(root / "outside.txt", "x");
+  write_file(out / kManifestName, "[\"cases/v/ours.json\", \"failures/w/ours.json\", \"../outside.txt\", \"" +
+                                      (root / "outside.txt").string() + "\", 7]");
+  remove_previous_report(out);
+  EXPECT_FALSE(std::filesystem::exists(out / "cases/v/ours.json"));
+  EXPECT_TRUE(std::filesystem::exists(out / "cases/v/user.json"));
+  EXPECT_FALSE(std::filesystem::exists(out / "failures/w")) << "a folder the removal left empty goes too";
+  EXPECT_TRUE(std::filesystem::exists(root / "outside.txt")) << "an entry outside the folder is ignored";
+  EXPECT_EQ(case_files_in(out), (std::set<std::string>{"cases/v/user.json"}));
+}
+
+TEST(ReportFiles, AFolderWithoutAManifestOrWithAForeignOneLosesNothing) {
+  const std::filesystem::path out = ::testing::TempDir() + "report_foreign_" + std::to_string(::getpid());
+  std::filesystem::remove_all(out);
+  write_file(out / "cases/user.json", "{}");
+  remove_previous_report(out);
+  EXPECT_TRUE(std::filesystem::exists(out / "cases/user.json"));
+  write_file(out / kManifestName, "{\"cases/user.json\": 1}");
+  remove_previous_report(out);
+  EXPECT_TRUE(std::filesystem::exists(out / "cases/user.json"));
+}
+
+}  // namespace
+}  // namespace pacheck::reports
