@@ -1,14 +1,49 @@
 #!/usr/bin/env bash
-# Runs every libFuzzer target of build/fuzz for SECONDS each, all at once (one core each), starting from its
-# committed seed corpus in fuzz/corpus/<target>/. New corpus entries go to build/fuzz/corpus/<target>/, never into
-# the committed folder. Prints each target's executions per second; exits non-zero if any target found a crash,
-# a sanitizer report, a leak, a timeout or an out-of-memory (the reproducer is saved as
-# build/fuzz/artifacts/<target>/crash-*; re-run it with `build/fuzz/fuzz/<target> FILE`).
-#   fuzz/run_fuzzers.sh [SECONDS]     (default 60; build first with: cmake --preset fuzz && cmake --build --preset fuzz)
+# Runs every libFuzzer target of build/fuzz for SECONDS, all at once, each in libFuzzer's fork mode over its share of
+# the cores (-fork=N, N = cores / targets, at least 1), starting from its seeds: fuzz/corpus/case_file/ and the case
+# files of fuzz/regressions/ for case_file; for structured_problem, byte strings written here (the decoder turns any
+# bytes into a valid problem, so the seeds need no committed files). New corpus entries go to
+# build/fuzz/corpus/<target>/, never into a committed folder. Prints each target's executions and executions per
+# second; exits non-zero if any target found a crash, a sanitizer report, a leak, a timeout or an out-of-memory (the
+# reproducer is saved as build/fuzz/artifacts/<target>/crash-*; re-run it with `build/fuzz/fuzz/<target> FILE`).
+#   fuzz/run_fuzzers.sh [SECONDS]       (default 60; build first with: cmake --preset fuzz && cmake --build --preset fuzz)
+#   fuzz/run_fuzzers.sh --seeds DIR     only write structured_problem's seeds into DIR (.clusterfuzzlite/build.sh)
 set -uo pipefail
 cd "$(dirname "$0")/.."
+
+# structured_problem's seeds: all zeros, all ones, and twelve pseudo-random strings of 16 to 96 bytes from a fixed
+# seed, so every run starts from the same corpus.
+write_structured_seeds() {
+  local dir=$1
+  mkdir -p "$dir"
+  : >"$dir/empty"
+  head -c 64 /dev/zero >"$dir/zeros_64"
+  head -c 64 /dev/zero | tr '\0' '\377' >"$dir/ones_64"
+  LC_ALL=C awk -v dir="$dir" 'BEGIN {
+    srand(1)
+    for (i = 0; i < 12; i++) {
+      file = sprintf("%s/random_%02d", dir, i)
+      n = 16 * (1 + int(rand() * 6))
+      bytes = ""
+      for (j = 0; j < n; j++) bytes = bytes sprintf("%c", int(rand() * 256))
+      printf "%s", bytes > file
+      close(file)
+    }
+  }'
+}
+if [ "${1:-}" = --seeds ]; then
+  write_structured_seeds "${2:?--seeds DIR}"
+  exit 0
+fi
+
 seconds="${1:-60}"
 targets=(structured_problem case_file)
+cores=$(nproc 2>/dev/null || echo 1)
+forks=$(( cores / ${#targets[@]} ))
+[ "$forks" -ge 1 ] || forks=1
+write_structured_seeds build/fuzz/seeds/structured_problem
+declare -A seeds=([structured_problem]="build/fuzz/seeds/structured_problem"
+                  [case_file]="fuzz/corpus/case_file fuzz/regressions")
 status=0
 pids=()
 for t in "${targets[@]}"; do
@@ -19,21 +54,26 @@ for t in "${targets[@]}"; do
   fi
   mkdir -p "build/fuzz/corpus/$t" "build/fuzz/artifacts/$t"
   # -malloc_limit_mb: any single allocation over 512 MiB is a finding (the case-file reader must never make one).
-  # -timeout: one input running over 10 s is a hang. -rss_limit_mb bounds the whole process.
-  options=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=512 -print_final_stats=1
+  # -timeout: one input running over 10 s is a hang. -rss_limit_mb bounds each process. Fork mode stops at the
+  # first crash (-ignore_crashes=0, its default), so a finding still ends the run with a non-zero status.
+  options=(-fork="$forks" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=512
            -artifact_prefix="build/fuzz/artifacts/$t/")
   [ -f "fuzz/$t.dict" ] && options+=(-dict="fuzz/$t.dict")
-  PACHECK_FUZZ_FAILURE_DIR="build/fuzz/artifacts/$t" "$binary" "${options[@]}" "build/fuzz/corpus/$t" "fuzz/corpus/$t" \
+  # shellcheck disable=SC2086  # the seed folders are words
+  PACHECK_FUZZ_FAILURE_DIR="build/fuzz/artifacts/$t" "$binary" "${options[@]}" "build/fuzz/corpus/$t" ${seeds[$t]} \
     >"build/fuzz/$t.log" 2>&1 &
   pids+=($!)
 done
 for i in "${!targets[@]}"; do
   t="${targets[$i]}"
   if wait "${pids[$i]}"; then result="clean"; else result="FAILED"; status=1; fi
-  execs=$(grep -m1 '^stat::number_of_executed_units:' "build/fuzz/$t.log" | awk '{print $2}')
-  rate=$(grep -m1 '^stat::average_exec_per_sec:' "build/fuzz/$t.log" | awk '{print $2}')
-  cov=$(grep -E '^#[0-9]+.*(DONE|pulse|NEW|REDUCE)' "build/fuzz/$t.log" | tail -1 | grep -oE 'cov: [0-9]+ ft: [0-9]+')
-  echo "fuzz ${t}_fuzzer: $result, ${execs:-?} executions in ${seconds} s, ${rate:-?} exec/s, ${cov:-coverage ?}"
+  # Fork mode's progress lines: "#EXECS: cov: C ft: F corp: N exec/s R oom/timeout/crash: ... time: Ts job: J".
+  last=$(grep -E '^#[0-9]+: cov: ' "build/fuzz/$t.log" | tail -1)
+  execs=$(sed -nE 's/^#([0-9]+): .*/\1/p' <<<"$last")
+  rate=$(sed -nE 's/.* exec\/s ([0-9]+) .*/\1/p' <<<"$last")
+  cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' <<<"$last")
+  echo "fuzz ${t}_fuzzer: $result, ${execs:-?} executions in ${seconds} s on $forks fork(s), ${rate:-?} exec/s," \
+       "${cov:-coverage ?}"
   if [ "$result" = "FAILED" ]; then
     echo "---- build/fuzz/$t.log (tail) ----"
     tail -60 "build/fuzz/$t.log"
