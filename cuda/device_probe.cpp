@@ -1,4 +1,5 @@
-// The part of the device probe that needs no CUDA runtime: reading the resource groups ctest hands a test.
+// The part of the device probe that needs no CUDA runtime: reading the resource groups ctest hands a test; and, in a
+// build without nvcc (PACHECK_NO_CUDA_PROBE), the whole probe: no CUDA variant was compiled, so none can run.
 #include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
@@ -78,5 +79,26 @@ std::optional<int> ctest_assigned_gpu() {
   }
   return std::nullopt;
 }
+
+#ifdef PACHECK_NO_CUDA_PROBE
+bool cuda_device_available(std::string* reason) {
+  if (reason) *reason = "pacheck was built without CUDA (nvcc not found or PACHECK_CUDA=OFF)";
+  return false;
+}
+
+std::string cuda_device_description() { return "none: built without CUDA"; }
+
+std::vector<CudaDevice> cuda_devices(std::string* reason) {
+  cuda_device_available(reason);
+  return {};
+}
+
+std::string use_ctest_assigned_gpu() {
+  ctest_assigned_gpu();  // a malformed ctest environment is an error here too
+  std::string reason;
+  cuda_device_available(&reason);
+  return "no GPU: " + reason;
+}
+#endif  // PACHECK_NO_CUDA_PROBE
 
 }  // namespace pacheck

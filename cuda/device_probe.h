@@ -1,6 +1,6 @@
 // Whether a CUDA device can run the GPU variants, which devices there are, and which one ctest assigned. Built from
-// device_probe.cu with the CUDA runtime, or from device_probe_absent.cpp when the project is built without nvcc;
-// device_probe.cpp holds what needs neither (reading ctest's resource-group environment).
+// device_probe.cu with the CUDA runtime, or from device_probe.cpp's PACHECK_NO_CUDA_PROBE part when the project is
+// built without nvcc; device_probe.cpp holds what needs neither (reading ctest's resource-group environment).
 #pragma once
 
 #include <optional>

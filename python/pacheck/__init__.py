@@ -14,7 +14,7 @@ from ._pacheck import (
     save_case,
 )
 from ._check import PropertyFailure, PropertyResult, ReplayResult, WorstElement, check, replay
-from ._torch_inputs import TorchInputs, torch_inputs
+from ._bridge import TorchInputs, torch_inputs
 
 __all__ = [
     "CaseFileError",

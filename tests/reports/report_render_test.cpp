@@ -6,15 +6,89 @@
 #include <gtest/gtest.h>
 #include <png.h>
 
+#include <algorithm>
+#include <array>
+#include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
+#include <string>
 #include <unistd.h>
-
-#include "tests/fixtures/png_image.h"
+#include <unordered_map>
+#include <vector>
 
 namespace pacheck::testing {
+
+// Screenshots read with libpng's simplified API (Debian's libpng-dev): a PNG file into 8-bit RGBA pixels, with
+// errors that name the file, and what a screenshot shows.
+struct RgbaImage {
+  int width = 0;
+  int height = 0;
+  std::vector<std::uint32_t> pixels;  // 0xRRGGBBAA, row by row
+};
+
+class PngError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Any PNG libpng reads (every bit depth, palette, greyscale, interlaced), converted to 8-bit RGBA. Throws PngError
+// naming the file and what is wrong: it cannot be opened, it is not a PNG, or libpng's own complaint.
+RgbaImage read_png(const std::filesystem::path& path);
+
+// What a screenshot shows: how many pixels differ from the most common colour, how many distinct colours.
+struct ImageContent {
+  std::uint64_t pixels = 0;
+  std::uint64_t differing_from_background = 0;
+  std::size_t distinct_colours = 0;
+};
+ImageContent image_content(const RgbaImage& image);
+
+RgbaImage read_png(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw PngError("cannot open " + path.string());
+  // libpng's own message for a file that is not a PNG is terse; the signature check names the problem.
+  std::array<png_byte, 8> signature{};
+  in.read(reinterpret_cast<char*>(signature.data()), signature.size());
+  const bool whole = in.gcount() == static_cast<std::streamsize>(signature.size());
+  if (!whole || png_sig_cmp(signature.data(), 0, signature.size()) != 0)
+    throw PngError(path.string() + " is not a PNG file (it does not start with the 8-byte PNG signature)");
+
+  png_image image{};
+  image.version = PNG_IMAGE_VERSION;
+  if (!png_image_begin_read_from_file(&image, path.c_str()))  // frees `image` itself on failure
+    throw PngError("libpng cannot read " + path.string() + ": " + image.message);
+  image.format = PNG_FORMAT_RGBA;
+  std::vector<png_byte> rgba(PNG_IMAGE_SIZE(image));
+  if (!png_image_finish_read(&image, nullptr, rgba.data(), 0, nullptr))  // frees `image` in either case
+    throw PngError("libpng cannot decode " + path.string() + ": " + image.message);
+
+  RgbaImage out;
+  out.width = static_cast<int>(image.width);
+  out.height = static_cast<int>(image.height);
+  out.pixels.resize(static_cast<std::size_t>(image.width) * image.height);
+  for (std::size_t i = 0; i < out.pixels.size(); ++i) {
+    const png_byte* p = rgba.data() + 4 * i;
+    out.pixels[i] = (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | p[3];
+  }
+  return out;
+}
+
+ImageContent image_content(const RgbaImage& image) {
+  std::unordered_map<std::uint32_t, std::uint64_t> histogram;
+  for (std::uint32_t p : image.pixels) ++histogram[p];
+  ImageContent content;
+  content.pixels = image.pixels.size();
+  content.distinct_colours = histogram.size();
+  std::uint64_t background = 0;
+  for (const auto& [colour, n] : histogram) background = std::max(background, n);
+  content.differing_from_background = content.pixels - background;
+  return content;
+}
+
 namespace {
 
 std::filesystem::path fresh_dir(const std::string& name) {
