@@ -77,9 +77,9 @@ function(pacheck_add_variant_tests)
     target_compile_definitions(${arg_NAME} PRIVATE PACHECK_TEST_CASES=${arg_CASES})
   endif()
 
-  gtest_discover_tests(${arg_NAME} TEST_FILTER "Catalogue.*" TEST_LIST ${arg_NAME}_cpu_tests
+  gtest_discover_tests(${arg_NAME} NO_PRETTY_VALUES TEST_FILTER "Catalogue.*" TEST_LIST ${arg_NAME}_cpu_tests
                        DISCOVERY_TIMEOUT ${arg_DISCOVERY_TIMEOUT} PROPERTIES LABELS cpu)
-  gtest_discover_tests(${arg_NAME} TEST_FILTER "GpuCatalogue.*" TEST_LIST ${arg_NAME}_gpu_tests
+  gtest_discover_tests(${arg_NAME} NO_PRETTY_VALUES TEST_FILTER "GpuCatalogue.*" TEST_LIST ${arg_NAME}_gpu_tests
                        DISCOVERY_TIMEOUT ${arg_DISCOVERY_TIMEOUT} PROPERTIES LABELS gpu RESOURCE_GROUPS "gpus:1")
   # gtest_discover_tests passes a list inside PROPERTIES on as separate words, so the other labels are set by a
   # file ctest reads after the discovered tests, from their lists.
