@@ -1,5 +1,6 @@
 // pacheck replay FILE [--variant NAME]: re-runs a saved case against one or every variant and prints the
 // comparison with the oracle. Exits non-zero when any variant exceeds its bound.
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <stdexcept>
@@ -30,12 +31,28 @@ void run_replay(const ReplayOptions& o) {
     set_exit_code(2);
     return;
   }
+  // A case past the oracle's limits is refused before anything of its size is computed or allocated.
+  if (const std::string limit = oracle_limit_error(c.problem); !limit.empty()) {
+    std::cerr << "error: " << o.file << ": " << limit << "\n";
+    set_exit_code(2);
+    return;
+  }
   if (o.tile_size > 0) c.knobs.tile_size = o.tile_size;
   if (o.split_size > 0) c.knobs.split_size = o.split_size;
   const std::vector<const Variant*> variants = select_variants(o.variants, o.include_mutants || !o.variants.empty());
   std::cout << "case " << o.file << (c.note.empty() ? "" : "\n  note: " + c.note) << "\n" << describe(c.problem)
             << "knobs: " << knobs_text(c.knobs) << "\n";
-  const OracleResult oracle = run_oracle(c.problem, oracle_split_sizes(c.problem, c.knobs));
+  // A long case says how far the oracle has got, every two seconds, on stderr.
+  const auto start = std::chrono::steady_clock::now();
+  auto last = start;
+  const OracleProgress progress = [&](std::size_t done, std::size_t total) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last < std::chrono::seconds(2)) return;
+    last = now;
+    std::fprintf(stderr, "oracle: %zu of %zu rows, %.0f s\n", done, total,
+                 std::chrono::duration<double>(now - start).count());
+  };
+  const OracleResult oracle = run_oracle(c.problem, oracle_split_sizes(c.problem, c.knobs), progress);
   if (!oracle.fits_fp32) std::cout << "note: the problem overflows fp32 ranges or reads an inf or NaN; no variant's error model covers it\n";
   std::string gpu_reason;
   const bool gpu = gpu_available(&gpu_reason);

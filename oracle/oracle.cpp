@@ -1,3 +1,4 @@
+// The exact oracle (oracle.h): attention in double over the history read through the block tables.
 #include "oracle/oracle.h"
 
 #include <algorithm>
@@ -5,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -27,15 +29,15 @@ GatheredSequence gather_sequence(const Problem& p, int sequence) {
 
 namespace {
 
-// Logits of one row in double, and their magnitudes L_t.
-void row_logits(const Problem& p, const GatheredSequence& g, const float* q, int kv_head, int num_keys,
+// Logits of one row in double, and their magnitudes L_t. slots[t]: the pool offset of key t's slot (all KV heads).
+void row_logits(const Problem& p, const std::vector<std::size_t>& slots, const float* q, int kv_head, int num_keys,
                 std::vector<double>& logits, std::vector<double>& magnitudes) {
   const int d = p.head_dim;
   const double scale = p.scale();
   logits.resize(num_keys);
   magnitudes.resize(num_keys);
   for (int t = 0; t < num_keys; ++t) {
-    const float* k = &g.keys[(static_cast<std::size_t>(t) * p.num_kv_heads + kv_head) * d];
+    const float* k = &p.k_pool[slots[t] + static_cast<std::size_t>(kv_head) * d];
     double dot = 0, mag = 0;
     for (int i = 0; i < d; ++i) {
       const double prod = static_cast<double>(q[i]) * static_cast<double>(k[i]);  // exact: 24+24 bits
@@ -66,10 +68,41 @@ int count_records(const std::vector<double>& logits, int begin, int end, double 
 
 }  // namespace
 
-OracleResult run_oracle(const Problem& p, const std::vector<int>& split_sizes) {
+std::string oracle_limit_error(const Problem& p) {
+  // In double: the sums of products of 31-bit sizes overflow no double below 2^1023, and compare exactly enough.
+  double history = 0, rows = 0, multiply_adds = 0;
+  int longest = 0;
+  for (const Sequence& s : p.sequences) {
+    longest = std::max(longest, s.context_len);
+    history += static_cast<double>(s.context_len) * p.num_kv_heads * p.head_dim;
+    rows += static_cast<double>(s.num_queries) * p.num_query_heads;
+    // Row i of the sequence sees first_query_position + i + 1 keys: the sum over its queries.
+    const double first = s.first_query_position() + 1.0, last = s.context_len;
+    multiply_adds += (first + last) * s.num_queries / 2 * p.num_query_heads * p.head_dim;
+  }
+  const OracleLimits& limit = kOracleLimits;
+  const auto over = [](const char* what, double value, std::int64_t most) {
+    std::ostringstream m;
+    m.precision(4);
+    m << "the exact oracle's limit: " << what << " is " << value << ", over " << most
+      << " (problem/CASE_FORMAT.md, \"Errors and limits\")";
+    return m.str();
+  };
+  if (longest > limit.context_keys) return over("the longest context (keys)", longest, limit.context_keys);
+  if (history > limit.history_elements)
+    return over("the history (sum of context_len * num_kv_heads * head_dim)", history, limit.history_elements);
+  if (rows * p.head_dim > limit.output_elements)
+    return over("the output (rows * head_dim elements)", rows * p.head_dim, limit.output_elements);
+  if (multiply_adds > limit.multiply_adds)
+    return over("the logits' multiply-adds (sum over rows of keys * head_dim)", multiply_adds, limit.multiply_adds);
+  return "";
+}
+
+OracleResult run_oracle(const Problem& p, const std::vector<int>& split_sizes, const OracleProgress& progress) {
   validate(p);
   for (int size : split_sizes)
     if (size <= 0) throw std::invalid_argument("split size must be positive, got " + std::to_string(size));
+  if (const std::string error = oracle_limit_error(p); !error.empty()) throw OracleLimitError(error);
   const int d = p.head_dim;
   OracleResult r;
   const std::size_t n_out = p.output_size();
@@ -84,6 +117,8 @@ OracleResult run_oracle(const Problem& p, const std::vector<int>& split_sizes) {
   r.split_records.assign(r.rows.size() * split_sizes.size(), 0);
 
   std::vector<double> logits, magnitudes, weights;
+  std::vector<std::size_t> slots;
+  std::size_t rows_done = 0;
   double max_abs_v = 0;
   int max_keys = 0;
   double max_logit = 0;
@@ -92,17 +127,23 @@ OracleResult run_oracle(const Problem& p, const std::vector<int>& split_sizes) {
   bool finite_inputs = std::all_of(p.queries.begin(), p.queries.end(), [](float x) { return std::isfinite(x); });
   for (int s = 0; s < static_cast<int>(p.sequences.size()); ++s) {
     const Sequence& seq = p.sequences[s];
-    const GatheredSequence g = gather_sequence(p, s);
-    for (float v : g.values) max_abs_v = std::max(max_abs_v, static_cast<double>(std::fabs(v)));
-    for (const std::vector<float>* pool : {&g.keys, &g.values})
-      finite_inputs = finite_inputs && std::all_of(pool->begin(), pool->end(), [](float x) { return std::isfinite(x); });
+    // Each key's slot in the pools, through the table; the slot holds all KV heads contiguously.
+    const std::size_t slot_elements = static_cast<std::size_t>(p.num_kv_heads) * d;
+    slots.resize(seq.context_len);
+    for (int t = 0; t < seq.context_len; ++t) {
+      slots[t] = p.kv_offset(s, t, 0);
+      for (std::size_t e = slots[t]; e < slots[t] + slot_elements; ++e) {
+        max_abs_v = std::max(max_abs_v, static_cast<double>(std::fabs(p.v_pool[e])));
+        finite_inputs = finite_inputs && std::isfinite(p.k_pool[e]) && std::isfinite(p.v_pool[e]);
+      }
+    }
     max_keys = std::max(max_keys, seq.context_len);
     for (int i = 0; i < seq.num_queries; ++i) {
       const int num_keys = seq.first_query_position() + i + 1;  // causal: keys 0 ..= own position
       for (int h = 0; h < p.num_query_heads; ++h) {
         const int kvh = p.kv_head_of(h);
         const std::size_t out_base = p.query_offset(s, i, h);
-        row_logits(p, g, &p.queries[out_base], kvh, num_keys, logits, magnitudes);
+        row_logits(p, slots, &p.queries[out_base], kvh, num_keys, logits, magnitudes);
         const double m = *std::max_element(logits.begin(), logits.end());
         weights.resize(num_keys);
         double denom = 0;
@@ -129,7 +170,7 @@ OracleResult run_oracle(const Problem& p, const std::vector<int>& split_sizes) {
 
         for (int j = 0; j < d; ++j) {
           const auto v = [&](int t) {
-            return static_cast<double>(g.values[(static_cast<std::size_t>(t) * p.num_kv_heads + kvh) * d + j]);
+            return static_cast<double>(p.v_pool[slots[t] + static_cast<std::size_t>(kvh) * d + j]);
           };
           double o = 0, abs_sum = 0, unweighted_abs_sum = 0;
           for (int t = 0; t < num_keys; ++t) {
@@ -151,6 +192,7 @@ OracleResult run_oracle(const Problem& p, const std::vector<int>& split_sizes) {
           r.logit_centered_v[out_base + j] = cl;
           r.spread_centered_v[out_base + j] = cm;
         }
+        if (progress && ++rows_done % 256 == 0) progress(rows_done, r.rows.size());
       }
     }
   }

@@ -1,7 +1,8 @@
-// The exact gather oracle.
+// The exact oracle.
 //
-// Each sequence's logical history is gathered through its block table into a contiguous buffer by exact copy;
-// attention is then computed in double precision (scores, max-subtracted softmax, weighted sum of V, causal mask
+// Each row reads its sequence's history through the block table, key by key, as the kernels do (no gathered copy:
+// memory stays in proportion to the problem, not to its context times its heads); attention is computed in double
+// precision (scores, max-subtracted softmax, weighted sum of V, causal mask
 // per query position). With 53-bit arithmetic on inputs of at most 24 significant bits the oracle's own error is
 // ~1e-13 relative, far below any fp32 kernel's, so it serves as the exact value.
 //
@@ -17,6 +18,10 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "problem/problem.h"
@@ -66,6 +71,34 @@ struct OracleResult {
 
 // Validates the problem (throws InvalidProblem) and computes the exact attention, plus the split record counts
 // for each split size a split-K variant will use.
-OracleResult run_oracle(const Problem& problem, const std::vector<int>& split_sizes = {});
+// Throws OracleLimitError, before allocating anything, for a problem beyond kOracleLimits.
+//
+// `progress`, when given, is called now and then with the rows done and the rows in all (a long case's progress).
+using OracleProgress = std::function<void(std::size_t rows_done, std::size_t rows_total)>;
+OracleResult run_oracle(const Problem& problem, const std::vector<int>& split_sizes = {},
+                        const OracleProgress& progress = {});
+
+// The largest problem the oracle computes (problem/CASE_FORMAT.md, "Errors and limits"): beyond these a case costs
+// minutes and gigabytes in double precision, far past any test case's worth.
+struct OracleLimits {
+  // Keys of one sequence: 2^22, four million, past every serving context a test needs.
+  std::int64_t context_keys = std::int64_t{1} << 22;
+  // K (and V) elements of every sequence's history, sum of context_len * num_kv_heads * head_dim: 2^26, so that a
+  // variant that gathers the history (cpu_gather) holds at most 512 MB of it.
+  std::int64_t history_elements = std::int64_t{1} << 26;
+  // Output elements (rows times head_dim): the result holds six doubles per element, 2^23 of them 400 MB.
+  std::int64_t output_elements = std::int64_t{1} << 23;
+  // Multiply-adds of the logits, sum over rows of keys times head_dim: 2^31, seconds in double.
+  std::int64_t multiply_adds = std::int64_t{1} << 31;
+};
+inline constexpr OracleLimits kOracleLimits{};
+
+class OracleLimitError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// Empty when the oracle takes the problem, else which limit it exceeds and by how much (the problem must be valid).
+std::string oracle_limit_error(const Problem& problem);
 
 }  // namespace pacheck

@@ -184,13 +184,19 @@ std::string describe(const Problem& p) {
       << " (gqa " << (p.num_kv_heads > 0 ? p.num_query_heads / p.num_kv_heads : 0) << ") head_dim=" << p.head_dim
       << " block_size=" << p.block_size << " num_blocks=" << p.num_blocks << " scale=" << p.scale()
       << (p.explicit_scale ? " (explicit)" : " (default)") << "\n";
-  for (std::size_t s = 0; s < p.sequences.size(); ++s) {
+  // Long batches and tables are elided: a description is read on a terminal, and the case file holds them whole.
+  constexpr std::size_t kShownSequences = 32, kShownEntries = 16;
+  for (std::size_t s = 0; s < p.sequences.size() && s < kShownSequences; ++s) {
     const Sequence& seq = p.sequences[s];
     out << "  seq " << s << ": " << mode_name(p.mode_of(static_cast<int>(s))) << " context_len=" << seq.context_len
         << " num_queries=" << seq.num_queries << " table=[";
-    for (std::size_t i = 0; i < seq.block_table.size(); ++i) out << (i ? " " : "") << seq.block_table[i];
+    for (std::size_t i = 0; i < seq.block_table.size() && i < kShownEntries; ++i)
+      out << (i ? " " : "") << seq.block_table[i];
+    if (seq.block_table.size() > kShownEntries) out << " ... " << seq.block_table.size() - kShownEntries << " more";
     out << "]\n";
   }
+  if (p.sequences.size() > kShownSequences)
+    out << "  ... " << p.sequences.size() - kShownSequences << " more sequences\n";
   return out.str();
 }
 

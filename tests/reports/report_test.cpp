@@ -483,17 +483,20 @@ TEST(RunReport, GpuVariantsRunOnlyWithADevice) {
   std::filesystem::remove_all(dir);
 }
 
-TEST(RunReport, ClearsWhatAnEarlierReportSavedInItsFolders) {
+TEST(RunReport, ClearsWhatAnEarlierReportWroteAndNothingElse) {
   const std::filesystem::path dir = fresh_dir("stale");
   std::filesystem::create_directories(dir / "failures" / "old");
   std::ofstream(dir / "failures" / "old" / "stale.json") << "{}";
+  std::ofstream(dir / "failures" / "old" / "user.json") << "{}";
+  std::ofstream(dir / kManifestName) << "[\"failures/old/stale.json\"]";  // what the earlier report wrote
   std::ofstream(dir / "notes.txt") << "mine";
   const StreamingForTest narrow({"narrow_streaming_for_report_test"});
   ReportSettings settings = small_settings(dir, {&narrow});
   settings.cases = 1;
   run_report(settings);
   EXPECT_FALSE(std::filesystem::exists(dir / "failures" / "old" / "stale.json"));
-  EXPECT_TRUE(std::filesystem::exists(dir / "notes.txt"));  // not the report's: left alone
+  EXPECT_TRUE(std::filesystem::exists(dir / "failures" / "old" / "user.json"));  // not the report's: left alone
+  EXPECT_TRUE(std::filesystem::exists(dir / "notes.txt"));
   std::filesystem::remove_all(dir);
 }
 
