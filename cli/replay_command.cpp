@@ -40,7 +40,7 @@ void run_replay(const ReplayOptions& o) {
   if (o.tile_size > 0) c.knobs.tile_size = o.tile_size;
   if (o.split_size > 0) c.knobs.split_size = o.split_size;
   const std::vector<const Variant*> variants = select_variants(o.variants, o.include_mutants || !o.variants.empty());
-  std::cout << "case " << o.file << (c.note.empty() ? "" : "\n  note: " + c.note) << "\n" << describe(c.problem)
+  std::cout << "case " << o.file << (c.note.empty() ? "" : "\n  note: " + terminal_safe(c.note)) << "\n" << describe(c.problem)
             << "knobs: " << knobs_text(c.knobs) << "\n";
   // A long case says how far the oracle has got, every two seconds, on stderr.
   const auto start = std::chrono::steady_clock::now();

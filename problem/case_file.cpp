@@ -32,6 +32,13 @@ constexpr std::size_t kMaxJsonValues = std::size_t{1} << 20;
 // Strings from the file are quoted in error messages only up to this length.
 constexpr std::size_t kMaxQuotedChars = 40;
 
+void append_escaped(std::string& out, unsigned char ch) {
+  static const char* hex = "0123456789abcdef";
+  out += "\\x";
+  out += hex[ch >> 4];
+  out += hex[ch & 0xf];
+}
+
 std::string quote_for_message(std::string_view text) {
   std::string out = "'";
   for (std::size_t i = 0; i < text.size() && i < kMaxQuotedChars; ++i) {
@@ -39,10 +46,7 @@ std::string quote_for_message(std::string_view text) {
     if (ch >= 0x20 && ch < 0x7f) {
       out += static_cast<char>(ch);
     } else {
-      static const char* hex = "0123456789abcdef";
-      out += "\\x";
-      out += hex[ch >> 4];
-      out += hex[ch & 0xf];
+      append_escaped(out, ch);
     }
   }
   if (text.size() > kMaxQuotedChars) out += "...";
@@ -345,6 +349,20 @@ Case read_case_file(const std::filesystem::path& path) {
   } catch (const CaseFileError& e) {
     throw CaseFileError(path.string() + ": " + e.what());
   }
+}
+
+std::string terminal_safe(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const unsigned char ch = static_cast<unsigned char>(c);
+    if (ch < 0x20 || ch == 0x7f) {
+      append_escaped(out, ch);
+    } else {
+      out += c;
+    }
+  }
+  return out;
 }
 
 }  // namespace pacheck

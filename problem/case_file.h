@@ -12,6 +12,10 @@
 
 namespace pacheck {
 
+// Text from a case file (its note) made safe to print on a terminal: control characters (escape sequences
+// included) become \xNN, so a file cannot move the cursor or rewrite the screen; printable ASCII and UTF-8 stay.
+std::string terminal_safe(std::string_view text);
+
 inline constexpr int kCaseFormatVersion = 1;
 
 struct Case {

@@ -142,8 +142,10 @@ namespace pacheck {
 void showValue(const ProblemSpec& spec, std::ostream& os) {
   os << "dtype=" << dtype_name(spec.dtype) << " kv_heads=" << spec.num_kv_heads << " gqa=" << spec.gqa_ratio
      << " head_dim=" << spec.head_dim << " block_size=" << spec.block_size << " sequences=[";
-  for (std::size_t i = 0; i < spec.sequences.size(); ++i)
+  constexpr std::size_t kShown = 16;  // a long batch is elided: the case file holds it whole
+  for (std::size_t i = 0; i < spec.sequences.size() && i < kShown; ++i)
     os << (i ? ", " : "") << "(context " << spec.sequences[i].context_len << ", queries " << spec.sequences[i].num_queries << ")";
+  if (spec.sequences.size() > kShown) os << ", ... " << spec.sequences.size() - kShown << " more";
   os << "] " << describe(spec);
   if (spec.explicit_scale) os << " scale=" << *spec.explicit_scale;
 }

@@ -40,6 +40,30 @@ std::vector<T> narrowed(const std::vector<T>& supported, const std::vector<T>& w
   return kept;
 }
 
+// A failure in plain words: how many cases passed, how far RapidCheck shrank, the shrunk case's generated values
+// (problem spec, knobs) by what they are rather than by C++ type, then the property's own message without the
+// source line and macro text RapidCheck puts before it.
+std::string failure_message(const rc::detail::FailureResult& failure) {
+  std::ostringstream m;
+  m << "failed after " << failure.numSuccess << " passing case" << (failure.numSuccess == 1 ? "" : "s")
+    << "; shrunk " << failure.reproduce.shrinkPath.size() << " times to:\n";
+  for (const auto& [type, value] : failure.counterExample) {
+    const std::string what = type == "pacheck::ProblemSpec" ? "problem"
+                             : type == "pacheck::Knobs"     ? "knobs"
+                                                            : type;
+    m << "  " << what << ": " << value << "\n";
+  }
+  std::string description = failure.description;
+  // "path/file.cpp:40:\nRC_FAIL(...)\n\nmessage": the message alone.
+  const std::size_t first_line = description.find('\n');
+  if (first_line != std::string::npos && first_line > 0 && description[first_line - 1] == ':') {
+    const std::size_t body = description.find("\n\n", first_line);
+    if (body != std::string::npos) description = description.substr(body + 2);
+  }
+  m << "\n" << description;
+  return m.str();
+}
+
 std::unordered_map<std::string, rc::detail::Reproduce> parse_reproduce(const std::string& reproduce) {
   try {
     return rc::detail::stringToReproduceMap(reproduce);
@@ -111,9 +135,7 @@ PropertyRun run_property(const Property& property, const Variant& variant, const
     run.cases = success.numSuccess;
   } else if (result.match(failure)) {
     run.cases = failure.numSuccess;
-    std::ostringstream message;
-    rc::detail::printResultMessage(result, message);
-    run.failure = message.str();
+    run.failure = failure_message(failure);
     run.reproduce = rc::detail::reproduceMapToString({{metadata.id, failure.reproduce}});
   } else if (result.match(gave_up)) {
     run.gave_up = true;

@@ -221,5 +221,10 @@ TEST(CaseFile, ReportsAMissingFile) {
   }
 }
 
+TEST(CaseFile, TerminalSafeEscapesControlCharactersOnly) {
+  EXPECT_EQ(terminal_safe("plain text, caf\xc3\xa9"), "plain text, caf\xc3\xa9");
+  EXPECT_EQ(terminal_safe("a\x1b[2Jb\nc\x7f"), "a\\x1b[2Jb\\x0ac\\x7f");
+}
+
 }  // namespace
 }  // namespace pacheck

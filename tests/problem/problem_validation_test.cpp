@@ -138,5 +138,17 @@ TEST(ProblemValidation, ValidateThrowsWithEveryError) {
   }
 }
 
+TEST(ProblemDescription, ElidesLongTablesAndBatches) {
+  Problem p = testing::single_sequence(400, 1, 1, 1, 4, testing::wobble);  // a table of 100 blocks
+  p.sequences.resize(40, p.sequences[0]);
+  p.queries.resize(40, 0.5f);
+  ASSERT_TRUE(validation_errors(p).empty());
+  const std::string text = describe(p);
+  EXPECT_NE(text.find("table=[0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 ... 84 more]"), std::string::npos) << text;
+  EXPECT_EQ(text.find(" 99"), std::string::npos) << "the table's tail is elided";
+  EXPECT_NE(text.find("... 8 more sequences"), std::string::npos) << text;
+  EXPECT_LT(text.size(), 4000u);
+}
+
 }  // namespace
 }  // namespace pacheck
