@@ -83,7 +83,8 @@ rc::Gen<ValueKind> value_kind() {
                                             {1, rc::gen::just(ValueKind::extremely_negative)},
                                             {1, rc::gen::just(ValueKind::identical_keys)},
                                             {1, rc::gen::just(ValueKind::integer_valued)},
-                                            {1, rc::gen::just(ValueKind::near_range)}});
+                                            {1, rc::gen::just(ValueKind::near_range)},
+                                            {1, rc::gen::just(ValueKind::below_sentinel)}});
 }
 
 rc::Gen<Poison> poison() {
@@ -113,6 +114,7 @@ rc::Gen<ProblemSpec> problem_spec(const Limits& limits) {
     if (*weighted<bool>({{4, rc::gen::just(false)}, {1, rc::gen::just(true)}}))
       spec.explicit_scale = *pick(std::vector<float>{0.5f, 0.125f, 1.0f, 0.0883883476f, 2.0f});
     spec.seed = *rc::gen::arbitrary<std::uint64_t>();
+    spec.forked = count > 1 && *weighted<bool>({{3, rc::gen::just(false)}, {1, rc::gen::just(true)}});
     return spec;
   });
 }

@@ -96,7 +96,7 @@ DecodedProblem decode_problem(const std::uint8_t* data, std::size_t size) {
   spec.shared_prefix = count > 1 && in.flag();
   spec.table_padding = in.in_range(0, 2);
   spec.padding_invalid = in.flag();
-  spec.values = static_cast<ValueKind>(in.in_range(0, 5));
+  spec.values = static_cast<ValueKind>(in.in_range(0, 6));
   static constexpr double kSpreads[] = {1.0, 0.01, 0.25, 4.0, 16.0, 100.0};
   spec.spread = kSpreads[in.in_range(0, 5)];
   static constexpr float kScales[] = {0.5f, 0.125f, 1.0f, 0.0883883476f, 2.0f};

@@ -18,6 +18,7 @@ const char* value_kind_name(ValueKind kind) {
     case ValueKind::identical_keys: return "identical_keys";
     case ValueKind::integer_valued: return "integer_valued";
     case ValueKind::near_range: return "near_range";
+    case ValueKind::below_sentinel: return "below_sentinel";
   }
   return "?";
 }
@@ -50,13 +51,22 @@ float poison_value(Poison poison, DType dtype) {
 
 // Lays out the tables: shuffled physical placement in a pool with spare blocks, optional shared prefix blocks.
 void place_blocks(const ProblemSpec& spec, Problem& p, Rng& rng) {
+  // A fork's context is at most the first sequence's (it shares the first one's blocks).
+  std::vector<SequenceSpec> shapes = spec.sequences;
+  if (spec.forked)
+    for (std::size_t s = 1; s < shapes.size(); ++s) {
+      shapes[s].context_len = std::min(shapes[s].context_len, shapes[0].context_len);
+      shapes[s].num_queries = std::min(shapes[s].num_queries, shapes[s].context_len);
+    }
   std::vector<int> needed;
-  for (const SequenceSpec& s : spec.sequences) needed.push_back((s.context_len + spec.block_size - 1) / spec.block_size);
+  for (const SequenceSpec& s : shapes) needed.push_back((s.context_len + spec.block_size - 1) / spec.block_size);
   // Shared prefix: later sequences reuse the first sequence's leading blocks that are full in both.
-  std::vector<int> shared(spec.sequences.size(), 0);
-  if (spec.shared_prefix) {
-    for (std::size_t s = 1; s < spec.sequences.size(); ++s)
-      shared[s] = std::min(spec.sequences[0].context_len, spec.sequences[s].context_len) / spec.block_size;
+  std::vector<int> shared(shapes.size(), 0);
+  if (spec.forked) {
+    for (std::size_t s = 1; s < shapes.size(); ++s) shared[s] = needed[s];  // every block, the partial tail too
+  } else if (spec.shared_prefix) {
+    for (std::size_t s = 1; s < shapes.size(); ++s)
+      shared[s] = std::min(shapes[0].context_len, shapes[s].context_len) / spec.block_size;
   }
   int distinct = 0;
   for (std::size_t s = 0; s < needed.size(); ++s) distinct += needed[s] - shared[s];
@@ -64,10 +74,10 @@ void place_blocks(const ProblemSpec& spec, Problem& p, Rng& rng) {
   p.num_blocks = distinct + spec.spare_blocks + (poisoned_padding && spec.spare_blocks == 0 ? 1 : 0);
   const std::vector<int> physical = rng.permutation(p.num_blocks);
   int next = 0;
-  for (std::size_t s = 0; s < spec.sequences.size(); ++s) {
+  for (std::size_t s = 0; s < shapes.size(); ++s) {
     Sequence seq;
-    seq.context_len = spec.sequences[s].context_len;
-    seq.num_queries = spec.sequences[s].num_queries;
+    seq.context_len = shapes[s].context_len;
+    seq.num_queries = shapes[s].num_queries;
     for (int b = 0; b < needed[s]; ++b)
       seq.block_table.push_back(b < shared[s] ? p.sequences[0].block_table[b] : physical[next++]);
     p.sequences.push_back(std::move(seq));
@@ -103,6 +113,7 @@ void fill_values(const ProblemSpec& spec, Problem& p, Rng& rng) {
       case ValueKind::all_negative: return 1 + rng.uniform();
       case ValueKind::extremely_negative: return 30 + 10 * rng.uniform();
       case ValueKind::integer_valued: return rng.below(7) - 3;
+      case ValueKind::below_sentinel: return 250 + 50 * rng.uniform();
       default: return rng.normal();
     }
   };
@@ -113,6 +124,9 @@ void fill_values(const ProblemSpec& spec, Problem& p, Rng& rng) {
       case ValueKind::extremely_negative: return -(30 + 10 * rng.uniform()) * std::sqrt(static_cast<double>(d)) / d * 10;
       case ValueKind::identical_keys: return fixed_key[i];
       case ValueKind::integer_valued: return rng.below(7) - 3;
+      // q in [250, 300] and k in -[250, 300]: every product at least 62,500, so with the default scale
+      // 1/sqrt(head_dim) every logit is below -62,500 * sqrt(head_dim) < -6e4, in every dtype.
+      case ValueKind::below_sentinel: return -(250 + 50 * rng.uniform());
       default: return rng.normal();
     }
   };
@@ -168,7 +182,7 @@ Problem materialize(const ProblemSpec& spec) {
 std::string describe(const ProblemSpec& spec) {
   std::ostringstream out;
   out << "values=" << value_kind_name(spec.values) << " spread=" << spec.spread << " poison=" << poison_name(spec.poison)
-      << " spare_blocks=" << spec.spare_blocks << " shared_prefix=" << spec.shared_prefix
+      << " spare_blocks=" << spec.spare_blocks << " shared_prefix=" << spec.shared_prefix << " forked=" << spec.forked
       << " table_padding=" << spec.table_padding << (spec.padding_invalid ? " (invalid ids)" : " (poisoned blocks)")
       << " seed=" << spec.seed;
   return out.str();

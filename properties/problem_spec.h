@@ -22,6 +22,7 @@ enum class ValueKind : std::uint8_t {
   identical_keys,    // every key equal: uniform weights, the output is the mean of V
   integer_valued,    // small integers: exact dot products, exact sums
   near_range,        // V near the dtype's (or fp32 accumulation's) largest magnitude
+  below_sentinel,    // every logit below -6e4 at the default scale: a mask's finite sentinel (-1e4, -6e4) wins
 };
 const char* value_kind_name(ValueKind kind);
 
@@ -42,6 +43,10 @@ struct ProblemSpec {
   std::vector<SequenceSpec> sequences;
   int spare_blocks = 0;        // pool blocks no sequence references
   bool shared_prefix = false;  // later sequences reuse the first sequence's leading full blocks
+  // Later sequences are forks of the first (parallel sampling, beam search before copy-on-write): each holds the
+  // first one's blocks, its partial tail block included, with a context no longer than the first's, so a fork
+  // whose length ends inside the shared tail has the first sequence's keys right past its own end.
+  bool forked = false;
   int table_padding = 0;       // extra table entries past what each context needs
   bool padding_invalid = false;// padding holds invalid ids (-1, num_blocks, ...) instead of poisoned blocks
   Poison poison = Poison::none;// fills every slot no sequence references

@@ -258,7 +258,8 @@ void bind_problem(nb::module_& m) {
                                     poison_name);
           spec.values = parse_named(values, "make_problem: values",
                                     {ValueKind::normal, ValueKind::all_negative, ValueKind::extremely_negative,
-                                     ValueKind::identical_keys, ValueKind::integer_valued, ValueKind::near_range},
+                                     ValueKind::identical_keys, ValueKind::integer_valued, ValueKind::near_range,
+                                     ValueKind::below_sentinel},
                                     value_kind_name);
           spec.spread = spread;
           spec.explicit_scale = scale;

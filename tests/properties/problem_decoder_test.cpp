@@ -98,7 +98,7 @@ TEST(ProblemDecoder, ReachesEveryCornerTheFuzzerMustExplore) {
   for (int hd : {1, 3, 16, 64, 128}) EXPECT_TRUE(head_dims.count(hd)) << "head dim " << hd;
   EXPECT_EQ(split_counts, (std::set<int>{0, 1, 2, 3, 7}));
   EXPECT_EQ(poisons, (std::set<Poison>{Poison::nan, Poison::pos_inf, Poison::neg_inf, Poison::huge}));
-  EXPECT_EQ(value_kinds.size(), 6u);
+  EXPECT_EQ(value_kinds.size(), 7u);
   EXPECT_TRUE(invalid_padding);
   EXPECT_TRUE(poisoned_padding);
   EXPECT_TRUE(shared_prefix);

@@ -161,6 +161,29 @@ const float* load_value(const Problem& p, const DeviceMemory& memory, const RowP
   return memory.value_at(a.block, a.slot, row.kv_head);
 }
 
+// The score of a lane the masks stop: -inf, or the bug's fill value. The finite sentinel -6e4 (fp16's range, a
+// common "large negative" in kernels that must stay finite) loses to every logit a kernel usually sees, and wins
+// over a row whose every logit lies below it.
+float masked_score(Bug bug) {
+  if (bug == Bug::masked_score_zero) return 0.0f;
+  if (bug == Bug::masked_score_sentinel) return -6e4f;
+  return -INFINITY;
+}
+
+// Whether the block holding the row's last key is also in another sequence's table (within that one's context):
+// the case of forks that share a partially filled tail block.
+bool tail_block_shared(const Problem& p, const RowProgram& row) {
+  const int tail = p.sequences[row.sequence].block_table[(row.context_len - 1) / p.block_size];
+  for (int s = 0; s < static_cast<int>(p.sequences.size()); ++s) {
+    if (s == row.sequence) continue;
+    const Sequence& other = p.sequences[s];
+    const int blocks = (other.context_len + p.block_size - 1) / p.block_size;
+    for (int b = 0; b < blocks; ++b)
+      if (other.block_table[b] == tail) return true;
+  }
+  return false;
+}
+
 // The keys a row's masks let through, as the kernel computes them.
 struct KeyWindow {
   int kv_bound = 0;      // the ragged tail: keys at or past it are not loaded
@@ -175,6 +198,9 @@ KeyWindow key_window(const Problem& p, const RowProgram& row, Bug bug) {
   w.kv_bound = row.context_len;
   if (bug == Bug::tail_one_too_many) w.kv_bound += 1;
   if (bug == Bug::tail_one_too_few) w.kv_bound -= 1;
+  // A prefix-sharing fast path that takes a shared block to be full: a fork's partial tail is read to its end.
+  if (bug == Bug::shared_tail_read_whole && tail_block_shared(p, row))
+    w.kv_bound = (row.context_len + p.block_size - 1) / p.block_size * p.block_size;
   // A decode row needs no causal mask: the tail mask already stops at its position, so decode kernels (vLLM's
   // paged decode, FlashAttention with seqlen_q = 1) apply none. For Bug::none the window is keys [0, position].
   w.causal = p.sequences[row.sequence].num_queries > 1;
@@ -200,7 +226,7 @@ void fold_keys(const Problem& p, const DeviceMemory& memory, const RowProgram& r
       const bool loaded = t < window.kv_bound;
       const float s = logit(q, loaded ? load_key(p, memory, row, t, bug) : kZeroRow, p.head_dim, scale, bug);
       const bool visible = loaded && !(window.causal && t > window.causal_limit) && t < end;
-      scores[lane] = visible ? s : (bug == Bug::masked_score_zero ? 0.0f : -INFINITY);
+      scores[lane] = visible ? s : masked_score(bug);
     }
     const auto value_row = [&](int lane) -> const float* {
       const int t = tile + lane;

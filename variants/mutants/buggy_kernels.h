@@ -29,11 +29,13 @@ enum class Bug {
   pv_accumulated_in_bf16,      // the weighted-V accumulator is stored in bf16
   // Masking.
   masked_score_zero,           // masked lanes get the masked load's fill value 0 as their score, not -inf
+  masked_score_sentinel,       // masked lanes get the finite sentinel -6e4 as their score, not -inf
   masked_value_not_zeroed,     // V is loaded without the mask and multiplied by the zero weight: 0 * NaN
   tail_one_too_many,           // the ragged-tail mask lets key context_len through
   tail_one_too_few,            // ... drops key context_len - 1
   causal_off_by_one,           // the causal mask lets key position + 1 through
   causal_top_left,             // the causal mask aligned top-left: query i sees keys 0 ..= i
+  shared_tail_read_whole,      // a tail block another table also holds is read whole, past the sequence's length
   last_partial_tile_skipped,   // the tile count is floor(keys / tile) instead of ceil
   // Addressing.
   gqa_head_modulo,             // kv head = h % num_kv_heads instead of h / ratio

@@ -38,6 +38,12 @@ constexpr MutantSpec kCatalogue[] = {
     {"causal_top_left", Kernel::streaming, Bug::causal_top_left,
      "the causal mask is aligned top-left: query i sees keys 0 ..= i",
      "causal diagonal anchored top-left, as in SDPA, where a KV cache needs it bottom-right"},
+    // A prefix-sharing (cascade) path that processes the blocks two tables share once, as full blocks: right for a
+    // shared prefix, wrong for forks (parallel sampling, beam search) that share a partially filled tail until
+    // copy-on-write, where the shorter fork reads the longer one's keys, or poison, past its own length.
+    {"shared_tail_read_whole", Kernel::streaming, Bug::shared_tail_read_whole,
+     "a tail block another sequence's table also holds is read to its end, past the sequence's length",
+     "a shared block assumed full: forks that share a partial tail read past their length"},
     // The mirror image of acc_not_rescaled: `l_i = l_i + sum(p)` instead of `l_i = l_i * alpha + sum(p)`, so
     // outputs shrink whenever the max grows after the first tile.
     {"denom_not_rescaled", Kernel::streaming, Bug::denominator_not_rescaled,
@@ -71,6 +77,12 @@ constexpr MutantSpec kCatalogue[] = {
     {"masked_score_zero", Kernel::streaming, Bug::masked_score_zero,
      "masked lanes are scored 0 (the masked load's fill value) instead of -inf",
      "the masked load's fill value used as a score instead of -inf"},
+    // `-1e4` or `-6e4` (fp16's safe range) for -inf in the mask, so that the scores stay finite: harmless while the
+    // real logits sit near zero, wrong once every logit of a row lies below the sentinel (large |q|, |k|, a scale
+    // of 1), where the masked lanes outweigh every real key.
+    {"masked_score_sentinel", Kernel::streaming, Bug::masked_score_sentinel,
+     "masked lanes are scored -6e4, a finite sentinel, instead of -inf",
+     "a finite mask sentinel that wins when every real logit is below it"},
     // Scores are masked correctly, but every lane's V is multiplied by its weight: a masked lane contributes 0 * V,
     // which is NaN when the slot past the context holds a recycled block's NaN or Inf (the same leak as
     // pytorch/pytorch#101967, SDPA returning NaN for NaN in masked-out positions). Lanes past the table row read
