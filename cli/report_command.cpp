@@ -1,15 +1,18 @@
 // pacheck report: runs the property catalogue over every available variant, one dtype and one mode at a time, and
 // the mutant kill matrix, then writes the report folder: ulp.json (machine-readable) and index.html (for a
-// person), plus the worst case of every cell as a replayable case file. reports/README.md explains the figures.
+// person), plus the worst case of every cell as a replayable case file; with --compare, the figures against an earlier
+// report's ulp.json. reports/README.md explains the figures.
 #include <unistd.h>
 
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include "cli/commands.h"
 #include "reports/report_files.h"
 #include "reports/run_report.h"
+#include "reports/ulp_json.h"
 
 namespace pacheck::cli {
 namespace {
@@ -22,6 +25,8 @@ struct ReportOptions {
   std::vector<std::string> variants;
   std::string coverage = std::string(PACHECK_SOURCE_DIR) + "/build/coverage/coverage-report/gcovr-summary.json";
   std::vector<std::string> plugins;
+  std::string compare;                     // an earlier report's ulp.json
+  std::vector<std::string> compare_pairs;  // OLD=NEW: variant NEW of this report against OLD of the earlier one
 };
 
 // One line on stderr: rewritten in place on a terminal, a new line every 5% (and for each failure) in a log.
@@ -62,6 +67,8 @@ std::string command_line(const ReportOptions& o, const std::string& program) {
                      std::to_string(o.seed) + " --kill-cases " + std::to_string(o.kill_cases);
   for (const std::string& v : o.variants) line += " --variant " + v;
   for (const std::string& p : o.plugins) line += " --plugin " + p;
+  if (!o.compare.empty()) line += " --compare " + o.compare;
+  for (const std::string& p : o.compare_pairs) line += " --compare-pair " + p;
   return line;
 }
 
@@ -95,6 +102,7 @@ void print_summary(const reports::Report& r) {
     std::printf("%-24s %8d %12.3g %14.4g %12.4g  %s\n", v.name.c_str(), v.cases(), worst_ulps,
                 worst ? worst->worst_normalized : 0.0, tightness, v.passed() ? "pass" : "FAIL");
   }
+  std::printf("(ulps are scaled: in ulps of each element's scale, reports/README.md)\n");
   if (r.kill_matrix) {
     int killed = 0;
     for (std::size_t i = 0; i < r.kill_matrix->mutants.size(); ++i) {
@@ -115,8 +123,51 @@ void print_summary(const reports::Report& r) {
   }
 }
 
+// Prints the comparison: per variant, the cells whose figures got worse, each figure before and now.
+void print_comparison(const reports::Comparison& c) {
+  std::printf("\ncompared with %s (%s):\n", c.old_file.c_str(), c.old_generated_at.c_str());
+  if (!c.settings_note.empty()) std::printf("  note: %s\n", c.settings_note.c_str());
+  for (const reports::VariantComparison& v : c.variants) {
+    const std::string name = v.before.empty() ? v.after + " (only now)"
+                             : v.after.empty() ? v.before + " (only before)"
+                             : v.before == v.after ? v.after : v.before + " -> " + v.after;
+    std::printf("  %-40s %s\n", name.c_str(), v.worse ? "PRECISION WORSE" : "no worse");
+    for (const reports::CellComparison& cell : v.cells) {
+      if (!cell.worse) continue;
+      std::printf("    %s %s: %s -> %s", cell.dtype.c_str(), cell.mode.c_str(), cell.verdict_before.c_str(),
+                  cell.verdict_after.c_str());
+      for (const reports::FigureChange& f : cell.figures)
+        if (f.worse) std::printf("; %s %.4g -> %.4g", f.figure.c_str(), f.before, f.after);
+      std::printf("\n");
+    }
+  }
+}
+
+// --compare-pair OLD=NEW, as a map from NEW to OLD; throws CLI::ValidationError for a malformed pair.
+std::map<std::string, std::string> compare_pairs(const std::vector<std::string>& pairs) {
+  std::map<std::string, std::string> out;
+  for (const std::string& p : pairs) {
+    const std::size_t at = p.find('=');
+    if (at == 0 || at == std::string::npos || at + 1 == p.size())
+      throw CLI::ValidationError("--compare-pair", "'" + p + "' is not OLD=NEW (two variant names)");
+    out[p.substr(at + 1)] = p.substr(0, at);
+  }
+  return out;
+}
+
 void run_report_command(const ReportOptions& o, const std::string& program) {
   load_plugins(o.plugins);
+  const std::map<std::string, std::string> pairs = compare_pairs(o.compare_pairs);
+  if (!o.compare_pairs.empty() && o.compare.empty())
+    throw CLI::ValidationError("--compare-pair", "needs --compare OLD_ulp.json");
+  nlohmann::json old_report;
+  if (!o.compare.empty()) {
+    try {  // read first: a comparison that cannot be made should not cost a whole run
+      old_report = reports::read_ulp_json(o.compare);
+    } catch (const std::exception& e) {
+      throw CLI::ValidationError("--compare", e.what());
+    }
+  }
   reports::ReportSettings settings;
   settings.out_dir = o.out_dir;
   settings.cases = o.cases;
@@ -139,7 +190,10 @@ void run_report_command(const ReportOptions& o, const std::string& program) {
     return;
   }
   add_plugin_arguments(report);
+  if (!o.compare.empty())
+    report.comparison = reports::compare_reports(old_report, reports::to_json(report), pairs, o.compare);
   print_summary(report);
+  if (report.comparison) print_comparison(*report.comparison);
   try {
     const reports::ReportFiles files = reports::write_report_files(report);
     std::cout << "\nreport written in " << report.seconds << " s:\n  "
@@ -150,7 +204,7 @@ void run_report_command(const ReportOptions& o, const std::string& program) {
     set_exit_code(2);
     return;
   }
-  set_exit_code(report.non_mutants_passed() ? 0 : 1);
+  set_exit_code(report.non_mutants_passed() && !(report.comparison && report.comparison->worse()) ? 0 : 1);
 }
 
 }  // namespace
@@ -174,6 +228,11 @@ void add_report_command(CLI::App& app) {
       ->check(whole_number(0, 100000000));
   cmd->add_option("--coverage", options->coverage, "gcovr's JSON summary whose figures the report embeds, if it exists")
       ->capture_default_str();
+  cmd->add_option("--compare", options->compare,
+                  "An earlier report's ulp.json: the new figures against it, per variant and cell; exit 1 when "
+                  "precision got worse");
+  cmd->add_option("--compare-pair", options->compare_pairs,
+                  "OLD=NEW: compare this report's variant NEW with the earlier report's OLD (default: by name)");
   add_plugin_option(cmd, options->plugins);
   cmd->callback([options, cmd] { run_report_command(*options, cmd->get_parent()->get_name()); });
 }

@@ -54,10 +54,11 @@ for t in "${targets[@]}"; do
   fi
   mkdir -p "build/fuzz/corpus/$t" "build/fuzz/artifacts/$t"
   # -malloc_limit_mb: any single allocation over 512 MiB is a finding (the case-file reader must never make one).
-  # -timeout: one input running over 10 s is a hang. -rss_limit_mb bounds each process. Fork mode stops at the
-  # first crash (-ignore_crashes=0, its default), so a finding still ends the run with a non-zero status.
-  options=(-fork="$forks" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=512
-           -artifact_prefix="build/fuzz/artifacts/$t/")
+  # -timeout: one input running over 10 s is a hang. -rss_limit_mb bounds each process. Fork mode ignores a worker's
+  # timeouts and out-of-memory exits by default (only crashes stop it), so all three are set to stop the run: every
+  # finding, an over-large allocation included, ends it with a non-zero status, as a single process would.
+  options=(-fork="$forks" -ignore_crashes=0 -ignore_timeouts=0 -ignore_ooms=0 -max_total_time="$seconds" -timeout=10
+           -rss_limit_mb=2048 -malloc_limit_mb=512 -artifact_prefix="build/fuzz/artifacts/$t/")
   [ -f "fuzz/$t.dict" ] && options+=(-dict="fuzz/$t.dict")
   # shellcheck disable=SC2086  # the seed folders are words
   PACHECK_FUZZ_FAILURE_DIR="build/fuzz/artifacts/$t" "$binary" "${options[@]}" "build/fuzz/corpus/$t" ${seeds[$t]} \

@@ -24,6 +24,8 @@ Agreement compare_with_oracle(const Problem& p, const OracleResult& oracle, cons
     return a;
   }
   a.ulps.reserve(output.size());
+  a.scaled_ulps.reserve(output.size());
+  a.normalized.reserve(output.size());
   const int d = p.head_dim;
   ErrorModel model;
   std::size_t model_row = static_cast<std::size_t>(-1);
@@ -39,17 +41,23 @@ Agreement compare_with_oracle(const Problem& p, const OracleResult& oracle, cons
     err.rounded_exact = round_to_dtype(err.exact, p.dtype);
     err.got = output[e];
     err.bound = element_bound(model, oracle, e, p.dtype).bound;
+    err.scale = std::max(std::fabs(err.rounded_exact), e < oracle.abs_weighted_v.size() ? oracle.abs_weighted_v[e] : 0.0);
     const bool same = (std::isnan(err.got) && std::isnan(err.exact)) || static_cast<double>(err.got) == err.rounded_exact;
     if (same) {
       err.error = std::isnan(err.got) ? 0 : std::fabs(err.got - err.exact);
       err.ulps = 0;
+      err.scaled_ulps = 0;
     } else {
       err.error = std::fabs(static_cast<double>(err.got) - err.exact);
       if (std::isnan(err.error)) err.error = INFINITY;
       err.ulps = std::fabs(static_cast<double>(err.got) - err.rounded_exact) / ulp_of(err.rounded_exact, p.dtype);
       if (std::isnan(err.ulps)) err.ulps = INFINITY;
+      err.scaled_ulps = std::fabs(static_cast<double>(err.got) - err.rounded_exact) / ulp_of(err.scale, p.dtype);
+      if (std::isnan(err.scaled_ulps)) err.scaled_ulps = INFINITY;
     }
     a.ulps.push_back(err.ulps);
+    a.scaled_ulps.push_back(err.scaled_ulps);
+    a.normalized.push_back(err.normalized());
     a.worst_ulps = std::max(a.worst_ulps, err.ulps);
     const bool violates = !same && !(err.error <= err.bound);
     if (violates) ++a.violations;

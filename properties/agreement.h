@@ -21,6 +21,10 @@ struct ElementError {
   double error = 0;           // |got - exact|
   double bound = 0;
   double ulps = 0;            // |got - rounded_exact| in ulps of the output dtype
+  // The element's scale: the larger of |rounded_exact| and S_j = sum_t p_t |v_tj|, the magnitude of the terms its
+  // weighted sum adds up (an output that cancels to nearly zero is computed from terms of this size).
+  double scale = 0;
+  double scaled_ulps = 0;     // |got - rounded_exact| in ulps of `scale`: free of cancellation's blow-up
   double normalized() const { return bound > 0 ? error / bound : (error == 0 ? 0 : INFINITY); }
 };
 
@@ -30,7 +34,10 @@ struct Agreement {
   std::size_t violations = 0;
   ElementError worst;        // the element with the largest error / bound
   double worst_ulps = 0;
-  std::vector<double> ulps;  // every element's ulps (for reports' percentiles and histograms)
+  // Per element, for reports' percentiles and histograms: raw ulps, scaled ulps and error / bound.
+  std::vector<double> ulps;
+  std::vector<double> scaled_ulps;
+  std::vector<double> normalized;
 };
 
 // The split sizes the oracle must count records for, so split-K variants can state their error model.

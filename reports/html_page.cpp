@@ -1,3 +1,4 @@
+// index.html (html_page.h): one self-contained page, inline CSS and SVG, no script.
 #include "reports/html_page.h"
 
 #include <algorithm>
@@ -63,13 +64,13 @@ std::string ratio_class(double ratio) {
   return "";
 }
 
-std::string bar_colour(int bin) {
-  if (bin == 0) return "#2e7d32";
-  if (bin <= 2) return "#66bb6a";
-  if (bin <= 5) return "#f9a825";
-  if (bin <= 11) return "#ef6c00";
-  if (bin == UlpHistogram::kNonFiniteBin) return "#6a1b9a";
-  return "#c62828";
+// A histogram bar's class, from the worst error / bound of its elements (what the verdict uses), never from its
+// place on the ulp axis: far-off ulps of a cancelling output inside its bound are no alarm.
+std::string bar_class(double worst_normalized) {
+  if (std::isnan(worst_normalized) || std::isinf(worst_normalized)) return "b-nan";
+  if (worst_normalized > 1) return "b-over";
+  if (worst_normalized > 0.5) return "b-near";
+  return "b-ok";
 }
 
 const char* kStyle = R"css(
@@ -91,6 +92,8 @@ th{background:#eef1f5;text-align:center;font-weight:600}
 .l{text-align:left}
 .pass{color:#1a7f37;font-weight:600}.fail{color:#c62828;font-weight:700}.skip{color:#6b7480}
 td.near{background:#fff4d6}td.over{background:#ffd9d6;color:#8e1b12;font-weight:700}
+td.worse,tr.worse th{background:#fbd0cb;color:#8e1b12;font-weight:700}
+rect.b-ok{fill:#2e7d32}rect.b-near{fill:#f9a825}rect.b-over{fill:#c62828}rect.b-nan{fill:#6a1b9a}
 code{font:12px ui-monospace,"DejaVu Sans Mono",monospace;background:#eef1f5;padding:1px 4px;border-radius:3px;word-break:break-all}
 .hists{display:flex;flex-wrap:wrap;gap:10px}
 .hists svg{background:#fbfcfd;border:1px solid #e3e7ec;border-radius:4px}
@@ -126,6 +129,7 @@ void header(std::ostream& out, const Report& r) {
 
 void navigation(std::ostream& out, const Report& r) {
   out << "<nav><a href=\"#summary\">summary</a>";
+  if (r.comparison) out << "<a href=\"#comparison\">comparison</a>";
   for (const VariantReport& v : r.variants)
     out << "<a href=\"#v-" << html_escape(v.name) << "\">" << html_escape(v.name) << "</a>";
   out << "<a href=\"#kill-matrix\">kill matrix</a><a href=\"#coverage\">coverage</a>"
@@ -149,9 +153,11 @@ std::string guarantee_text(bool declared, const GuaranteeCheck& g) {
 
 void summary(std::ostream& out, const Report& r) {
   out << "<section id=\"summary\"><h2>Summary</h2>"
-      << "<p class=\"note\">One row per variant, over every dtype and mode it supports. Raw ulps compare with the "
-         "correctly rounded answer; error/bound is the figure the verdict uses (above 1 the variant broke its error "
-         "model). See reports/README.md for how to read each figure.</p>"
+      << "<p class=\"note\">One row per variant, over every dtype and mode it supports. Ulps are scaled: the "
+         "distance from the correctly rounded answer in ulps of the element's scale (the magnitude of the terms its "
+         "weighted sum adds up), so an output that cancels to nearly zero does not blow them up. Error/bound is the "
+         "figure the verdict uses (above 1 the variant broke its error model). See reports/README.md for how to "
+         "read each figure.</p>"
       << "<table><tr><th class=\"l\">variant</th><th>cells</th><th>cases</th><th>worst ulps</th>"
          "<th>worst error/bound</th><th class=\"l\">deterministic</th><th class=\"l\">batch-invariant</th>"
          "<th>verdict</th></tr>\n";
@@ -199,15 +205,51 @@ void cell_table(std::ostream& out, const VariantReport& v) {
   }
   out << "</table><p class=\"note\">Shaded: error/bound above 0.5 (amber) or above 1 (red, the bound was broken). "
          "fp16 and bf16 cells sit near 1 by construction: their final rounding dominates both the error and the "
-         "bound, so read the fp32 cells for how tight the arithmetic's model is.</p>\n";
+         "bound, so read the fp32 cells for how tight the arithmetic's model is. Replay lines run from this "
+         "report's folder.</p>\n";
+}
+
+bool declares(const VariantReport& v, DType d) {
+  return std::find(v.capabilities.dtypes.begin(), v.capabilities.dtypes.end(), d) != v.capabilities.dtypes.end();
 }
 
 void histograms(std::ostream& out, const VariantReport& v) {
-  out << "<h3>Ulp histograms</h3><div class=\"hists\">";
+  out << "<h3>Histograms</h3><p class=\"note\">Per dtype, every mode together: scaled ulps, then error/bound. "
+         "A bar's colour is the worst error/bound of its elements: green within half the bound, amber within it, "
+         "red beyond it, purple non-finite.</p><div class=\"hists\">";
   for (DType d : kAllDTypes) {
-    if (std::find(v.capabilities.dtypes.begin(), v.capabilities.dtypes.end(), d) == v.capabilities.dtypes.end())
-      continue;
-    out << histogram_svg(v.histogram(d), v.name + ", " + std::string(dtype_name(d)) + " (all modes)");
+    if (!declares(v, d)) continue;
+    const std::string name = v.name + ", " + std::string(dtype_name(d)) + " (all modes)";
+    out << histogram_svg(v.histogram(d), name + ", ulps", "ulps");
+    out << histogram_svg(v.ratio_histogram(d), name + ", error/bound", "error/bound");
+  }
+  out << "</div>\n";
+}
+
+// Per shape dimension, a row per bucket: how the error/bound and the ulps of its elements spread.
+void breakdown_tables(std::ostream& out, const VariantReport& v) {
+  out << "<h3>By problem shape</h3><p class=\"note\">Every element of every mode, bucketed by the problem's head dim, "
+         "block size and GQA ratio (query heads per KV head) and by its row's context length. Median and p99 "
+         "error/bound are bin edges (at most); the worst is exact. A precision loss that grows with a shape shows "
+         "as a trend down a column.</p><div class=\"hists\">";
+  for (DType d : kAllDTypes) {
+    if (!declares(v, d)) continue;
+    const ShapeBreakdown b = v.breakdown(d);
+    for (int dim = 0; dim < ShapeBreakdown::kDimensionCount; ++dim) {
+      out << "<table><tr><th colspan=\"5\">" << dtype_name(d) << ": " << ShapeBreakdown::kDimensions[dim]
+          << "</th></tr><tr><th>bucket</th><th>elements</th><th>error/bound median &le;</th><th>p99 &le;</th>"
+             "<th>worst</th></tr>\n";
+      for (const auto& [bucket, stats] : b.dimensions[dim]) {
+        const double median = stats.normalized.quantile_at_most(0.5);
+        const double p99 = stats.normalized.quantile_at_most(0.99);
+        out << "<tr><td>" << ShapeBreakdown::bucket_label(bucket) << "</td><td>" << count(stats.elements)
+            << "</td><td class=\"" << ratio_class(median) << "\">" << ratio(median) << "</td><td class=\""
+            << ratio_class(p99) << "\">" << ratio(p99) << "</td><td class=\"" << ratio_class(stats.worst_normalized)
+            << "\" title=\"worst ulps " << figure(stats.worst_scaled_ulps) << "\">" << ratio(stats.worst_normalized)
+            << "</td></tr>\n";
+      }
+      out << "</table>";
+    }
   }
   out << "</div>\n";
 }
@@ -264,7 +306,43 @@ void variant_section(std::ostream& out, const VariantReport& v) {
   }
   cell_table(out, v);
   histograms(out, v);
+  breakdown_tables(out, v);
   property_grid(out, v);
+  out << "</section>\n";
+}
+
+void comparison_section(std::ostream& out, const Comparison& c) {
+  out << "<section id=\"comparison\"><h2>Compared with an earlier report</h2><p class=\"note\">Before: <code>"
+      << html_escape(c.old_file) << "</code> (" << html_escape(c.old_generated_at) << ", revision <code>"
+      << html_escape(c.old_revision) << "</code>). Each figure before &rarr; now; red where it grew by more than a "
+         "quarter (and by more than 0.01 of the bound, or one ulp), or where a passing cell now fails. ";
+  out << (c.worse() ? "<span class=\"fail\">Precision got worse.</span>" : "<span class=\"pass\">No figure got worse.</span>");
+  if (!c.settings_note.empty()) out << " Note: " << html_escape(c.settings_note) << ".";
+  out << "</p>\n";
+  for (const VariantComparison& v : c.variants) {
+    const std::string title = v.before.empty()          ? v.after + " (only in this report)"
+                              : v.after.empty()         ? v.before + " (only in the earlier report)"
+                              : v.before == v.after     ? v.after
+                                                        : v.before + " \u2192 " + v.after;
+    out << "<h3>" << html_escape(title) << (v.worse ? " <span class=\"fail\">worse</span>" : "") << "</h3>";
+    if (v.cells.empty()) continue;
+    out << "<table><tr><th>dtype</th><th>mode</th><th>verdict</th>";
+    for (const FigureChange& f : v.cells.front().figures) out << "<th>" << html_escape(f.figure) << "</th>";
+    if (v.cells.front().figures.empty()) out << "<th class=\"l\">figures</th>";
+    out << "</tr>\n";
+    for (const CellComparison& cell : v.cells) {
+      out << "<tr" << (cell.worse ? " class=\"worse\"" : "") << "><th>" << html_escape(cell.dtype) << "</th><th>"
+          << html_escape(cell.mode) << "</th><td" << (cell.verdict_before == "pass" && cell.verdict_after == "fail" ? " class=\"worse\"" : "")
+          << ">" << html_escape(cell.verdict_before) << " &rarr; " << html_escape(cell.verdict_after) << "</td>";
+      for (const FigureChange& f : cell.figures)
+        out << "<td" << (f.worse ? " class=\"worse\"" : "") << ">"
+            << (f.figure.rfind("ulps", 0) == 0 ? figure(f.before) : ratio(f.before)) << " &rarr; "
+            << (f.figure.rfind("ulps", 0) == 0 ? figure(f.after) : ratio(f.after)) << "</td>";
+      if (cell.figures.empty()) out << "<td class=\"l skip\">in one report only</td>";
+      out << "</tr>\n";
+    }
+    out << "</table>\n";
+  }
   out << "</section>\n";
 }
 
@@ -367,52 +445,57 @@ void coverage_section(std::ostream& out, const Report& r) {
 
 }  // namespace
 
-std::string histogram_svg(const UlpHistogram& h, const std::string& title) {
+std::string histogram_svg(const Log2Histogram& h, const std::string& title, const std::string& unit) {
   constexpr int kLeft = 40, kTop = 30, kBar = 18, kGap = 2, kPlot = 110, kBottom = 34;
-  constexpr int kWidth = kLeft + UlpHistogram::kBins * (kBar + kGap) + 10;
+  const int bins = h.bins();
+  const int width = kLeft + bins * (kBar + kGap) + 10;
   constexpr int kHeight = kTop + kPlot + kBottom;
   const std::uint64_t total = h.total();
   std::uint64_t largest = 0;
-  for (int b = 0; b < UlpHistogram::kBins; ++b) largest = std::max(largest, h.count(b));
+  for (int b = 0; b < bins; ++b) largest = std::max(largest, h.count(b));
   const double top = std::log10(1.0 + static_cast<double>(std::max<std::uint64_t>(largest, 9)));
   auto y_of = [&](double n) { return kTop + kPlot - kPlot * std::log10(1.0 + n) / top; };
 
   std::ostringstream out;
-  out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kWidth << "\" height=\"" << kHeight
-      << "\" viewBox=\"0 0 " << kWidth << " " << kHeight << "\" role=\"img\" aria-label=\"" << html_escape(title)
+  out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << kHeight
+      << "\" viewBox=\"0 0 " << width << " " << kHeight << "\" role=\"img\" aria-label=\"" << html_escape(title)
       << "\" font-family=\"system-ui,sans-serif\">";
-  const std::uint64_t within_one = h.count(0) + h.count(1);
+  // The share at most 1: within one ulp, or within the bound.
+  std::uint64_t within_one = 0;
+  for (int b = 0; b <= h.bin_of(1.0); ++b) within_one += h.count(b);
   out << "<text x=\"" << kLeft << "\" y=\"14\" font-size=\"12\" font-weight=\"600\">" << html_escape(title)
       << "</text><text x=\"" << kLeft << "\" y=\"26\" font-size=\"10\" fill=\"#4a5568\">" << count(total)
       << " elements, "
       << (total ? printf_string("%.2f", 100.0 * static_cast<double>(within_one) / static_cast<double>(total)) : "0")
-      << "% within 1 ulp</text>";
+      << (unit == "ulps" ? "% within 1 ulp" : "% within " + html_escape(unit) + " 1") << "</text>";
   // Grid lines at 1, 10, 100, ... elements.
   for (double n = 1; n <= static_cast<double>(largest) * 1.0001 || n == 1; n *= 10) {
     const double y = y_of(n);
-    out << "<line x1=\"" << kLeft << "\" x2=\"" << kWidth - 10 << "\" y1=\"" << printf_string("%.1f", y)
+    out << "<line x1=\"" << kLeft << "\" x2=\"" << width - 10 << "\" y1=\"" << printf_string("%.1f", y)
         << "\" y2=\"" << printf_string("%.1f", y) << "\" stroke=\"#e3e7ec\"/><text x=\"" << kLeft - 4 << "\" y=\""
         << printf_string("%.1f", y + 3) << "\" font-size=\"9\" text-anchor=\"end\" fill=\"#6b7480\">"
         << (n < 1e4 ? printf_string("%.0f", n) : printf_string("1e%.0f", std::log10(n))) << "</text>";
   }
-  out << "<line x1=\"" << kLeft << "\" x2=\"" << kWidth - 10 << "\" y1=\"" << kTop + kPlot << "\" y2=\"" << kTop + kPlot
+  out << "<line x1=\"" << kLeft << "\" x2=\"" << width - 10 << "\" y1=\"" << kTop + kPlot << "\" y2=\"" << kTop + kPlot
       << "\" stroke=\"#8a939d\"/>";
-  for (int b = 0; b < UlpHistogram::kBins; ++b) {
+  for (int b = 0; b < bins; ++b) {
     const int x = kLeft + b * (kBar + kGap) + kGap / 2;
     const std::uint64_t n = h.count(b);
     if (n > 0) {
       const double y = y_of(static_cast<double>(n));
-      out << "<rect x=\"" << x << "\" y=\"" << printf_string("%.1f", y) << "\" width=\"" << kBar << "\" height=\""
-          << printf_string("%.1f", kTop + kPlot - y) << "\" fill=\"" << bar_colour(b) << "\"><title>"
-          << count(n) << " elements at " << html_escape(UlpHistogram::label(b)) << " ulps ("
-          << printf_string("%.3g", 100.0 * static_cast<double>(n) / static_cast<double>(total)) << "%)</title></rect>";
+      out << "<rect class=\"" << bar_class(h.worst_normalized(b)) << "\" x=\"" << x << "\" y=\""
+          << printf_string("%.1f", y) << "\" width=\"" << kBar << "\" height=\""
+          << printf_string("%.1f", kTop + kPlot - y) << "\"><title>" << count(n) << " elements at "
+          << html_escape(h.label(b)) << " " << html_escape(unit) << " ("
+          << printf_string("%.3g", 100.0 * static_cast<double>(n) / static_cast<double>(total))
+          << "%), worst error/bound " << ratio(h.worst_normalized(b)) << "</title></rect>";
     }
     out << "<text x=\"" << x + kBar / 2 << "\" y=\"" << kTop + kPlot + 4 << "\" font-size=\"9\" fill=\"#4a5568\" "
         << "text-anchor=\"end\" transform=\"rotate(-60 " << x + kBar / 2 << " " << kTop + kPlot + 4 << ")\">"
-        << html_escape(UlpHistogram::short_label(b)) << "</text>";
+        << html_escape(h.short_label(b)) << "</text>";
   }
-  out << "<text x=\"" << kWidth - 10 << "\" y=\"" << kHeight - 2 << "\" font-size=\"9\" text-anchor=\"end\" "
-      << "fill=\"#6b7480\">ulps (log bins) &#8594;</text></svg>";
+  out << "<text x=\"" << width - 10 << "\" y=\"" << kHeight - 2 << "\" font-size=\"9\" text-anchor=\"end\" "
+      << "fill=\"#6b7480\">" << html_escape(unit) << " (log bins) &#8594;</text></svg>";
   return out.str();
 }
 
@@ -427,6 +510,7 @@ std::string render_html(const Report& r) {
   navigation(out, r);
   out << "<main>\n";
   summary(out, r);
+  if (r.comparison) comparison_section(out, *r.comparison);
   for (const VariantReport& v : r.variants) variant_section(out, v);
   kill_matrix_section(out, r);
   coverage_section(out, r);

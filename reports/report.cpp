@@ -1,3 +1,4 @@
+// What a report holds (report.h): verdicts, merged figures, the comparison's verdict.
 #include "reports/report.h"
 
 #include <algorithm>
@@ -40,11 +41,29 @@ int VariantReport::cases() const {
   return total;
 }
 
-UlpHistogram VariantReport::histogram(DType dtype) const {
-  UlpHistogram merged;
+namespace {
+
+// One figure of every cell of a dtype, merged over modes.
+template <class Figure>
+Figure merged(const std::vector<CellReport>& cells, DType dtype, Figure CellReport::*figure) {
+  Figure out;
   for (const CellReport& c : cells)
-    if (c.dtype == dtype) merged.merge(c.histogram);
-  return merged;
+    if (c.dtype == dtype) out.merge(c.*figure);
+  return out;
+}
+
+}  // namespace
+
+UlpHistogram VariantReport::histogram(DType dtype) const { return merged(cells, dtype, &CellReport::histogram); }
+
+RatioHistogram VariantReport::ratio_histogram(DType dtype) const {
+  return merged(cells, dtype, &CellReport::ratio_histogram);
+}
+
+ShapeBreakdown VariantReport::breakdown(DType dtype) const { return merged(cells, dtype, &CellReport::breakdown); }
+
+bool Comparison::worse() const {
+  return std::any_of(variants.begin(), variants.end(), [](const VariantComparison& v) { return v.worse; });
 }
 
 const CellReport* VariantReport::worst_cell() const {

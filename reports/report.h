@@ -35,7 +35,7 @@ struct PropertyOutcome {
 struct WorstCaseFile {
   std::string property;
   std::filesystem::path file;  // relative to the report folder
-  std::string replay;          // `pacheck replay <report folder>/<file> --variant <variant>`
+  std::string replay;          // `pacheck replay <file> --variant <variant>`, run from the report folder
   std::string position;        // which element
   ElementError element;
 };
@@ -47,10 +47,15 @@ struct CellReport {
   int cases = 0;                     // over every property
   std::size_t compared_outputs = 0;  // variant outputs compared with the oracle
   std::size_t elements = 0;          // output elements compared with the oracle
-  UlpHistogram histogram;
-  double median_ulps = 0;
+  UlpHistogram histogram;         // scaled ulps, each bin with its worst error / bound
+  RatioHistogram ratio_histogram; // error / bound, the figure the verdict uses
+  double median_ulps = 0;         // scaled ulps (ulps of each element's scale, properties/agreement.h)
   double p99_ulps = 0;
   double worst_ulps = 0;
+  double raw_median_ulps = 0;     // raw ulps (of each element's own magnitude): blown up where outputs cancel
+  double raw_p99_ulps = 0;
+  double raw_worst_ulps = 0;
+  ShapeBreakdown breakdown;
   double worst_normalized = 0;  // the largest error / bound of any element (above 1: the bound was broken)
   double tightness_median = 0;  // per compared output, its worst error / bound: the median and p99 over outputs
   double tightness_p99 = 0;
@@ -84,6 +89,8 @@ struct VariantReport {
   bool passed() const;  // every property passed in every cell (false when skipped)
   int cases() const;
   UlpHistogram histogram(DType dtype) const;  // merged over modes
+  RatioHistogram ratio_histogram(DType dtype) const;
+  ShapeBreakdown breakdown(DType dtype) const;
   // The cell with the largest worst_normalized; nullptr when there are no cells.
   const CellReport* worst_cell() const;
 };
@@ -98,6 +105,42 @@ struct Environment {
   unsigned hardware_threads = 0;
   std::string generated_at;  // UTC, ISO 8601
   std::string command_line;
+};
+
+// One figure of a cell in two reports: flagged worse when it grew by more than a quarter and by more than its
+// slack (0.01 of the bound for error/bound, one ulp for ulps), so run-to-run noise of the same seed is not flagged.
+struct FigureChange {
+  std::string figure;  // "error/bound median", "ulps p99", ...
+  double before = 0;
+  double after = 0;
+  bool worse = false;
+};
+
+struct CellComparison {
+  std::string dtype;
+  std::string mode;
+  std::string verdict_before;  // "pass", "fail", or "absent" when the cell is only in one report
+  std::string verdict_after;
+  std::vector<FigureChange> figures;
+  bool worse = false;  // a figure got worse, or the cell passed before and fails now
+};
+
+struct VariantComparison {
+  std::string before;  // the variant's name in the old report ("" when it is only in the new one)
+  std::string after;
+  std::vector<CellComparison> cells;
+  bool worse = false;
+};
+
+// `pacheck report --compare OLD_ulp.json`: the new report against an old one, variant by variant (paired by name,
+// or as --compare-pair names them), cell by cell.
+struct Comparison {
+  std::string old_file;
+  std::string old_generated_at;
+  std::string old_revision;
+  std::string settings_note;  // how the two runs' settings differ, or ""
+  std::vector<VariantComparison> variants;
+  bool worse() const;
 };
 
 struct Report {
@@ -115,6 +158,7 @@ struct Report {
   std::string coverage_note;  // why there are no coverage figures
   double seconds = 0;
   std::vector<std::string> written_files;  // the case files the run wrote, relative to out_dir (for the manifest)
+  std::optional<Comparison> comparison;     // with --compare
 
   // Every non-mutant variant that ran passed (mutants are expected to fail).
   bool non_mutants_passed() const;

@@ -1,3 +1,4 @@
+// Runs the report (run_report.h): the catalogue per variant, dtype and mode, the kill matrix, the coverage figures.
 #include "reports/run_report.h"
 
 #include <algorithm>
@@ -56,6 +57,25 @@ std::string replay_line_of(const std::string& failure) {
   return found;
 }
 
+void replace_all(std::string& text, const std::string& from, const std::string& to) {
+  if (from.empty()) return;
+  for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+}
+
+}  // namespace
+
+std::string relative_to_report(std::string text, const std::filesystem::path& out_dir, const std::string& program) {
+  // out_dir / "x" then its parent: the folder without a trailing separator, however it was spelled.
+  const std::string folder = (out_dir / "x").parent_path().string();
+  const std::string shown = std::string(kReportReplayProgram) + " ";
+  replace_all(text, program + " replay " + folder + "/", shown + "replay ");
+  replace_all(text, program + " check ", shown + "check ");
+  return text;
+}
+
+namespace {
+
 // The failing cases of one property run. RapidCheck stops at the first failure; a report wants the statistics of
 // every case, so the property runs wrapped: a failing case is counted here and RapidCheck goes on to the next.
 struct FailureCount {
@@ -110,9 +130,14 @@ void fill_statistics(CellReport& cell, const CellStatistics& stats) {
   cell.compared_outputs = stats.compared_outputs();
   cell.elements = stats.elements();
   cell.histogram = stats.histogram();
-  cell.median_ulps = stats.ulps().quantile(0.5);
-  cell.p99_ulps = stats.ulps().quantile(0.99);
-  cell.worst_ulps = stats.ulps().max();
+  cell.ratio_histogram = stats.ratio_histogram();
+  cell.median_ulps = stats.scaled_ulps().quantile(0.5);
+  cell.p99_ulps = stats.scaled_ulps().quantile(0.99);
+  cell.worst_ulps = stats.scaled_ulps().max();
+  cell.raw_median_ulps = stats.raw_ulps().quantile(0.5);
+  cell.raw_p99_ulps = stats.raw_ulps().quantile(0.99);
+  cell.raw_worst_ulps = stats.raw_ulps().max();
+  cell.breakdown = stats.breakdown();
   cell.worst_normalized = stats.tightness().max();
   cell.tightness_median = stats.tightness().quantile(0.5);
   cell.tightness_p99 = stats.tightness().quantile(0.99);
@@ -131,10 +156,10 @@ WorstCaseFile save_worst_case(const ReportSettings& settings, const Variant& var
   note << "the largest error/bound of " << variant.name() << " in its " << cell_name(cell.dtype, cell.mode)
        << " report cell (" << worst.property << "): " << worst.position << ", error " << worst.element.error
        << ", bound " << worst.element.bound << " (" << worst.element.normalized() << " of bound), "
-       << worst.element.ulps << " ulps";
+       << worst.element.scaled_ulps << " scaled ulps (" << worst.element.ulps << " raw)";
   write_case_file(settings.out_dir / saved.file, Case{worst.problem, worst.knobs, note.str()});
-  saved.replay =
-      settings.replay_program + " replay " + (settings.out_dir / saved.file).string() + " --variant " + variant.name();
+  saved.replay = std::string(kReportReplayProgram) + " replay " + saved.file.generic_string() + " --variant " +
+                 variant.name();
   return saved;
 }
 
@@ -200,6 +225,10 @@ CellReport run_cell(const ReportSettings& settings, const Variant& variant, DTyp
     const PropertyRun run = run_property(counting_failures(*property, failures), variant, options,
                                          [&](const CaseObservation& o) { stats.observe(o); });
     cell.properties.push_back(outcome_of(run, failures));
+    cell.properties.back().failure = relative_to_report(cell.properties.back().failure, settings.out_dir,
+                                                        settings.replay_program);
+    cell.properties.back().replay = relative_to_report(cell.properties.back().replay, settings.out_dir,
+                                                       settings.replay_program);
     cell.cases += cell.properties.back().cases;
     progress.step(variant.name() + " " + cell_name(dtype, mode) + " " + property->name,
                   cell.properties.back().verdict != Verdict::passed);
@@ -231,6 +260,9 @@ void run_kill_matrix_into(Report& report, const ReportSettings& settings, const 
   options.progress = [&](const KillCell& cell) { progress.step(cell.mutant + " " + cell.property, false); };
   try {
     report.kill_matrix = run_kill_matrix(options);
+    for (KillCell& cell : report.kill_matrix->cells)
+      for (std::string* text : {&cell.replay, &cell.case_file_replay, &cell.failure})
+        *text = relative_to_report(*text, settings.out_dir, settings.replay_program);
   } catch (const std::exception& e) {
     report.kill_matrix_note = std::string("the kill matrix could not run: ") + e.what();
   }

@@ -34,7 +34,15 @@ struct Progress {
 };
 using ProgressCallback = std::function<void(const Progress&)>;
 
-// Clears the report folder's cases/, failures/ and mutants/ (what an earlier report saved there), then runs.
+// How the report's replay lines name the program: they are run from the report folder, with pacheck on PATH.
+inline constexpr const char* kReportReplayProgram = "pacheck";
+
+// A replay or reproduce line as the report shows it: `PROGRAM replay OUT_DIR/FILE` becomes `pacheck replay FILE`
+// (relative to the report folder) and `PROGRAM check` becomes `pacheck check`, so no build path or absolute path
+// of the machine that ran the report appears on the page.
+std::string relative_to_report(std::string text, const std::filesystem::path& out_dir, const std::string& program);
+
+// Removes the files an earlier report listed in the folder's manifest (report_files.h), then runs.
 // Variants that need a GPU are listed as skipped, with the reason, when no CUDA device answers.
 Report run_report(const ReportSettings& settings, const ProgressCallback& progress = {});
 

@@ -1,6 +1,12 @@
+// ulp.json (ulp_json.h): the report as JSON, and the comparison of two reports' JSON.
 #include "reports/ulp_json.h"
 
+#include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
 
 namespace pacheck::reports {
 
@@ -14,10 +20,32 @@ namespace {
 
 using nlohmann::json;
 
-json histogram_counts(const UlpHistogram& h) {
+json histogram_counts(const Log2Histogram& h) {
   json counts = json::array();
-  for (int bin = 0; bin < UlpHistogram::kBins; ++bin) counts.push_back(h.count(bin));
+  for (int bin = 0; bin < h.bins(); ++bin) counts.push_back(h.count(bin));
   return counts;
+}
+
+json histogram_labels(const Log2Histogram& h) {
+  json labels = json::array();
+  for (int bin = 0; bin < h.bins(); ++bin) labels.push_back(h.label(bin));
+  return labels;
+}
+
+json breakdown_json(const ShapeBreakdown& b) {
+  json out = json::object();
+  for (int d = 0; d < ShapeBreakdown::kDimensionCount; ++d) {
+    json buckets = json::array();
+    for (const auto& [bucket, stats] : b.dimensions[d])
+      buckets.push_back({{"bucket", ShapeBreakdown::bucket_label(bucket)},
+                         {"elements", stats.elements},
+                         {"error_over_bound_median_at_most", json_number(stats.normalized.quantile_at_most(0.5))},
+                         {"error_over_bound_p99_at_most", json_number(stats.normalized.quantile_at_most(0.99))},
+                         {"worst_error_over_bound", json_number(stats.worst_normalized)},
+                         {"worst_ulps", json_number(stats.worst_scaled_ulps)}});
+    out[ShapeBreakdown::kDimensions[d]] = buckets;
+  }
+  return out;
 }
 
 json guarantee_json(const GuaranteeCheck& g) {
@@ -32,12 +60,14 @@ json worst_case_json(const WorstCaseFile& w) {
           {"file", w.file.generic_string()},
           {"replay", w.replay},
           {"element", w.position},
+          {"scale", json_number(w.element.scale)},
           {"exact", json_number(w.element.exact)},
           {"rounded_exact", json_number(w.element.rounded_exact)},
           {"got", json_number(w.element.got)},
           {"error", json_number(w.element.error)},
           {"bound", json_number(w.element.bound)},
-          {"ulps", json_number(w.element.ulps)},
+          {"ulps", json_number(w.element.scaled_ulps)},
+          {"raw_ulps", json_number(w.element.ulps)},
           {"normalized_error", json_number(w.element.normalized())}};
 }
 
@@ -58,12 +88,18 @@ json cell_json(const CellReport& c) {
           {"elements", c.elements},
           {"seconds", c.seconds},
           {"ulps", {{"median", json_number(c.median_ulps)}, {"p99", json_number(c.p99_ulps)}, {"worst", json_number(c.worst_ulps)}}},
+          {"raw_ulps",
+           {{"median", json_number(c.raw_median_ulps)},
+            {"p99", json_number(c.raw_p99_ulps)},
+            {"worst", json_number(c.raw_worst_ulps)}}},
           {"worst_normalized_error", json_number(c.worst_normalized)},
           {"tightness",
            {{"median", json_number(c.tightness_median)},
             {"p99", json_number(c.tightness_p99)},
             {"worst", json_number(c.worst_normalized)}}},
           {"histogram", histogram_counts(c.histogram)},
+          {"error_over_bound_histogram", histogram_counts(c.ratio_histogram)},
+          {"breakdown", breakdown_json(c.breakdown)},
           {"worst_case", c.worst ? worst_case_json(*c.worst) : json(nullptr)},
           {"properties", properties}};
 }
@@ -77,8 +113,12 @@ json variant_json(const VariantReport& v) {
   json cells = json::array();
   for (const CellReport& c : v.cells) cells.push_back(cell_json(c));
   json histograms = json::object();
+  json ratio_histograms = json::object();
   for (DType d : caps.dtypes)
-    if (!v.skipped) histograms[std::string(dtype_name(d))] = histogram_counts(v.histogram(d));
+    if (!v.skipped) {
+      histograms[std::string(dtype_name(d))] = histogram_counts(v.histogram(d));
+      ratio_histograms[std::string(dtype_name(d))] = histogram_counts(v.ratio_histogram(d));
+    }
   return {{"name", v.name},
           {"description", v.description},
           {"mutant", caps.is_mutant},
@@ -96,7 +136,8 @@ json variant_json(const VariantReport& v) {
             {"uses_splits", caps.uses_splits}}},
           {"observed", {{"deterministic", guarantee_json(v.determinism)}, {"batch_invariant", guarantee_json(v.batch_isolation)}}},
           {"cells", cells},
-          {"histograms", histograms}};
+          {"histograms", histograms},
+          {"error_over_bound_histograms", ratio_histograms}};
 }
 
 json environment_json(const Environment& e) {
@@ -109,11 +150,37 @@ json environment_json(const Environment& e) {
           {"hardware_threads", e.hardware_threads}};
 }
 
+json comparison_json(const Comparison& c) {
+  json variants = json::array();
+  for (const VariantComparison& v : c.variants) {
+    json cells = json::array();
+    for (const CellComparison& cell : v.cells) {
+      json figures = json::array();
+      for (const FigureChange& f : cell.figures)
+        figures.push_back({{"figure", f.figure},
+                           {"before", json_number(f.before)},
+                           {"after", json_number(f.after)},
+                           {"worse", f.worse}});
+      cells.push_back({{"dtype", cell.dtype},
+                       {"mode", cell.mode},
+                       {"verdict_before", cell.verdict_before},
+                       {"verdict_after", cell.verdict_after},
+                       {"worse", cell.worse},
+                       {"figures", figures}});
+    }
+    variants.push_back({{"before", v.before}, {"after", v.after}, {"worse", v.worse}, {"cells", cells}});
+  }
+  return {{"old_file", c.old_file},
+          {"old_generated_at", c.old_generated_at},
+          {"old_revision", c.old_revision},
+          {"settings_note", c.settings_note},
+          {"worse", c.worse()},
+          {"variants", variants}};
+}
+
 }  // namespace
 
 json to_json(const Report& r) {
-  json bins = json::array();
-  for (int bin = 0; bin < UlpHistogram::kBins; ++bin) bins.push_back(UlpHistogram::label(bin));
   json variants = json::array();
   int ran = 0;
   int skipped = 0;
@@ -146,10 +213,140 @@ json to_json(const Report& r) {
             {"variants_skipped", skipped},
             {"non_mutants_passed", r.non_mutants_passed()},
             {"seconds", r.seconds}}},
-          {"histogram_bins", bins},
+          {"histogram_bins", histogram_labels(UlpHistogram())},
+          {"error_over_bound_bins", histogram_labels(RatioHistogram())},
           {"variants", variants},
           {"kill_matrix", kill},
-          {"coverage", coverage}};
+          {"coverage", coverage},
+          {"comparison", r.comparison ? comparison_json(*r.comparison) : json(nullptr)}};
+}
+
+namespace {
+
+// A figure read back from ulp.json: a number, or "inf", "-inf", "nan"; a missing figure reads as NaN.
+double figure_of(const json& j) {
+  if (j.is_number()) return j.get<double>();
+  if (j == "inf") return std::numeric_limits<double>::infinity();
+  if (j == "-inf") return -std::numeric_limits<double>::infinity();
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
+const json* find_variant(const json& report, const std::string& name) {
+  for (const json& v : report.at("variants"))
+    if (v.value("name", "") == name) return &v;
+  return nullptr;
+}
+
+const json* find_cell(const json& variant, const std::string& dtype, const std::string& mode) {
+  for (const json& c : variant.at("cells"))
+    if (c.value("dtype", "") == dtype && c.value("mode", "") == mode) return &c;
+  return nullptr;
+}
+
+// Worse: grew by more than a quarter and by more than the slack; or became non-finite.
+bool got_worse(double before, double after, double slack) {
+  if (std::isnan(after) || std::isinf(after)) return std::isfinite(before);
+  if (std::isnan(before)) return false;
+  return after > 1.25 * before && after - before > slack;
+}
+
+CellComparison compare_cells(const json* before, const json* after) {
+  const json& any = after ? *after : *before;
+  CellComparison c;
+  c.dtype = any.value("dtype", "?");
+  c.mode = any.value("mode", "?");
+  c.verdict_before = before ? before->value("verdict", "?") : "absent";
+  c.verdict_after = after ? after->value("verdict", "?") : "absent";
+  if (!before || !after) return c;
+  struct Figure {
+    const char* name;
+    json::json_pointer at;
+    double slack;
+  };
+  const Figure figures[] = {{"error/bound median", json::json_pointer("/tightness/median"), 0.01},
+                            {"error/bound p99", json::json_pointer("/tightness/p99"), 0.01},
+                            {"error/bound worst", json::json_pointer("/worst_normalized_error"), 0.01},
+                            {"ulps median", json::json_pointer("/ulps/median"), 1},
+                            {"ulps p99", json::json_pointer("/ulps/p99"), 1},
+                            {"ulps worst", json::json_pointer("/ulps/worst"), 1}};
+  for (const Figure& f : figures) {
+    FigureChange change;
+    change.figure = f.name;
+    change.before = before->contains(f.at) ? figure_of(before->at(f.at)) : std::numeric_limits<double>::quiet_NaN();
+    change.after = after->contains(f.at) ? figure_of(after->at(f.at)) : std::numeric_limits<double>::quiet_NaN();
+    change.worse = got_worse(change.before, change.after, f.slack);
+    c.worse = c.worse || change.worse;
+    c.figures.push_back(change);
+  }
+  c.worse = c.worse || (c.verdict_before == "pass" && c.verdict_after == "fail");
+  return c;
+}
+
+VariantComparison compare_variants(const json* before, const json* after) {
+  VariantComparison v;
+  v.before = before ? before->value("name", "") : "";
+  v.after = after ? after->value("name", "") : "";
+  const json empty = {{"cells", json::array()}};
+  const json& b = before ? *before : empty;
+  const json& a = after ? *after : empty;
+  for (const json& cell : a.at("cells")) {
+    v.cells.push_back(compare_cells(find_cell(b, cell.value("dtype", ""), cell.value("mode", "")), &cell));
+    v.worse = v.worse || v.cells.back().worse;
+  }
+  for (const json& cell : b.at("cells"))
+    if (!find_cell(a, cell.value("dtype", ""), cell.value("mode", ""))) v.cells.push_back(compare_cells(&cell, nullptr));
+  return v;
+}
+
+}  // namespace
+
+json read_ulp_json(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot open " + file.string());
+  std::stringstream text;
+  text << in.rdbuf();
+  const json j = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object() || j.value("schema", "") != "pacheck.ulp-report")
+    throw std::runtime_error(file.string() + " is not a pacheck report's ulp.json");
+  const int version = j.value("schema_version", 0);
+  if (version != kUlpJsonSchemaVersion)
+    throw std::runtime_error(file.string() + " has schema version " + std::to_string(version) + ", this pacheck writes " +
+                             std::to_string(kUlpJsonSchemaVersion) +
+                             " (its figures mean other things): make both reports with the same pacheck");
+  if (!j.contains("variants") || !j["variants"].is_array())
+    throw std::runtime_error(file.string() + " has no variants array");
+  return j;
+}
+
+Comparison compare_reports(const json& before, const json& after, const std::map<std::string, std::string>& pairs,
+                           const std::string& old_file) {
+  Comparison c;
+  c.old_file = old_file;
+  c.old_generated_at = before.value("generated_at", "");
+  c.old_revision = before.contains("environment") ? before["environment"].value("git_revision", "") : "";
+  const json no_settings = json::object();
+  const json& sb = before.contains("settings") ? before["settings"] : no_settings;
+  const json& sa = after.contains("settings") ? after["settings"] : no_settings;
+  for (const char* setting : {"cases_per_property", "seed"})
+    if (sb.value(setting, json()) != sa.value(setting, json()))
+      c.settings_note += std::string(c.settings_note.empty() ? "" : "; ") + setting + " " +
+                         sb.value(setting, json()).dump() + " before, " + sa.value(setting, json()).dump() + " now";
+  if (!c.settings_note.empty())
+    c.settings_note = "the runs differ (" + c.settings_note +
+                      "): their figures come from different cases, so small changes are noise";
+  std::vector<std::string> matched;
+  for (const json& v : after.at("variants")) {
+    const std::string name = v.value("name", "");
+    const auto paired = pairs.find(name);
+    const std::string old_name = paired == pairs.end() ? name : paired->second;
+    const json* old = find_variant(before, old_name);
+    if (old) matched.push_back(old_name);
+    c.variants.push_back(compare_variants(old, &v));
+  }
+  for (const json& v : before.at("variants"))
+    if (std::find(matched.begin(), matched.end(), v.value("name", "")) == matched.end())
+      c.variants.push_back(compare_variants(&v, nullptr));
+  return c;
 }
 
 }  // namespace pacheck::reports

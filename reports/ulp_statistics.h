@@ -1,14 +1,15 @@
-// The statistics a report keeps about one variant in one dtype and mode: a log-scale histogram of every output
-// element's ulps, exact percentiles of the ulps and of each compared output's tightness (its worst error over
-// bound), and the case behind the worst bound-normalised error, kept whole so it can be saved and replayed.
+// The statistics a report keeps about one variant in one dtype and mode: log-scale histograms of every output
+// element's scaled ulps and error over bound, exact percentiles of the ulps and of each compared output's tightness
+// (its worst error over bound), a breakdown by problem shape, and the case behind the worst bound-normalised
+// error, kept whole so it can be saved and replayed.
 #pragma once
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "problem/knobs.h"
 #include "problem/problem.h"
@@ -20,33 +21,51 @@ struct CaseObservation;  // properties/catalogue.h (declared here so the reports
 
 namespace pacheck::reports {
 
-// Ulps binned on a log scale: exactly 0, (0, 1], (1, 2], (2, 4], ..., (2^19, 2^20], beyond 2^20, and not finite
-// (a NaN or Inf where the oracle is finite). Raw ulps are integers except across a binade boundary, so the bins
-// are "correctly rounded", "1 ulp", "2 ulps", "3-4 ulps" and so on.
-class UlpHistogram {
+// Values binned on a log scale: exactly 0, (0, 2^lo], (2^lo, 2^(lo+1)], ..., (2^(hi-1), 2^hi], beyond 2^hi, and not
+// finite. Each bin also keeps the largest error / bound of the elements in it, so a bar can be coloured by what the
+// verdict uses rather than by its position on the axis.
+class Log2Histogram {
  public:
-  static constexpr int kLargestPower = 20;             // the last power-of-two bin ends at 2^20 ulps
-  static constexpr int kBeyondBin = kLargestPower + 2;  // (2^20, inf)
-  static constexpr int kNonFiniteBin = kBeyondBin + 1;
-  static constexpr int kBins = kNonFiniteBin + 1;
+  Log2Histogram(int lowest_power, int largest_power);
 
-  static int bin_of(double ulps);
-  // "0", "<=1", "<=2", "<=4", ..., "<=1048576", ">1048576", "non-finite"
-  static std::string label(int bin);
-  // Short axis labels: "0", "1", "2", "4", ..., "512", "1K", ..., "1M", ">1M", "NaN".
-  static std::string short_label(int bin);
+  int bins() const { return largest_ - lowest_ + 4; }
+  int beyond_bin() const { return bins() - 2; }
+  int non_finite_bin() const { return bins() - 1; }
+  int bin_of(double value) const;
+  // "0", "<=1", "<=2", ..., ">1048576", "non-finite"; below 1: "<=2^-3".
+  std::string label(int bin) const;
+  // Axis labels: "0", "1/8", "1/2", "1", "2", ..., "512", "1K", ..., "1M", ">1M", "NaN".
+  std::string short_label(int bin) const;
 
-  void add(double ulps, std::uint64_t count = 1);
-  void merge(const UlpHistogram& other);
+  void add(double value, double normalized_error, std::uint64_t count = 1);
+  void merge(const Log2Histogram& other);  // throws std::invalid_argument for a histogram of other bins
   std::uint64_t count(int bin) const { return counts_.at(static_cast<std::size_t>(bin)); }
+  // The largest error / bound of an element in the bin (NaN counts as +infinity); 0 for an empty bin.
+  double worst_normalized(int bin) const { return worst_.at(static_cast<std::size_t>(bin)); }
   std::uint64_t total() const;
+  // The upper edge of the bin holding the nearest-rank q-quantile: "at least a fraction q is <= this"; 0 when empty.
+  double quantile_at_most(double q) const;
 
  private:
-  std::array<std::uint64_t, kBins> counts_{};
+  double upper_edge(int bin) const;
+  int lowest_;
+  int largest_;
+  std::vector<std::uint64_t> counts_;
+  std::vector<double> worst_;
 };
 
-// A multiset of values with exact nearest-rank quantiles. Values repeat heavily (ulps are mostly small integers),
-// so a value -> count map stays small however many elements are added. NaN counts as +infinity.
+// Scaled ulps: 0, <=1, <=2, ..., <=2^20, beyond, non-finite.
+struct UlpHistogram : Log2Histogram {
+  UlpHistogram() : Log2Histogram(0, 20) {}
+};
+
+// Error / bound: 0, <=2^-16, ..., <=1/2, <=1 (the verdict's line), <=2, ..., <=2^16, beyond, non-finite.
+struct RatioHistogram : Log2Histogram {
+  RatioHistogram() : Log2Histogram(-16, 16) {}
+};
+
+// A multiset of values with exact nearest-rank quantiles. Values repeat heavily (ulps are small integers times
+// powers of two), so a value -> count map stays small however many elements are added. NaN counts as +infinity.
 class Distribution {
  public:
   void add(double value, std::uint64_t count = 1);
@@ -58,6 +77,28 @@ class Distribution {
  private:
   std::map<double, std::uint64_t> counts_;
   std::uint64_t size_ = 0;
+};
+
+// The elements of one bucket of a shape dimension (head dims 5-8, say): their error / bound and scaled ulps.
+struct BucketStatistics {
+  std::uint64_t elements = 0;
+  RatioHistogram normalized;  // error / bound: its quantiles, and the exact worst
+  double worst_normalized = 0;
+  double worst_scaled_ulps = 0;
+  void add(double normalized_error, double scaled_ulps);
+  void merge(const BucketStatistics& other);
+};
+
+// Error by problem shape: head dim, block size, GQA ratio and the row's context length, each in power-of-two
+// buckets (1, 2, 3-4, 5-8, ...), so a precision loss that grows with one of them shows as a trend.
+struct ShapeBreakdown {
+  static constexpr const char* kDimensions[] = {"head_dim", "block_size", "gqa_ratio", "context_len"};
+  static constexpr int kDimensionCount = 4;
+  // The bucket of a positive size: 0 for 1, k for sizes in (2^(k-1), 2^k].
+  static int bucket_of(int size);
+  static std::string bucket_label(int bucket);  // "1", "2", "3-4", "5-8", ...
+  std::map<int, BucketStatistics> dimensions[kDimensionCount];
+  void merge(const ShapeBreakdown& other);
 };
 
 // The compared output with the largest error over bound, with everything needed to save it as a case file.
@@ -75,18 +116,25 @@ class CellStatistics {
   // Observations without an agreement (properties that compare runs with each other) add nothing.
   void observe(const CaseObservation& observation);
 
+  // Scaled ulps binned, each bin with its elements' worst error / bound.
   const UlpHistogram& histogram() const { return histogram_; }
-  const Distribution& ulps() const { return ulps_; }
+  const RatioHistogram& ratio_histogram() const { return ratio_histogram_; }
+  const Distribution& scaled_ulps() const { return scaled_ulps_; }
+  const Distribution& raw_ulps() const { return raw_ulps_; }
   // Per compared output: its worst error / bound (how much of its bound the output used).
   const Distribution& tightness() const { return tightness_; }
+  const ShapeBreakdown& breakdown() const { return breakdown_; }
   std::size_t compared_outputs() const { return compared_outputs_; }
   std::size_t elements() const { return elements_; }
   const std::optional<WorstCase>& worst() const { return worst_; }
 
  private:
   UlpHistogram histogram_;
-  Distribution ulps_;
+  RatioHistogram ratio_histogram_;
+  Distribution scaled_ulps_;
+  Distribution raw_ulps_;
   Distribution tightness_;
+  ShapeBreakdown breakdown_;
   std::size_t compared_outputs_ = 0;
   std::size_t elements_ = 0;
   std::optional<WorstCase> worst_;

@@ -1,5 +1,6 @@
-// Opens the report page that `pacheck report` writes in headless Chromium (Debian's chromium package) and checks
-// that it renders: the screenshot is not blank and the page logged nothing to the console (the page has no
+// Opens the report page that `pacheck report` writes in headless Chromium (Debian's chromium package), and the page
+// of a report compared with an earlier one, and checks that they render: the screenshot is not blank, the page's
+// colours reached the screen, and the page logged nothing to the console (the page has no
 // script, so any console message means something went wrong). Two controls show the checks can fail: a blank
 // page is caught as blank, a page that logs an error is caught. Label `browser`; without chromium each test skips,
 // naming the package, or fails when PACHECK_REQUIRE_BROWSER=1 (browser_requirement_test runs both cases).
@@ -16,6 +17,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <unordered_map>
 #include <vector>
@@ -233,6 +235,32 @@ TEST_F(ReportRender, TheReportPageRendersWithoutConsoleMessages) {
   EXPECT_NE(html.find("id=\"kill-matrix\"><h2>Mutant kill matrix</h2><p class=\"note\">Every property"), std::string::npos)
       << "the kill matrix grid is missing";
   EXPECT_NE(html.find("<td class=\"l\">variants/</td>"), std::string::npos) << "the coverage table is missing";
+  std::filesystem::remove_all(dir);
+}
+
+// The compare view: cpu_streaming, then pv_in_bf16 (its PV accumulator in bf16) compared with it. The comparison
+// sits under the summary, so the screenshot's top shows its red "worse" cells.
+TEST_F(ReportRender, TheCompareViewRendersItsFlags) {
+  const std::filesystem::path dir = fresh_dir("compare");
+  const auto run = [&](const std::string& arguments) {
+    const std::string command = std::string(PACHECK_BINARY) + " report --cases 2 --kill-cases 0 " + arguments + " >>" +
+                                shell_quote((dir / "report.log").string()) + " 2>&1";
+    return std::system(command.c_str());
+  };
+  ASSERT_EQ(run("--out " + shell_quote((dir / "before").string()) + " --variant cpu_streaming"), 0)
+      << read_text(dir / "report.log");
+  const int status = run("--out " + shell_quote((dir / "after").string()) + " --variant pv_in_bf16 --compare " +
+                         shell_quote((dir / "before" / "ulp.json").string()) + " --compare-pair cpu_streaming=pv_in_bf16");
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << "a precision loss exits 1\n" << read_text(dir / "report.log");
+  const std::string html = read_text(dir / "after" / "index.html");
+  ASSERT_NE(html.find("id=\"comparison\""), std::string::npos);
+
+  const Rendering r = render(chromium_, dir / "after" / "index.html", dir);
+  ASSERT_EQ(r.status, 0) << "chromium failed:\n" << r.log;
+  EXPECT_TRUE(r.console.empty()) << "the page logged to the console:\n" << joined(r.console);
+  const RgbaImage image = read_png(r.screenshot);
+  EXPECT_EQ(blank_screenshot_problem(image_content(image)), "");
+  EXPECT_TRUE(has_colour(image, 0xfbd0cb)) << "no cell flagged worse in the screenshot: did the comparison render?";
   std::filesystem::remove_all(dir);
 }
 

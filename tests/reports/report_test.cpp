@@ -54,44 +54,95 @@ bool drawn_in_mode(const Sequence& seq, Mode mode) {
 // --- statistics -------------------------------------------------------------------------------------------------
 
 TEST(UlpHistogram, BinsArePowersOfTwoOfUlps) {
-  EXPECT_EQ(UlpHistogram::bin_of(0), 0);
-  EXPECT_EQ(UlpHistogram::bin_of(0.25), 1);
-  EXPECT_EQ(UlpHistogram::bin_of(1), 1);
-  EXPECT_EQ(UlpHistogram::bin_of(1.5), 2);
-  EXPECT_EQ(UlpHistogram::bin_of(2), 2);
-  EXPECT_EQ(UlpHistogram::bin_of(3), 3);
-  EXPECT_EQ(UlpHistogram::bin_of(4), 3);
-  EXPECT_EQ(UlpHistogram::bin_of(5), 4);
-  EXPECT_EQ(UlpHistogram::bin_of(-5), 4);
-  EXPECT_EQ(UlpHistogram::bin_of(std::ldexp(1.0, 20)), UlpHistogram::kBeyondBin - 1);
-  EXPECT_EQ(UlpHistogram::bin_of(std::ldexp(1.0, 20) + 1), UlpHistogram::kBeyondBin);
-  EXPECT_EQ(UlpHistogram::bin_of(1e300), UlpHistogram::kBeyondBin);
-  EXPECT_EQ(UlpHistogram::bin_of(kInf), UlpHistogram::kNonFiniteBin);
-  EXPECT_EQ(UlpHistogram::bin_of(std::nan("")), UlpHistogram::kNonFiniteBin);
+  const UlpHistogram h;
+  EXPECT_EQ(h.bins(), 24);
+  EXPECT_EQ(h.bin_of(0), 0);
+  EXPECT_EQ(h.bin_of(0.25), 1);
+  EXPECT_EQ(h.bin_of(1), 1);
+  EXPECT_EQ(h.bin_of(1.5), 2);
+  EXPECT_EQ(h.bin_of(2), 2);
+  EXPECT_EQ(h.bin_of(3), 3);
+  EXPECT_EQ(h.bin_of(4), 3);
+  EXPECT_EQ(h.bin_of(5), 4);
+  EXPECT_EQ(h.bin_of(-5), 4);
+  EXPECT_EQ(h.bin_of(std::ldexp(1.0, 20)), h.beyond_bin() - 1);
+  EXPECT_EQ(h.bin_of(std::ldexp(1.0, 20) + 1), h.beyond_bin());
+  EXPECT_EQ(h.bin_of(1e300), h.beyond_bin());
+  EXPECT_EQ(h.bin_of(kInf), h.non_finite_bin());
+  EXPECT_EQ(h.bin_of(std::nan("")), h.non_finite_bin());
 }
 
 TEST(UlpHistogram, LabelsNameEachBinsUpperEdge) {
-  EXPECT_EQ(UlpHistogram::label(0), "0");
-  EXPECT_EQ(UlpHistogram::label(1), "<=1");
-  EXPECT_EQ(UlpHistogram::label(3), "<=4");
-  EXPECT_EQ(UlpHistogram::label(UlpHistogram::kBeyondBin), ">1048576");
-  EXPECT_EQ(UlpHistogram::label(UlpHistogram::kNonFiniteBin), "non-finite");
-  EXPECT_EQ(UlpHistogram::short_label(11), "1K");
-  EXPECT_EQ(UlpHistogram::short_label(UlpHistogram::kBeyondBin - 1), "1M");
-  EXPECT_EQ(UlpHistogram::short_label(UlpHistogram::kNonFiniteBin), "NaN");
+  const UlpHistogram h;
+  EXPECT_EQ(h.label(0), "0");
+  EXPECT_EQ(h.label(1), "<=1");
+  EXPECT_EQ(h.label(3), "<=4");
+  EXPECT_EQ(h.label(h.beyond_bin()), ">1048576");
+  EXPECT_EQ(h.label(h.non_finite_bin()), "non-finite");
+  EXPECT_EQ(h.short_label(11), "1K");
+  EXPECT_EQ(h.short_label(h.beyond_bin() - 1), "1M");
+  EXPECT_EQ(h.short_label(h.non_finite_bin()), "NaN");
 }
 
-TEST(UlpHistogram, AddsAndMerges) {
+TEST(UlpHistogram, AddsAndMergesAndKeepsEachBinsWorstRatio) {
   UlpHistogram a, b;
-  a.add(0, 5);
-  a.add(3);
-  b.add(3, 2);
-  b.add(kInf);
+  a.add(0, 0.1, 5);
+  a.add(3, 0.2);
+  b.add(3, 0.7, 2);
+  b.add(kInf, kInf);
   a.merge(b);
   EXPECT_EQ(a.count(0), 5u);
   EXPECT_EQ(a.count(3), 3u);
-  EXPECT_EQ(a.count(UlpHistogram::kNonFiniteBin), 1u);
+  EXPECT_EQ(a.count(a.non_finite_bin()), 1u);
   EXPECT_EQ(a.total(), 9u);
+  EXPECT_DOUBLE_EQ(a.worst_normalized(0), 0.1);
+  EXPECT_DOUBLE_EQ(a.worst_normalized(3), 0.7);
+  EXPECT_EQ(a.worst_normalized(2), 0);  // empty
+  a.add(2, std::nan(""));
+  EXPECT_EQ(a.worst_normalized(2), kInf);  // a NaN ratio is the worst there is
+  EXPECT_THROW(a.merge(RatioHistogram()), std::invalid_argument);
+}
+
+TEST(RatioHistogram, BinsFractionsOfTheBoundWithTheVerdictsLineAsABinEdge) {
+  const RatioHistogram h;
+  EXPECT_EQ(h.bins(), 36);
+  EXPECT_EQ(h.bin_of(0), 0);
+  EXPECT_EQ(h.bin_of(1e-9), 1);  // below 2^-16
+  EXPECT_EQ(h.label(1), "<=2^-16");
+  EXPECT_EQ(h.short_label(h.bin_of(0.5)), "1/2");
+  EXPECT_EQ(h.short_label(h.bin_of(1.0 / 1024)), "1/1K");
+  // An element exactly at its bound passes, one just above it fails: they fall on either side of an edge.
+  EXPECT_EQ(h.label(h.bin_of(1.0)), "<=1");
+  EXPECT_EQ(h.bin_of(std::nextafter(1.0, 2.0)), h.bin_of(1.0) + 1);
+  EXPECT_EQ(h.label(h.beyond_bin()), ">65536");
+}
+
+TEST(Log2Histogram, QuantilesAreTheUpperEdgeOfTheirBin) {
+  RatioHistogram h;
+  EXPECT_EQ(h.quantile_at_most(0.5), 0);
+  h.add(0, 0, 10);
+  h.add(0.3, 0.3, 80);
+  h.add(3, 3, 10);
+  EXPECT_EQ(h.quantile_at_most(0.05), 0);
+  EXPECT_EQ(h.quantile_at_most(0.5), 0.5);
+  EXPECT_EQ(h.quantile_at_most(0.9), 0.5);
+  EXPECT_EQ(h.quantile_at_most(0.95), 4);
+  h.add(kInf, kInf);
+  EXPECT_EQ(h.quantile_at_most(1.0), kInf);
+}
+
+TEST(ShapeBreakdown, BucketsArePowersOfTwo) {
+  EXPECT_EQ(ShapeBreakdown::bucket_of(1), 0);
+  EXPECT_EQ(ShapeBreakdown::bucket_of(2), 1);
+  EXPECT_EQ(ShapeBreakdown::bucket_of(3), 2);
+  EXPECT_EQ(ShapeBreakdown::bucket_of(4), 2);
+  EXPECT_EQ(ShapeBreakdown::bucket_of(5), 3);
+  EXPECT_EQ(ShapeBreakdown::bucket_of(128), 7);
+  EXPECT_EQ(ShapeBreakdown::bucket_of(129), 8);
+  EXPECT_EQ(ShapeBreakdown::bucket_label(0), "1");
+  EXPECT_EQ(ShapeBreakdown::bucket_label(1), "2");
+  EXPECT_EQ(ShapeBreakdown::bucket_label(2), "3-4");
+  EXPECT_EQ(ShapeBreakdown::bucket_label(8), "129-256");
 }
 
 TEST(Distribution, QuantilesAreNearestRank) {
@@ -136,6 +187,9 @@ Problem tiny_problem(DType dtype) {
 Agreement agreement_with(std::vector<double> ulps, double error, double bound, std::size_t worst_element) {
   Agreement a;
   a.elements = ulps.size();
+  a.scaled_ulps = ulps;
+  for (std::size_t e = 0; e < ulps.size(); ++e)
+    a.normalized.push_back(e == worst_element ? error / bound : 0.01 * static_cast<double>(e + 1));
   a.ulps = std::move(ulps);
   for (double u : a.ulps) a.worst_ulps = std::max(a.worst_ulps, u);
   a.worst.element = worst_element;
@@ -151,14 +205,16 @@ TEST(CellStatistics, KeepsTheWorstOutputAndEveryElement) {
   const std::string property = "UlpBoundedAgreement";
   CellStatistics stats;
   const Agreement first = agreement_with({0, 1}, 1e-7, 1e-6, 0);   // 0.1 of bound
-  const Agreement second = agreement_with({4, 0}, 5e-7, 1e-6, 1);  // 0.5 of bound: the worst
+  const Agreement second = agreement_with({0, 4}, 5e-7, 1e-6, 1);  // 0.5 of bound: the worst
   const Agreement third = agreement_with({2, 2}, 2e-7, 1e-6, 0);
   for (const Agreement* a : {&first, &second, &third}) stats.observe(CaseObservation{property, p, k, a});
   stats.observe(CaseObservation{property, p, k, nullptr});  // a run-vs-run property: no figures
   EXPECT_EQ(stats.compared_outputs(), 3u);
   EXPECT_EQ(stats.elements(), 6u);
   EXPECT_EQ(stats.histogram().total(), 6u);
-  EXPECT_EQ(stats.ulps().max(), 4);
+  EXPECT_EQ(stats.scaled_ulps().max(), 4);
+  EXPECT_EQ(stats.ratio_histogram().total(), 6u);
+  EXPECT_DOUBLE_EQ(stats.histogram().worst_normalized(stats.histogram().bin_of(4)), 0.5);
   EXPECT_DOUBLE_EQ(stats.tightness().max(), 0.5);
   EXPECT_DOUBLE_EQ(stats.tightness().quantile(0.5), 0.2);
   ASSERT_TRUE(stats.worst().has_value());
@@ -177,7 +233,8 @@ TEST(CellStatistics, AnOutputOfTheWrongSizeCountsEveryElementAsNonFinite) {
   a.worst.error = kInf;
   CellStatistics stats;
   stats.observe(CaseObservation{property, p, k, &a});
-  EXPECT_EQ(stats.histogram().count(UlpHistogram::kNonFiniteBin), 2u);
+  EXPECT_EQ(stats.histogram().count(stats.histogram().non_finite_bin()), 2u);
+  EXPECT_EQ(stats.ratio_histogram().count(stats.ratio_histogram().non_finite_bin()), 2u);
   EXPECT_EQ(stats.tightness().max(), kInf);
 }
 
@@ -388,8 +445,21 @@ TEST(RunReport, CoversEveryDtypeAndModeOfACpuVariant) {
     const Case saved = read_case_file(dir / c.worst->file);
     EXPECT_EQ(saved.problem.dtype, c.dtype);
     for (const Sequence& seq : saved.problem.sequences) EXPECT_TRUE(drawn_in_mode(seq, c.mode)) << describe(saved.problem);
-    EXPECT_NE(c.worst->replay.find(" replay "), std::string::npos);
-    EXPECT_NE(c.worst->replay.find("--variant cpu_streaming"), std::string::npos);
+    // Its replay line runs from the report folder: no absolute or build path in it.
+    EXPECT_EQ(c.worst->replay, "pacheck replay " + c.worst->file.generic_string() + " --variant cpu_streaming");
+    EXPECT_EQ(c.worst->file.generic_string().rfind("cases/cpu_streaming/", 0), 0u);
+    // Scaled ulps never exceed raw ones (an element's scale is at least its own magnitude).
+    EXPECT_LE(c.worst_ulps, c.raw_worst_ulps);
+    EXPECT_EQ(c.ratio_histogram.total(), c.elements);
+    // Each shape dimension's buckets hold every element once.
+    for (int d = 0; d < ShapeBreakdown::kDimensionCount; ++d) {
+      std::uint64_t elements = 0;
+      for (const auto& [bucket, stats] : c.breakdown.dimensions[d]) {
+        elements += stats.elements;
+        EXPECT_LE(stats.worst_normalized, c.worst_normalized);
+      }
+      EXPECT_EQ(elements, c.elements) << ShapeBreakdown::kDimensions[d];
+    }
   }
   EXPECT_NE(v.determinism.status, GuaranteeCheck::Status::failed);
   EXPECT_NE(v.batch_isolation.status, GuaranteeCheck::Status::failed);
@@ -400,8 +470,11 @@ TEST(RunReport, CoversEveryDtypeAndModeOfACpuVariant) {
   const nlohmann::json j = nlohmann::json::parse(read_text(files.json));
   EXPECT_EQ(j["schema_version"], kUlpJsonSchemaVersion);
   EXPECT_EQ(j["variants"][0]["cells"].size(), 9u);
-  EXPECT_EQ(j["variants"][0]["cells"][0]["histogram"].size(), static_cast<std::size_t>(UlpHistogram::kBins));
-  EXPECT_EQ(j["histogram_bins"].size(), static_cast<std::size_t>(UlpHistogram::kBins));
+  EXPECT_EQ(j["variants"][0]["cells"][0]["histogram"].size(), static_cast<std::size_t>(UlpHistogram().bins()));
+  EXPECT_EQ(j["histogram_bins"].size(), static_cast<std::size_t>(UlpHistogram().bins()));
+  EXPECT_EQ(j["error_over_bound_bins"].size(), static_cast<std::size_t>(RatioHistogram().bins()));
+  EXPECT_EQ(j["variants"][0]["cells"][0]["error_over_bound_histogram"].size(),
+            static_cast<std::size_t>(RatioHistogram().bins()));
   const std::string html = read_text(files.html);
   EXPECT_NE(html.find("<svg"), std::string::npos);
   EXPECT_NE(html.find(v.cells[0].worst->replay), std::string::npos);
@@ -433,7 +506,7 @@ TEST(RunReport, APrecisionLossMovesTheHistogramAndTheTightness) {
   const UlpHistogram good_hist = good.histogram(DType::f32);
   const UlpHistogram bad_hist = bad.histogram(DType::f32);
   std::uint64_t good_beyond_64 = 0, bad_beyond_64 = 0;
-  for (int bin = UlpHistogram::bin_of(65); bin < UlpHistogram::kBins; ++bin) {
+  for (int bin = good_hist.bin_of(65); bin < good_hist.bins(); ++bin) {
     good_beyond_64 += good_hist.count(bin);
     bad_beyond_64 += bad_hist.count(bin);
   }
@@ -452,11 +525,122 @@ TEST(RunReport, APrecisionLossMovesTheHistogramAndTheTightness) {
     for (const PropertyOutcome& o : c.properties)
       if (o.verdict == Verdict::failed && !o.replay.empty()) {
         found_replay = true;
+        EXPECT_EQ(o.replay.rfind("pacheck replay failures/", 0), 0u) << o.replay;
         const std::size_t from = o.replay.find(" replay ") + 8;
         const std::string file = o.replay.substr(from, o.replay.find(" --variant") - from);
-        EXPECT_TRUE(std::filesystem::exists(file)) << o.replay;
+        EXPECT_TRUE(std::filesystem::exists(dir / file)) << o.replay;
+        EXPECT_EQ(o.failure.find(dir.string()), std::string::npos) << o.failure;
       }
   EXPECT_TRUE(found_replay);
+  std::filesystem::remove_all(dir);
+}
+
+// The classes the page uses for alarms: a broken bound (cells and bars), a non-finite bar, a failed verdict, a
+// property that failed, a worse figure in a comparison.
+const char* const kAlarmClasses[] = {"class=\"over\"", "class=\"b-over\"", "class=\"b-nan\"", "class=\"fail\"",
+                                     "class=\"bad\"", "class=\"worse\""};
+
+std::vector<std::string> alarm_classes_in(const std::string& html) {
+  std::vector<std::string> found;
+  for (const char* cls : kAlarmClasses)
+    if (html.find(cls) != std::string::npos) found.push_back(cls);
+  return found;
+}
+
+TEST(RunReport, ACorrectVariantsPageRaisesNoAlarm) {
+  const std::filesystem::path dir = fresh_dir("no_alarm");
+  const Variant& streaming = Registry::instance().get("cpu_streaming");
+  const Report r = run_report(small_settings(dir, {&streaming}));
+  ASSERT_TRUE(r.non_mutants_passed());
+  const std::string html = render_html(r);
+  EXPECT_EQ(alarm_classes_in(html), std::vector<std::string>{});
+  // In fp32 not even amber: every bar of both fp32 histograms is green.
+  const VariantReport& v = r.variants[0];
+  for (const Log2Histogram& h : {static_cast<Log2Histogram>(v.histogram(DType::f32)),
+                                 static_cast<Log2Histogram>(v.ratio_histogram(DType::f32))}) {
+    const std::string svg = histogram_svg(h, "f32", "ulps");
+    EXPECT_NE(svg.find("class=\"b-ok\""), std::string::npos);
+    EXPECT_EQ(svg.find("class=\"b-near\""), std::string::npos) << svg;
+  }
+  // The control: the same page with one broken bound shows the alarm.
+  Report broken = r;
+  broken.variants[0].cells[0].worst_normalized = 1.5;
+  broken.variants[0].cells[0].histogram.add(1e9, 1.5);
+  const std::vector<std::string> alarms = alarm_classes_in(render_html(broken));
+  EXPECT_NE(std::find(alarms.begin(), alarms.end(), "class=\"over\""), alarms.end());
+  EXPECT_NE(std::find(alarms.begin(), alarms.end(), "class=\"b-over\""), alarms.end());
+  std::filesystem::remove_all(dir);
+}
+
+// Two runs of one variant name, before and after a change: the comparison flags the precision loss, and flags
+// nothing between two runs of the same kernel.
+TEST(CompareReports, FlagsAPrecisionLossAndNothingElse) {
+  const std::filesystem::path dir = fresh_dir("compare");
+  const StreamingForTest exact({"streaming_for_compare_test"});
+  const StreamingForTest lossy({"streaming_for_compare_test", true});
+  const nlohmann::json before = to_json(run_report(small_settings(dir / "before", {&exact})));
+  const nlohmann::json again = to_json(run_report(small_settings(dir / "again", {&exact})));
+  const nlohmann::json after = to_json(run_report(small_settings(dir / "after", {&lossy})));
+
+  const Comparison same = compare_reports(before, again, {}, "before/ulp.json");
+  EXPECT_FALSE(same.worse());
+  ASSERT_EQ(same.variants.size(), 1u);
+  ASSERT_EQ(same.variants[0].cells.size(), 1u);
+  for (const FigureChange& f : same.variants[0].cells[0].figures) EXPECT_EQ(f.before, f.after) << f.figure;
+
+  const Comparison lost = compare_reports(before, after, {}, "before/ulp.json");
+  EXPECT_TRUE(lost.worse());
+  ASSERT_EQ(lost.variants.size(), 1u);
+  const CellComparison& cell = lost.variants[0].cells.at(0);
+  EXPECT_EQ(cell.dtype, dtype_name(DType::f32));
+  EXPECT_EQ(cell.mode, "decode");
+  EXPECT_EQ(cell.verdict_before, "pass");
+  EXPECT_EQ(cell.verdict_after, "fail");
+  for (const FigureChange& f : cell.figures) {
+    SCOPED_TRACE(f.figure);
+    if (f.figure == "error/bound median" || f.figure == "error/bound worst" || f.figure == "ulps p99") {
+      EXPECT_TRUE(f.worse);
+      EXPECT_GT(f.after, f.before);
+    }
+  }
+  // The reverse direction is an improvement: nothing flagged.
+  EXPECT_FALSE(compare_reports(after, before, {}, "after/ulp.json").worse());
+  // A pair names a differently called counterpart; variants without one are listed on their own.
+  nlohmann::json renamed = after;
+  renamed["variants"][0]["name"] = "renamed_streaming";
+  EXPECT_EQ(compare_reports(before, renamed, {}, "x").variants.size(), 2u);
+  const Comparison paired = compare_reports(before, renamed, {{"renamed_streaming", "streaming_for_compare_test"}}, "x");
+  ASSERT_EQ(paired.variants.size(), 1u);
+  EXPECT_TRUE(paired.worse());
+  // The page shows it.
+  Report shown;
+  shown.comparison = lost;
+  const std::string html = render_html(shown);
+  EXPECT_NE(html.find("id=\"comparison\""), std::string::npos);
+  EXPECT_NE(html.find("class=\"worse\""), std::string::npos);
+  EXPECT_NE(html.find("Precision got worse"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+Report synthetic_report();  // below, with the presentation tests
+
+TEST(CompareReports, ReadsOnlyAReportOfTheSameSchema) {
+  const std::filesystem::path dir = fresh_dir("compare_read");
+  const auto refuses = [&](const std::string& text, const std::string& mentions) {
+    std::ofstream(dir / "old.json") << text;
+    try {
+      read_ulp_json(dir / "old.json");
+      ADD_FAILURE() << "read " << text;
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find(mentions), std::string::npos) << e.what();
+    }
+  };
+  refuses("not json", "is not a pacheck report's ulp.json");
+  refuses("{\"schema\": \"other\"}", "is not a pacheck report's ulp.json");
+  refuses("{\"schema\": \"pacheck.ulp-report\", \"schema_version\": 2, \"variants\": []}", "schema version 2");
+  EXPECT_THROW(read_ulp_json(dir / "missing.json"), std::runtime_error);
+  std::ofstream(dir / "good.json") << to_json(synthetic_report()).dump();
+  EXPECT_EQ(read_ulp_json(dir / "good.json")["variants"].size(), 2u);
   std::filesystem::remove_all(dir);
 }
 
@@ -483,20 +667,25 @@ TEST(RunReport, GpuVariantsRunOnlyWithADevice) {
   std::filesystem::remove_all(dir);
 }
 
-TEST(RunReport, ClearsWhatAnEarlierReportWroteAndNothingElse) {
+TEST(RunReport, ReplacesWhatItsManifestListsAndKeepsTheUsersFiles) {
   const std::filesystem::path dir = fresh_dir("stale");
   std::filesystem::create_directories(dir / "failures" / "old");
+  std::filesystem::create_directories(dir / "cases");
   std::ofstream(dir / "failures" / "old" / "stale.json") << "{}";
-  std::ofstream(dir / "failures" / "old" / "user.json") << "{}";
-  std::ofstream(dir / kManifestName) << "[\"failures/old/stale.json\"]";  // what the earlier report wrote
+  std::ofstream(dir / "cases" / "mine.json") << "{}";
   std::ofstream(dir / "notes.txt") << "mine";
+  std::ofstream(dir / kManifestName) << "[\"failures/old/stale.json\"]";
   const StreamingForTest narrow({"narrow_streaming_for_report_test"});
   ReportSettings settings = small_settings(dir, {&narrow});
   settings.cases = 1;
-  run_report(settings);
-  EXPECT_FALSE(std::filesystem::exists(dir / "failures" / "old" / "stale.json"));
-  EXPECT_TRUE(std::filesystem::exists(dir / "failures" / "old" / "user.json"));  // not the report's: left alone
-  EXPECT_TRUE(std::filesystem::exists(dir / "notes.txt"));
+  for (int run = 0; run < 2; ++run) {
+    const Report r = run_report(settings);
+    write_report_files(r);
+    EXPECT_FALSE(std::filesystem::exists(dir / "failures" / "old" / "stale.json"));
+    EXPECT_TRUE(std::filesystem::exists(dir / "notes.txt"));  // not the report's: left alone
+    EXPECT_TRUE(std::filesystem::exists(dir / "cases" / "mine.json")) << "run " << run;
+    EXPECT_TRUE(std::filesystem::exists(dir / "cases" / "narrow_streaming_for_report_test" / "fp32-decode-worst.json"));
+  }
   std::filesystem::remove_all(dir);
 }
 
@@ -565,8 +754,8 @@ Report synthetic_report() {
   c.dtype = DType::f16;
   c.mode = Mode::decode;
   c.cases = 3;
-  c.histogram.add(0, 10);
-  c.histogram.add(1, 3);
+  c.histogram.add(0, 0, 10);
+  c.histogram.add(1, 0.2, 3);
   c.worst_normalized = kInf;
   c.tightness_median = 0.75;
   c.properties.push_back(
@@ -598,17 +787,27 @@ TEST(HtmlPage, ShowsEveryVariantWithoutScriptsOrNetwork) {
   EXPECT_NE(html.find(">inf<"), std::string::npos);  // the infinite ratio, spelled out
 }
 
-TEST(HtmlPage, HistogramHasABarPerNonEmptyBin) {
+TEST(HtmlPage, HistogramHasABarPerNonEmptyBinColouredByItsWorstRatio) {
   UlpHistogram h;
-  h.add(0, 100);
-  h.add(3, 10);
-  h.add(kInf);
-  const std::string svg = histogram_svg(h, "t");
+  h.add(0, 0, 100);
+  h.add(3, 0.7, 10);
+  h.add(1e9, 0.2);  // far off in ulps, well inside its bound: no alarm
+  h.add(kInf, kInf);
+  const std::string svg = histogram_svg(h, "t", "ulps");
   std::size_t bars = 0;
   for (std::size_t at = svg.find("<rect"); at != std::string::npos; at = svg.find("<rect", at + 1)) ++bars;
-  EXPECT_EQ(bars, 3u);
+  EXPECT_EQ(bars, 4u);
   EXPECT_NE(svg.find("100 elements at 0 ulps"), std::string::npos);
   EXPECT_NE(svg.find("1 elements at non-finite ulps"), std::string::npos);
+  const auto class_of_bar = [&](const std::string& label) {
+    const std::size_t title = svg.find("elements at " + html_escape(label) + " ulps");
+    const std::size_t rect = svg.rfind("<rect class=\"", title);
+    return svg.substr(rect + 13, svg.find('"', rect + 13) - rect - 13);
+  };
+  EXPECT_EQ(class_of_bar("0"), "b-ok");
+  EXPECT_EQ(class_of_bar("<=4"), "b-near");
+  EXPECT_EQ(class_of_bar(">1048576"), "b-ok");
+  EXPECT_EQ(class_of_bar("non-finite"), "b-nan");
 }
 
 TEST(UlpJson, NonFiniteFiguresAreStrings) {
