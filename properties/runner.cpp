@@ -142,6 +142,11 @@ PropertyRun run_property(const Property& property, const Variant& variant, const
     run.cases = gave_up.numSuccess;
     run.failure = "gave up: " + gave_up.description;
   } else if (result.match(error)) {
+    // A reproduce string that parses but cannot rebuild its case (a garbled payload) would otherwise read as a
+    // failure of the property: it is the string that is wrong.
+    if (options.reproduce)
+      throw std::invalid_argument("the string names " + metadata.id + " but does not rebuild its case (" +
+                                  error.description + "): garbled, or from a build whose generators differ");
     run.failure = "error: " + error.description;
   }
   return run;

@@ -39,6 +39,8 @@ struct PropertyRun {
   std::string reproduce; // for --reproduce (empty when it passed)
 };
 
+// Throws std::invalid_argument when options.reproduce is not a reproduce string, or names this pair but cannot
+// rebuild its case (a garbled payload).
 PropertyRun run_property(const Property& property, const Variant& variant, const RunOptions& options,
                          const Observer& observer = {});
 
