@@ -29,7 +29,7 @@ bool known_subcommand(const CLI::App& app, int argc, char** argv) {
   for (const std::string& name : names)
     if (name == word) return true;
   const std::string near = pacheck::cli::nearest_name(word, names);
-  std::cerr << "error: '" << word << "' is not a pacheck command" << (near.empty() ? "" : "; did you mean " + near + "?")
+  std::cerr << "error: '" << pacheck::cli::printable(word) << "' is not a pacheck command" << (near.empty() ? "" : "; did you mean " + near + "?")
             << "\nRun `pacheck help` for the commands.\n";
   return false;
 }
@@ -56,6 +56,14 @@ std::string option_suggestions(const CLI::App& app, const std::string& message) 
     from = end;
   }
   return hints;
+}
+
+// " COMMAND" for the subcommand being parsed when the error came, "" before one was named.
+std::string help_topic_of(const CLI::App& app) {
+  std::string topic;
+  for (const CLI::App* sub : app.get_subcommands())
+    if (sub->get_name() != "help") topic = " " + sub->get_name();
+  return topic;
 }
 
 }  // namespace
@@ -90,14 +98,17 @@ int main(int argc, char** argv) {
     return e.get_exit_code();
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-    app.exit(e);
-    if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) std::cerr << option_suggestions(app, e.what());
+    // The message quotes what was typed, so its control characters are escaped before it reaches the terminal.
+    std::cerr << "error: " << pacheck::cli::printable(e.what()) << "\n";
+    if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr)
+      std::cerr << pacheck::cli::printable(option_suggestions(app, e.what()));
+    std::cerr << "Run `pacheck help" << help_topic_of(app) << "` for the options.\n";
     return kUsageError;
   } catch (const std::bad_alloc&) {
     std::cerr << "error: out of memory\n";
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
+    std::cerr << "error: " << pacheck::cli::printable(e.what()) << "\n";
     return 1;
   }
   return pacheck::cli::exit_code();

@@ -2,6 +2,7 @@
 // with a fixed seed, prints the matrix (mutants as rows, properties as columns, each cell the case on which the
 // property first killed the mutant) and what it says about the catalogue; --kills adds every kill's shrunk case
 // and replay line, --json writes all of it. Exit status: 0 when every mutant died, 1 when one survived.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -67,7 +68,12 @@ void run_mutants(const MutantsOptions& o, const std::string& program) {
       json_file.close();
       std::filesystem::remove(o.json_path);
     }
-    throw CLI::ValidationError("--mutant", e.what());
+    std::vector<std::string> known;
+    for (const Variant* mutant : Registry::instance().mutants()) known.push_back(mutant->name());
+    std::string hint;
+    for (const std::string& name : o.mutants)
+      if (std::find(known.begin(), known.end(), name) == known.end()) hint += did_you_mean(name, known);
+    throw CLI::ValidationError("--mutant", e.what() + hint);
   }
   if (o.show_kills) print_kills(matrix);
   std::cout << "\n" << format_matrix(matrix) << "\n" << format_summary(matrix);
