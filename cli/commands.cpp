@@ -142,7 +142,7 @@ void load_plugins(const std::vector<std::string>& paths) {
     try {
       load_plugin(path);
     } catch (const PluginError& e) {
-      std::cerr << "error: " << e.what() << "\n";
+      std::cerr << "error: " << printable(e.what()) << "\n";
       throw CLI::RuntimeError(2);  // the message is out; CLI11 prints nothing more for a RuntimeError
     }
   }

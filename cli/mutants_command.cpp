@@ -40,7 +40,7 @@ void run_mutants(const MutantsOptions& o, const std::string& program) {
   if (!o.json_path.empty()) {
     json_file.open(o.json_path);
     if (!json_file) {
-      std::cerr << "error: cannot write the kill matrix to " << o.json_path << "\n";
+      std::cerr << "error: cannot write the kill matrix to " << printable(o.json_path) << "\n";
       set_exit_code(2);
       return;
     }
@@ -81,7 +81,7 @@ void run_mutants(const MutantsOptions& o, const std::string& program) {
     json_file << to_json(matrix).dump(2) << "\n";
     json_file.close();
     if (!json_file) {
-      std::cerr << "error: could not write the kill matrix to " << o.json_path << "\n";
+      std::cerr << "error: could not write the kill matrix to " << printable(o.json_path) << "\n";
       set_exit_code(2);
       return;
     }

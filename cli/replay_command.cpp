@@ -27,13 +27,13 @@ void run_replay(const ReplayOptions& o) {
   try {
     c = read_case_file(o.file);
   } catch (const CaseFileError& e) {
-    std::cerr << "error: " << e.what() << "\n";
+    std::cerr << "error: " << printable(e.what()) << "\n";
     set_exit_code(2);
     return;
   }
   // A case past the oracle's limits is refused before anything of its size is computed or allocated.
   if (const std::string limit = oracle_limit_error(c.problem); !limit.empty()) {
-    std::cerr << "error: " << o.file << ": " << limit << "\n";
+    std::cerr << "error: " << printable(o.file) << ": " << limit << "\n";
     set_exit_code(2);
     return;
   }
