@@ -172,7 +172,9 @@ void run_check(const CheckOptions& o, const std::string& invoked_as) {
     try {
       properties.push_back(&property_named(name));
     } catch (const std::invalid_argument& e) {
-      throw CLI::ValidationError("--property", e.what());
+      std::vector<std::string> known;
+      for (const Property& p : catalogue()) known.push_back(p.name);
+      throw CLI::ValidationError("--property", e.what() + did_you_mean(name, known));
     }
   }
   const std::vector<const Variant*> variants = select_variants(o.variants);

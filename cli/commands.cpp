@@ -11,6 +11,7 @@
 
 #include "cuda/device_probe.h"
 #include "plugin/plugin_loader.h"
+#include "problem/case_file.h"
 
 namespace pacheck::cli {
 namespace {
@@ -39,8 +40,7 @@ std::vector<const Variant*> select_variants(const std::vector<std::string>& name
     } catch (const std::invalid_argument& e) {
       std::vector<std::string> known;
       for (const Variant* v : Registry::instance().variants(true)) known.push_back(v->name());
-      const std::string near = nearest_name(name, known);
-      throw CLI::ValidationError("--variant", e.what() + (near.empty() ? "" : "; did you mean " + near + "?"));
+      throw CLI::ValidationError("--variant", e.what() + did_you_mean(name, known));
     }
   }
   return out;
@@ -55,6 +55,10 @@ CLI::Validator whole_number(std::uint64_t lo, std::uint64_t hi) {
         const bool digits = !text.empty() && std::all_of(text.begin(), text.end(), [](char ch) {
           return ch >= '0' && ch <= '9';
         });
+        // "-1" is a whole number below the range, not a non-number (CLI11 would wrap it to 2^64-1).
+        const bool negative = text.size() > 1 && text[0] == '-' &&
+                              std::all_of(text.begin() + 1, text.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+        if (negative) return "'" + text + "' is outside " + range;
         if (!digits) return "'" + text + "' is not a whole number (decimal digits only)";
         const auto [at, error] = std::from_chars(text.data(), end, value);
         if (error == std::errc::result_out_of_range || value < lo || value > hi)
@@ -80,6 +84,17 @@ CLI::Validator finite_number(double lo, double hi) {
         return "";
       },
       "NUMBER");
+}
+
+std::string printable(std::string_view text) {
+  std::string out;
+  for (std::size_t from = 0; from <= text.size();) {
+    const std::size_t end = std::min(text.find('\n', from), text.size());
+    out += terminal_safe(text.substr(from, end - from));
+    if (end < text.size()) out += '\n';
+    from = end + 1;
+  }
+  return out;
 }
 
 std::string nearest_name(const std::string& word, const std::vector<std::string>& candidates) {
@@ -112,6 +127,11 @@ std::string nearest_name(const std::string& word, const std::vector<std::string>
   return best;
 }
 
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates) {
+  const std::string near = nearest_name(word, candidates);
+  return near.empty() ? "" : "; did you mean " + near + "?";
+}
+
 void add_plugin_option(CLI::App* command, std::vector<std::string>& plugins) {
   command->add_option("--plugin", plugins,
                       "A shared library of variants (include/pacheck/plugin.h) to load first; repeatable");
@@ -122,7 +142,7 @@ void load_plugins(const std::vector<std::string>& paths) {
     try {
       load_plugin(path);
     } catch (const PluginError& e) {
-      std::cerr << "error: " << e.what() << "\n";
+      std::cerr << "error: " << printable(e.what()) << "\n";
       throw CLI::RuntimeError(2);  // the message is out; CLI11 prints nothing more for a RuntimeError
     }
   }

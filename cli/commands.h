@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "variants/variant.h"
@@ -49,8 +50,15 @@ bool gpu_available(std::string* reason);
 CLI::Validator whole_number(std::uint64_t lo, std::uint64_t hi);
 CLI::Validator finite_number(double lo, double hi);
 
+// Text that quotes what a user typed or a file holds, made safe for the terminal: control characters other than
+// the line break become \xNN (problem/case_file.h's terminal_safe), so an argument cannot rewrite the screen.
+std::string printable(std::string_view text);
+
 // The candidate nearest to `word` by edit distance, or "" when none is near enough to be a likely typo.
 std::string nearest_name(const std::string& word, const std::vector<std::string>& candidates);
+
+// "; did you mean NAME?" for the candidate nearest to `word`, "" when none is near: the tail of an unknown-name error.
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
 
 // --layout and --merge: the kernel choices every generated case pins (Knobs::pins); a name outside the choices is
 // a usage error.

@@ -143,9 +143,13 @@ void add_fuzz_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "fuzz", "Run the property catalogue against one variant with fresh seeds for a time budget (exit 1 on a failure)");
   cmd->add_option("--variant", options->variant, "The variant to fuzz (mutants and CUDA variants included)")->required();
-  cmd->add_option("--seconds", options->seconds, "Time budget in seconds")->required()->check(finite_number(0.001, 1e7));
+  cmd->add_option("--seconds", options->seconds, "Time budget in seconds")
+      ->required()
+      ->check(finite_number(0.001, 1e7))
+      ->default_str("");  // required: no default to show
   cmd->add_option("--seed", options->seed, "First seed (default: random, printed so the run can be repeated)")
       ->check(whole_number(0, UINT64_MAX))
+      ->default_str("random")
       ->each([options](const std::string&) { options->seed_given = true; });
   cmd->add_option("--jobs", options->jobs, "Worker processes")->check(whole_number(1, 256));
   cmd->add_option("--failures", options->failure_dir, "Folder for the case files of failures");

@@ -45,7 +45,7 @@ void write_resource_spec(const GpusOptions& o, const std::vector<CudaDevice>& de
     std::ofstream out(o.resource_spec);
     if (out) out << resource_spec(devices, o.slots_per_gpu).dump(2) << "\n";
     if (!out) {
-      std::cerr << "error: cannot write the resource spec file " << o.resource_spec << ": " << std::strerror(errno)
+      std::cerr << "error: cannot write the resource spec file " << printable(o.resource_spec) << ": " << std::strerror(errno)
                 << "\n";
       set_exit_code(1);
       return;
@@ -73,7 +73,7 @@ void run_gpus(const GpusOptions& o) {
   try {
     assigned = ctest_assigned_gpu();
   } catch (const std::invalid_argument& e) {
-    std::cerr << "error: " << e.what() << "\n";
+    std::cerr << "error: " << printable(e.what()) << "\n";
     set_exit_code(2);
     return;
   }

@@ -3,6 +3,7 @@
 // `help [COMMAND]`, defaults in every --help, and no exception escaping as an abort.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <iostream>
 #include <new>
 #include <string>
@@ -20,16 +21,30 @@ std::vector<std::string> subcommand_names(const CLI::App& app) {
   return names;
 }
 
-// A first word that is not an option must name a subcommand: a typo gets the nearest name, not CLI11's "A subcommand
-// is required".
+// The first word must name a subcommand or be --help or --version: a typo gets the nearest name and no word the list
+// of commands, not CLI11's "A subcommand is required".
 bool known_subcommand(const CLI::App& app, int argc, char** argv) {
-  if (argc < 2 || argv[1][0] == '-') return true;
-  const std::string word = argv[1];
   const std::vector<std::string> names = subcommand_names(app);
+  std::string listed;
+  for (const std::string& name : names) listed += (listed.empty() ? "" : ", ") + name;
+  if (argc < 2) {
+    std::cerr << "error: no command given; the commands: " << listed << "\nRun `pacheck help` for what each does.\n";
+    return false;
+  }
+  const std::string word = argv[1];
+  // Before a command only --help and --version mean anything; another option would get CLI11's "A subcommand is
+  // required", which hides the typo.
+  if (word[0] == '-') {
+    const std::vector<std::string> options = {"--help", "-h", "--version"};
+    if (std::find(options.begin(), options.end(), word) != options.end()) return true;
+    std::cerr << "error: '" << pacheck::cli::printable(word) << "' is not a pacheck option"
+              << pacheck::cli::did_you_mean(word, options) << "\nRun `pacheck help` for the commands.\n";
+    return false;
+  }
   for (const std::string& name : names)
     if (name == word) return true;
-  const std::string near = pacheck::cli::nearest_name(word, names);
-  std::cerr << "error: '" << word << "' is not a pacheck command" << (near.empty() ? "" : "; did you mean " + near + "?")
+  std::cerr << "error: '" << pacheck::cli::printable(word) << "' is not a pacheck command"
+            << pacheck::cli::did_you_mean(word, names)
             << "\nRun `pacheck help` for the commands.\n";
   return false;
 }
@@ -58,6 +73,14 @@ std::string option_suggestions(const CLI::App& app, const std::string& message) 
   return hints;
 }
 
+// " COMMAND" for the subcommand being parsed when the error came, "" before one was named.
+std::string help_topic_of(const CLI::App& app) {
+  std::string topic;
+  for (const CLI::App* sub : app.get_subcommands())
+    if (sub->get_name() != "help") topic = " " + sub->get_name();
+  return topic;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -76,7 +99,7 @@ int main(int argc, char** argv) {
       return;
     }
     for (CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
-      if (sub->get_name() == help_topic && sub->get_name() != "help") {
+      if (sub->get_name() == help_topic) {
         std::cout << sub->help();
         return;
       }
@@ -90,14 +113,18 @@ int main(int argc, char** argv) {
     return e.get_exit_code();
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-    app.exit(e);
-    if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) std::cerr << option_suggestions(app, e.what());
+    // The message quotes what was typed, so its control characters are escaped before it reaches the terminal.
+    std::cerr << "error: " << pacheck::cli::printable(e.what()) << "\n";
+    if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr)
+      std::cerr << pacheck::cli::printable(option_suggestions(app, e.what()));
+    const std::string topic = help_topic_of(app);
+    std::cerr << "Run `pacheck help" << topic << "` for " << (topic.empty() ? "the commands" : "its options") << ".\n";
     return kUsageError;
   } catch (const std::bad_alloc&) {
     std::cerr << "error: out of memory\n";
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
+    std::cerr << "error: " << pacheck::cli::printable(e.what()) << "\n";
     return 1;
   }
   return pacheck::cli::exit_code();

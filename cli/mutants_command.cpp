@@ -2,6 +2,7 @@
 // with a fixed seed, prints the matrix (mutants as rows, properties as columns, each cell the case on which the
 // property first killed the mutant) and what it says about the catalogue; --kills adds every kill's shrunk case
 // and replay line, --json writes all of it. Exit status: 0 when every mutant died, 1 when one survived.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -39,7 +40,7 @@ void run_mutants(const MutantsOptions& o, const std::string& program) {
   if (!o.json_path.empty()) {
     json_file.open(o.json_path);
     if (!json_file) {
-      std::cerr << "error: cannot write the kill matrix to " << o.json_path << "\n";
+      std::cerr << "error: cannot write the kill matrix to " << printable(o.json_path) << "\n";
       set_exit_code(2);
       return;
     }
@@ -67,7 +68,12 @@ void run_mutants(const MutantsOptions& o, const std::string& program) {
       json_file.close();
       std::filesystem::remove(o.json_path);
     }
-    throw CLI::ValidationError("--mutant", e.what());
+    std::vector<std::string> known;
+    for (const Variant* mutant : Registry::instance().mutants()) known.push_back(mutant->name());
+    std::string hint;
+    for (const std::string& name : o.mutants)
+      if (std::find(known.begin(), known.end(), name) == known.end()) hint += did_you_mean(name, known);
+    throw CLI::ValidationError("--mutant", e.what() + hint);
   }
   if (o.show_kills) print_kills(matrix);
   std::cout << "\n" << format_matrix(matrix) << "\n" << format_summary(matrix);
@@ -75,7 +81,7 @@ void run_mutants(const MutantsOptions& o, const std::string& program) {
     json_file << to_json(matrix).dump(2) << "\n";
     json_file.close();
     if (!json_file) {
-      std::cerr << "error: could not write the kill matrix to " << o.json_path << "\n";
+      std::cerr << "error: could not write the kill matrix to " << printable(o.json_path) << "\n";
       set_exit_code(2);
       return;
     }

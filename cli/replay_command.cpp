@@ -27,20 +27,20 @@ void run_replay(const ReplayOptions& o) {
   try {
     c = read_case_file(o.file);
   } catch (const CaseFileError& e) {
-    std::cerr << "error: " << e.what() << "\n";
+    std::cerr << "error: " << printable(e.what()) << "\n";
     set_exit_code(2);
     return;
   }
   // A case past the oracle's limits is refused before anything of its size is computed or allocated.
   if (const std::string limit = oracle_limit_error(c.problem); !limit.empty()) {
-    std::cerr << "error: " << o.file << ": " << limit << "\n";
+    std::cerr << "error: " << printable(o.file) << ": " << limit << "\n";
     set_exit_code(2);
     return;
   }
   if (o.tile_size > 0) c.knobs.tile_size = o.tile_size;
   if (o.split_size > 0) c.knobs.split_size = o.split_size;
   const std::vector<const Variant*> variants = select_variants(o.variants, o.include_mutants || !o.variants.empty());
-  std::cout << "case " << o.file << (c.note.empty() ? "" : "\n  note: " + terminal_safe(c.note)) << "\n" << describe(c.problem)
+  std::cout << "case " << printable(o.file) << (c.note.empty() ? "" : "\n  note: " + terminal_safe(c.note)) << "\n" << describe(c.problem)
             << "knobs: " << knobs_text(c.knobs) << "\n";
   // A long case says how far the oracle has got, every two seconds, on stderr.
   const auto start = std::chrono::steady_clock::now();
@@ -90,8 +90,12 @@ void add_replay_command(CLI::App& app) {
   cmd->add_option("file", options->file, "The case file")->required();
   cmd->add_option("--variant", options->variants, "Variant(s) to run (default: every non-mutant variant)");
   cmd->add_flag("--mutants", options->include_mutants, "With no --variant: include the mutants");
-  cmd->add_option("--tile-size", options->tile_size, "Override the case's tile size")->check(whole_number(1, 1 << 20));
-  cmd->add_option("--split-size", options->split_size, "Override the case's split size")->check(whole_number(1, 1 << 20));
+  cmd->add_option("--tile-size", options->tile_size, "Override the case's tile size")
+      ->check(whole_number(1, 1 << 20))
+      ->default_str("the case's");
+  cmd->add_option("--split-size", options->split_size, "Override the case's split size")
+      ->check(whole_number(1, 1 << 20))
+      ->default_str("the case's");
   add_plugin_option(cmd, options->plugins);
   cmd->callback([options] { run_replay(*options); });
 }

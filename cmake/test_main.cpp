@@ -12,12 +12,12 @@
 #include <cstdlib>
 #include <exception>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "cuda/device_probe.h"
 #include "properties/catalogue.h"
+#include "properties/runner.h"
 #include "variants/variant.h"
 
 #ifndef PACHECK_TEST_CASES
@@ -68,9 +68,7 @@ class PropertyOnVariant : public ::testing::Test {
                   static_cast<int>(success.numSuccess));
       return;
     }
-    std::ostringstream message;
-    rc::detail::printResultMessage(result, message);
-    FAIL() << message.str();
+    FAIL() << property_.name << " failed on " << variant_.name() << ": " << pacheck::describe_result(result);
   }
 
  private:

@@ -92,6 +92,16 @@ std::vector<std::string> reproduce_ids(const std::string& reproduce) {
   return ids;
 }
 
+std::string describe_result(const rc::detail::TestResult& result) {
+  rc::detail::FailureResult failure;
+  rc::detail::GaveUpResult gave_up;
+  rc::detail::Error error;
+  if (result.match(failure)) return failure_message(failure);
+  if (result.match(gave_up)) return "gave up after " + std::to_string(gave_up.numSuccess) + " passing cases: " + gave_up.description;
+  if (result.match(error)) return "error: " + error.description;
+  return "";
+}
+
 std::string property_run_id(const std::string& property, const std::string& variant) {
   return property + "/" + variant;
 }

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <rapidcheck/detail/Results.h>
+
 #include "properties/catalogue.h"
 
 namespace pacheck {
@@ -43,6 +45,11 @@ struct PropertyRun {
 // rebuild its case (a garbled payload).
 PropertyRun run_property(const Property& property, const Variant& variant, const RunOptions& options,
                          const Observer& observer = {});
+
+// A RapidCheck result that is not a success in plain words (cases passed, shrinks, the shrunk case by name, the
+// property's own message without RapidCheck's source line and macro text); "" for a success. pacheck::test_main
+// reports its failures with it, so a kernel project's ctest output reads as `pacheck check` does.
+std::string describe_result(const rc::detail::TestResult& result);
 
 // The RapidCheck seed a property runs with under RunOptions::seed: the seed mixed with the property's name, so
 // the properties of one run draw different problems (the same seed would give every property the same cases).

@@ -29,6 +29,7 @@
 #include "cuda/plan_on_device.h"
 #include "tests/fixtures/problem_builders.h"
 #include "properties/catalogue.h"
+#include "tests/fixtures/property_in_gtest.h"
 
 // Skips the test, saying why, when no GPU answers; fails it instead under PACHECK_REQUIRE_GPU=1.
 #define PACHECK_SKIP_WITHOUT_GPU()                                                        \
@@ -141,7 +142,7 @@ TEST_P(GpuPropertyTest, Holds) {
   const std::string variant = ctx.variant->name();
   ctx.observer = [variant](const CaseObservation& c) { record(variant, c); };
   const Property& property = *GetParam().property;
-  rc::detail::checkGTest([&] { property.body(ctx); });
+  test_support::check_property(property, ctx);
 }
 
 std::string test_name(const ::testing::TestParamInfo<PropertyOnVariant>& info) {

@@ -1,6 +1,7 @@
 // Runs every property of the catalogue against every registered (non-mutant) variant whose capabilities it
 // applies to: one gtest per (property, variant), e.g. Catalogue/PropertyTest.Holds/UlpBoundedAgreement__cpu_streaming.
 // Case counts come from RC_PARAMS (default 100; the long mode sets max_success=10000).
+#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
@@ -9,6 +10,7 @@
 #include "properties/catalogue.h"
 #include "properties/generators.h"
 #include "properties/runner.h"
+#include "tests/fixtures/property_in_gtest.h"
 
 namespace pacheck {
 namespace {
@@ -36,13 +38,35 @@ TEST_P(PropertyTest, Holds) {
   ctx.limits = limits_for(ctx.variant->capabilities());
   ctx.replay_program = PACHECK_BINARY;
   const Property& property = *GetParam().property;
-  rc::detail::checkGTest([&] { property.body(ctx); });
+  test_support::check_property(property, ctx);
 }
 
 INSTANTIATE_TEST_SUITE_P(Catalogue, PropertyTest, ::testing::ValuesIn(all_pairs()),
                          [](const ::testing::TestParamInfo<PropertyOnVariant>& info) {
                            return info.param.property->name + "__" + info.param.variant->name();
                          });
+
+// A failing property fails its gtest test with the failure in words (property, variant, shrunk case, worst element),
+// never RapidCheck's macro text or source line: a known failing mutant's failure is intercepted and read.
+TEST(PropertyInGtest, AFailureReadsInPlainWords) {
+  ::testing::TestPartResultArray failures;
+  {
+    const ::testing::ScopedFakeTestPartResultReporter intercept(
+        ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
+    PropertyContext ctx;
+    ctx.variant = &Registry::instance().get("acc_not_rescaled");
+    ctx.limits = limits_for(ctx.variant->capabilities());
+    ctx.failure_dir = ::testing::TempDir();
+    test_support::check_property(property_named("UlpBoundedAgreement"), ctx);
+  }
+  ASSERT_EQ(failures.size(), 1);
+  const std::string message = failures.GetTestPartResult(0).message();
+  EXPECT_NE(message.find("UlpBoundedAgreement failed on acc_not_rescaled: failed after "), std::string::npos) << message;
+  EXPECT_NE(message.find("\n  problem: dtype="), std::string::npos) << message;
+  EXPECT_NE(message.find("\nworst element: "), std::string::npos) << message;
+  for (const char* internal : {"RC_ASSERT", "RC_FAIL", "pacheck::ProblemSpec", ".cpp:"})
+    EXPECT_EQ(message.find(internal), std::string::npos) << internal << " in:\n" << message;
+}
 
 // gen::Limits::engine_shapes draws only serving-engine shapes (on cpu_splitk's limits: every dtype), knobs included.
 RC_GTEST_PROP(EngineShapes, DrawOnlyBf16RealHeadsBlocksAndTilesOfSixteen, ()) {
