@@ -9,7 +9,7 @@ from pathlib import Path
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree: git does not ignore it
 REPO = Path(__file__).resolve().parents[2]
 BENCH = REPO / "bench"
-SAMPLES = REPO / "tests" / "fixtures" / "bench_samples.json"
+SAMPLES = REPO / "tests" / "fixtures" / "samples.json"
 sys.path.insert(0, str(BENCH))
 
 
@@ -26,7 +26,7 @@ def run(args, stdin=None, env=None, cwd=None, timeout=300):
 
 
 def write_sample_logs(folder):
-    """Writes the sample output folder of run_gpu_suite.sh (tests/fixtures/bench_samples.json) under folder;
+    """Writes the sample output folder of run_gpu_suite.sh (tests/fixtures/samples.json) under folder;
     returns folder. One JSON file holds it so the repository tracks no .log files."""
     folder = Path(folder)
     for name, text in json.loads(SAMPLES.read_text())["logs"].items():
@@ -37,7 +37,7 @@ def write_sample_logs(folder):
 
 
 def write_sample_results(path):
-    """Writes the sample results.json (tests/fixtures/bench_samples.json) to path; returns path."""
+    """Writes the sample results.json (tests/fixtures/samples.json) to path; returns path."""
     path = Path(path)
     path.write_text(json.dumps(json.loads(SAMPLES.read_text())["results"], indent=1) + "\n")
     return path

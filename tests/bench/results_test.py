@@ -24,7 +24,7 @@ def by(runs, **keys):
 
 
 class CollectResults(unittest.TestCase):
-    """Tests of bench/collect_results.py on the sample logs of tests/fixtures/bench_samples.json."""
+    """Tests of bench/collect_results.py on the sample logs of tests/fixtures/samples.json."""
 
     @classmethod
     def setUpClass(cls):
@@ -172,7 +172,7 @@ EMPTY = {"schema": 1, "gpus": []}
 
 
 class ResultsPage(unittest.TestCase):
-    """Tests of bench/results_page.py on the sample results of tests/fixtures/bench_samples.json, and on none."""
+    """Tests of bench/results_page.py on the sample results of tests/fixtures/samples.json, and on none."""
 
     @classmethod
     def setUpClass(cls):
