@@ -84,7 +84,7 @@ def main(argv=None):
     section = [run for run in gpus[0].get("external_kernels", []) if run["command"] != o.command]
     section.append({"door": o.door, "command": o.command, "cases_per_property": cases, "kernels": kernels})
     gpus[0]["external_kernels"] = section
-    Path(o.results).write_text(json.dumps(results, indent=1) + "\n")
+    Path(o.results).write_text(json.dumps(results, indent=0) + "\n")  # as results_page.py writes it
     print(f"recorded {len(kernels)} kernels in {o.results}")
     return 0
 

@@ -320,7 +320,7 @@ def main(argv=None):
         results = load(args.results)
         if args.add:
             results = add_run(results, load(args.add))
-            Path(args.results).write_text(json.dumps(results, indent=2) + "\n")
+            Path(args.results).write_text(json.dumps(results, indent=0) + "\n")  # a value a line: diffable, half the bytes
         results_name = "bench/results.json" if Path(args.results).resolve() == HERE / "results.json" \
             else Path(args.results).name
         page = render(results, results_name)
