@@ -231,6 +231,9 @@ TEST_F(ReportRender, TheReportPageRendersWithoutConsoleMessages) {
   // rounded elements (the inline SVG rendered).
   EXPECT_TRUE(has_colour(image, 0x1d2430)) << "the header's colour is missing: was the inline CSS applied?";
   EXPECT_TRUE(has_colour(image, 0x2e7d32)) << "no histogram bar in the screenshot: did the inline SVG render?";
+  // A correct kernel raises no alarm on screen: no bar or verdict in the colours of a broken bound or a NaN.
+  EXPECT_FALSE(has_colour(image, 0xc62828)) << "a correct kernel's page shows the broken-bound red";
+  EXPECT_FALSE(has_colour(image, 0x6a1b9a)) << "a correct kernel's page shows the non-finite purple";
   const std::string html = read_text(out / "index.html");
   EXPECT_NE(html.find("id=\"kill-matrix\"><h2>Mutant kill matrix</h2><p class=\"note\">Every property"), std::string::npos)
       << "the kill matrix grid is missing";
