@@ -18,8 +18,10 @@ include(GoogleTest)
 #                                      `ctest -L gpu -j N --resource-spec-file FILE` (FILE from
 #                                      `pacheck gpus --resource-spec FILE`) runs them on every GPU, each on the one
 #                                      ctest assigns; without a device they skip, saying why.
-# LABELS are added to both. CASES is the number of cases per property (default 100); RC_PARAMS="max_success=N"
-# overrides it at run time, and RC_PARAMS="reproduce=..." replays a failure.
+# Each test also writes its own JUnit XML to <build folder>/<executable>_junit/, whose <skipped message> names the
+# reason a test skipped (ctest's --output-junit has it only in the test's recorded output). LABELS are added to both.
+# CASES is the number of cases per property (default 100); RC_PARAMS="max_success=N" overrides it at run time, and
+# RC_PARAMS="reproduce=..." replays a failure.
 function(pacheck_add_variant_tests)
   cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;CASES;DISCOVERY_TIMEOUT" "VARIANTS;LABELS")
   set(usage "pacheck_add_variant_tests(NAME <executable> VARIANTS <target>... [CASES <n>] [LABELS <label>...] "
@@ -77,9 +79,11 @@ function(pacheck_add_variant_tests)
     target_compile_definitions(${arg_NAME} PRIVATE PACHECK_TEST_CASES=${arg_CASES})
   endif()
 
-  gtest_discover_tests(${arg_NAME} NO_PRETTY_VALUES TEST_FILTER "Catalogue.*" TEST_LIST ${arg_NAME}_cpu_tests
+  gtest_discover_tests(${arg_NAME} NO_PRETTY_VALUES XML_OUTPUT_DIR ${CMAKE_CURRENT_BINARY_DIR}/${arg_NAME}_junit
+                       TEST_FILTER "Catalogue.*" TEST_LIST ${arg_NAME}_cpu_tests
                        DISCOVERY_TIMEOUT ${arg_DISCOVERY_TIMEOUT} PROPERTIES LABELS cpu)
-  gtest_discover_tests(${arg_NAME} NO_PRETTY_VALUES TEST_FILTER "GpuCatalogue.*" TEST_LIST ${arg_NAME}_gpu_tests
+  gtest_discover_tests(${arg_NAME} NO_PRETTY_VALUES XML_OUTPUT_DIR ${CMAKE_CURRENT_BINARY_DIR}/${arg_NAME}_junit
+                       TEST_FILTER "GpuCatalogue.*" TEST_LIST ${arg_NAME}_gpu_tests
                        DISCOVERY_TIMEOUT ${arg_DISCOVERY_TIMEOUT} PROPERTIES LABELS gpu RESOURCE_GROUPS "gpus:1")
   # gtest_discover_tests passes a list inside PROPERTIES on as separate words, so the other labels are set by a
   # file ctest reads after the discovered tests, from their lists.
