@@ -109,6 +109,7 @@ TEST_F(PluginCli, ThePlantedBugIsKilledShrunkAndReplayed) {
   EXPECT_NE(r.output.find("UlpBoundedAgreement    example_streaming "), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("FAIL: UlpBoundedAgreement"), std::string::npos) << "the summary's verdict\n" << r.output;
   EXPECT_NE(r.output.find("; shrunk "), std::string::npos) << "RapidCheck shrank the counterexample\n" << r.output;
+  EXPECT_EQ(r.output.find("; shrunk 0 times"), std::string::npos) << "RapidCheck shrank the counterexample\n" << r.output;
   const std::filesystem::path saved = dir_ / "failures" / "UlpBoundedAgreement-example_streaming.json";
   const std::string replay = line_after(r.output, "replay: ");
   EXPECT_EQ(replay.substr(replay.find(" replay ")), " replay " + saved.string() + " --variant example_streaming" +
