@@ -503,28 +503,24 @@ TEST(RunReport, APrecisionLossMovesTheHistogramAndTheTightness) {
   EXPECT_LE(good_f32.worst_normalized, 1.0);
   EXPECT_GT(bad_f32.worst_normalized, 1.0);
   EXPECT_GT(bad_f32.tightness_median, good_f32.tightness_median);
+  // The elements of a histogram above `value`.
+  const auto above = [](const Log2Histogram& h, double value) {
+    std::uint64_t n = 0;
+    for (int bin = h.bin_of(value); bin < h.bins(); ++bin) n += h.count(bin);
+    return n;
+  };
   const UlpHistogram good_hist = good.histogram(DType::f32);
   const UlpHistogram bad_hist = bad.histogram(DType::f32);
-  std::uint64_t good_beyond_64 = 0, bad_beyond_64 = 0;
-  for (int bin = good_hist.bin_of(65); bin < good_hist.bins(); ++bin) {
-    good_beyond_64 += good_hist.count(bin);
-    bad_beyond_64 += bad_hist.count(bin);
-  }
-  const double bad_fraction = static_cast<double>(bad_beyond_64) / bad_hist.total();
-  const double good_fraction = static_cast<double>(good_beyond_64) / good_hist.total();
+  const double bad_fraction = static_cast<double>(above(bad_hist, 65)) / bad_hist.total();
+  const double good_fraction = static_cast<double>(above(good_hist, 65)) / good_hist.total();
   EXPECT_GT(bad_fraction, 0.5);
   // The correct kernel's elements beyond 64 ulps come from rows whose logits are huge (the below_sentinel draw):
   // an fp32 logit's error grows with its magnitude, and so do their bounds, which they keep.
   EXPECT_LT(good_fraction, bad_fraction / 3);
   const RatioHistogram good_ratio = good.ratio_histogram(DType::f32);
   const RatioHistogram bad_ratio = bad.ratio_histogram(DType::f32);
-  std::uint64_t good_over = 0, bad_over = 0;
-  for (int bin = good_ratio.bin_of(1.5); bin < good_ratio.bins(); ++bin) {
-    good_over += good_ratio.count(bin);
-    bad_over += bad_ratio.count(bin);
-  }
-  EXPECT_EQ(good_over, 0u) << "every element of a correct kernel within its bound";
-  EXPECT_GT(static_cast<double>(bad_over) / bad_ratio.total(), 0.5);
+  EXPECT_EQ(above(good_ratio, 1.5), 0u) << "every element of a correct kernel within its bound";
+  EXPECT_GT(static_cast<double>(above(bad_ratio, 1.5)) / bad_ratio.total(), 0.5);
   // The report ran on past the failures: every case of the failing property counted, and its last failing case
   // was saved and named for replay.
   const PropertyOutcome& agreement = bad_f32.properties.front();
