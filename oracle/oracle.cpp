@@ -29,31 +29,40 @@ GatheredSequence gather_sequence(const Problem& p, int sequence) {
 
 namespace {
 
-// Logits of one row in double, and their magnitudes L_t. slots[t]: the pool offset of key t's slot (all KV heads).
-void row_logits(const Problem& p, const std::vector<std::size_t>& slots, const float* q, int kv_head, int num_keys,
-                std::vector<double>& logits, std::vector<double>& magnitudes) {
+// Logits of one row in double, and their magnitudes L_t, for the row's visible keys: entry i is key first + i.
+// slots[t]: the pool offset of key t's slot (all KV heads). The logit options apply in problem.h's order; their
+// double arithmetic is exact (the ALiBi product and the scale) or within a few double ulps (tanh), far below fp32.
+void row_logits(const Problem& p, const std::vector<std::size_t>& slots, const float* q, int query_head, int first,
+                int position, std::vector<double>& logits, std::vector<double>& magnitudes) {
   const int d = p.head_dim;
+  const int kv_head = p.kv_head_of(query_head);
   const double scale = p.scale();
-  logits.resize(num_keys);
-  magnitudes.resize(num_keys);
-  for (int t = 0; t < num_keys; ++t) {
+  const LogitOptions& o = p.options;
+  const int count = position - first + 1;
+  logits.resize(count);
+  magnitudes.resize(count);
+  for (int i = 0; i < count; ++i) {
+    const int t = first + i;
     const float* k = &p.k_pool[slots[t] + static_cast<std::size_t>(kv_head) * d];
     double dot = 0, mag = 0;
-    for (int i = 0; i < d; ++i) {
-      const double prod = static_cast<double>(q[i]) * static_cast<double>(k[i]);  // exact: 24+24 bits
+    for (int e = 0; e < d; ++e) {
+      const double prod = static_cast<double>(q[e]) * static_cast<double>(k[e]);  // exact: 24+24 bits
       dot += prod;
       mag += std::fabs(prod);
     }
-    logits[t] = scale * dot;
-    magnitudes[t] = std::fabs(scale) * mag;
+    double logit = scale * dot;
+    if (o.soft_cap) logit = *o.soft_cap * std::tanh(logit / *o.soft_cap);
+    // The bias's terms enter the magnitude: a kernel rounds the product and the sum (ERROR_MODEL.md).
+    const double bias = o.alibi_slopes.empty() ? 0.0 : static_cast<double>(o.alibi_slopes[query_head]) * (t - position);
+    logits[i] = logit + bias;
+    magnitudes[i] = std::fabs(scale) * mag + std::fabs(bias);
   }
 }
 
-// Near-ties within this relative logit distance count as records: a kernel's rounded logits may order them
-// either way.
-// Twice the fp32 logit error of a head_dim-term dot product (see error_model.h).
-double record_tolerance(double max_logit_magnitude, int head_dim) {
-  return 2 * (head_dim + 2) * std::ldexp(1.0, -24) * max_logit_magnitude + 64 * DBL_EPSILON;
+// Near-ties within this logit distance count as records: a kernel's rounded logits may order them either way.
+// Twice the fp32 logit error (error_model.h) at the row's largest magnitude.
+double record_tolerance(double max_logit_magnitude, double logit_coefficient) {
+  return 2 * logit_coefficient * std::ldexp(1.0, -24) * max_logit_magnitude + 64 * DBL_EPSILON;
 }
 
 int count_records(const std::vector<double>& logits, int begin, int end, double tolerance) {
@@ -67,6 +76,11 @@ int count_records(const std::vector<double>& logits, int begin, int end, double 
 }
 
 }  // namespace
+
+double fp32_logit_coefficient(const Problem& p) {
+  const LogitOptions& o = p.options;
+  return p.head_dim + 2 + (o.soft_cap ? 7 : 0) + (o.alibi_slopes.empty() ? 0 : 2);
+}
 
 std::string oracle_limit_error(const Problem& p) {
   // In double: the sums of products of 31-bit sizes overflow no double below 2^1023, and compare exactly enough.
@@ -125,13 +139,20 @@ OracleResult run_oracle(const Problem& p, const std::vector<int>& split_sizes, c
   // Every value a row reads (q and the referenced K and V) is finite: an inf or NaN there makes the exact answer
   // undefined (0 * inf is NaN), and std::max below would silently drop a NaN magnitude.
   bool finite_inputs = std::all_of(p.queries.begin(), p.queries.end(), [](float x) { return std::isfinite(x); });
+  const LogitOptions& options = p.options;
+  finite_inputs = finite_inputs && std::all_of(options.sinks.begin(), options.sinks.end(), [](float x) {
+                    return std::isfinite(x) || x == -std::numeric_limits<float>::infinity();
+                  });
   for (int s = 0; s < static_cast<int>(p.sequences.size()); ++s) {
     const Sequence& seq = p.sequences[s];
     // Each key's slot in the pools, through the table; the slot holds all KV heads contiguously.
     const std::size_t slot_elements = static_cast<std::size_t>(p.num_kv_heads) * d;
     slots.resize(seq.context_len);
+    // Keys before the first query's window are read by no row: they may hold anything (a recycled block's NaN).
+    const int first_read = p.first_visible_key(seq.first_query_position());
     for (int t = 0; t < seq.context_len; ++t) {
       slots[t] = p.kv_offset(s, t, 0);
+      if (t < first_read) continue;
       for (std::size_t e = slots[t]; e < slots[t] + slot_elements; ++e) {
         max_abs_v = std::max(max_abs_v, static_cast<double>(std::fabs(p.v_pool[e])));
         finite_inputs = finite_inputs && std::isfinite(p.k_pool[e]) && std::isfinite(p.v_pool[e]);
@@ -139,47 +160,67 @@ OracleResult run_oracle(const Problem& p, const std::vector<int>& split_sizes, c
     }
     max_keys = std::max(max_keys, seq.context_len);
     for (int i = 0; i < seq.num_queries; ++i) {
-      const int num_keys = seq.first_query_position() + i + 1;  // causal: keys 0 ..= own position
+      const int position = seq.first_query_position() + i;
+      const int first = p.first_visible_key(position);  // the window's start, or 0
+      const int num_keys = position - first + 1;         // causal: keys first ..= own position
       for (int h = 0; h < p.num_query_heads; ++h) {
         const int kvh = p.kv_head_of(h);
         const std::size_t out_base = p.query_offset(s, i, h);
-        row_logits(p, slots, &p.queries[out_base], kvh, num_keys, logits, magnitudes);
+        row_logits(p, slots, &p.queries[out_base], h, first, position, logits, magnitudes);
+        // A sink is one more logit, first in line, whose value is 0 and whose logit is exact (magnitude 0).
+        const double sink = p.sink(h);
+        const bool has_sink = sink != -std::numeric_limits<double>::infinity();
+        if (has_sink) {
+          logits.insert(logits.begin(), sink);
+          magnitudes.insert(magnitudes.begin(), 0.0);
+        }
+        const int lead = has_sink ? 1 : 0;  // logits[lead + k] is visible key first + k
+        const int n = num_keys + lead;
         const double m = *std::max_element(logits.begin(), logits.end());
-        weights.resize(num_keys);
+        weights.resize(n);
         double denom = 0;
-        for (int t = 0; t < num_keys; ++t) denom += (weights[t] = std::exp(logits[t] - m));
+        for (int t = 0; t < n; ++t) denom += (weights[t] = std::exp(logits[t] - m));
         for (double& w : weights) w /= denom;
 
         RowCondition& row = r.rows[out_base / d];
         row.sequence = s;
         row.context_len = seq.context_len;
         row.num_keys = num_keys;
-        for (int t = 0; t < num_keys; ++t) {
+        row.first_key = first;
+        row.has_sink = has_sink;
+        for (int t = 0; t < n; ++t) {
           row.max_logit_magnitude = std::max(row.max_logit_magnitude, magnitudes[t]);
           row.max_spread = std::max(row.max_spread, m - logits[t]);
         }
-        const double tolerance = record_tolerance(row.max_logit_magnitude, d);
-        row.records = count_records(logits, 0, num_keys, tolerance);
+        const double tolerance = record_tolerance(row.max_logit_magnitude, fp32_logit_coefficient(p));
+        // The sink counted first (a kernel that starts from it), and once more for a kernel that joins it last.
+        row.records = count_records(logits, 0, n, tolerance) + lead;
+        // Splits cut the positions from 0, each folded from an empty state without the sink.
         for (std::size_t k = 0; k < split_sizes.size(); ++k) {
           int worst = 0;
-          for (int begin = 0; begin < num_keys; begin += split_sizes[k])
-            worst = std::max(worst, count_records(logits, begin, std::min(begin + split_sizes[k], num_keys), tolerance));
+          for (int begin = first / split_sizes[k] * split_sizes[k]; begin <= position; begin += split_sizes[k]) {
+            const int lo = std::max(begin, first), hi = std::min(begin + split_sizes[k], position + 1);
+            worst = std::max(worst, count_records(logits, lead + lo - first, lead + hi - first, tolerance));
+          }
           r.split_records[(out_base / d) * split_sizes.size() + k] = worst;
         }
-        max_logit = std::max(max_logit, row.max_logit_magnitude);
+        max_logit = std::max({max_logit, row.max_logit_magnitude, std::fabs(has_sink ? sink : 0.0)});
 
         for (int j = 0; j < d; ++j) {
+          // Entry t's value: a visible key's V, or 0 for the sink.
           const auto v = [&](int t) {
-            return static_cast<double>(p.v_pool[slots[t] + static_cast<std::size_t>(kvh) * d + j]);
+            return t < lead ? 0.0
+                            : static_cast<double>(
+                                  p.v_pool[slots[first + t - lead] + static_cast<std::size_t>(kvh) * d + j]);
           };
           double o = 0, abs_sum = 0, unweighted_abs_sum = 0;
-          for (int t = 0; t < num_keys; ++t) {
+          for (int t = 0; t < n; ++t) {
             o += weights[t] * v(t);
             abs_sum += weights[t] * std::fabs(v(t));
             unweighted_abs_sum += std::fabs(v(t));
           }
           double c = 0, cl = 0, cm = 0;
-          for (int t = 0; t < num_keys; ++t) {
+          for (int t = 0; t < n; ++t) {
             const double dev = weights[t] * std::fabs(v(t) - o);
             c += dev;
             cl += dev * magnitudes[t];

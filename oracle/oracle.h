@@ -2,8 +2,8 @@
 //
 // Each row reads its sequence's history through the block table, key by key, as the kernels do (no gathered copy:
 // memory stays in proportion to the problem, not to its context times its heads); attention is computed in double
-// precision (scores, max-subtracted softmax, weighted sum of V, causal mask
-// per query position). With 53-bit arithmetic on inputs of at most 24 significant bits the oracle's own error is
+// precision (scores, the logit options of problem.h, max-subtracted softmax, weighted sum of V, the causal mask
+// and window per query position). A sink enters every sum below as one more key whose value is 0. With 53-bit arithmetic on inputs of at most 24 significant bits the oracle's own error is
 // ~1e-13 relative, far below any fp32 kernel's, so it serves as the exact value.
 //
 // Besides the result the oracle returns the condition quantities that the error model (error_model.h) turns into
@@ -39,11 +39,14 @@ GatheredSequence gather_sequence(const Problem& problem, int sequence);
 struct RowCondition {
   int sequence = 0;
   int context_len = 0;              // of the row's sequence
-  int num_keys = 0;                 // keys the row attends to (causal)
+  int num_keys = 0;                 // keys the row attends to: causal, and inside its window
+  int first_key = 0;                // the first of them: 0, or its window's start
+  bool has_sink = false;            // a sink joins the row's softmax (counted in none of the key counts)
   double max_logit_magnitude = 0;   // max_t L_t
   double max_spread = 0;            // max_t (m - s_t)
   // Strict running-max increases when the row's keys are visited in position order, counting near-ties (within
-  // the logit error) as increases. Any tiled fold in position order rescales at most this often.
+  // the logit error) as increases. Any tiled fold in position order rescales at most this often. A sink is
+  // visited first and counts once more, so a kernel may join it first or last.
   int records = 0;
 };
 
@@ -60,8 +63,9 @@ struct OracleResult {
   // exact there (the exact answer may not even exist), so such problems lie outside every variant's error model.
   bool fits_fp32 = true;
 
-  // For each requested split size, per row: the largest record count of any one split when the row's keys are
-  // cut into splits of that many keys, each folded from an empty state (what a split-K kernel can rescale).
+  // For each requested split size, per row: the largest record count of any one split when the row's positions
+  // are cut into splits of that many keys from position 0, each split's visible keys folded from an empty state
+  // without the sink (what a split-K kernel can rescale).
   std::vector<int> split_sizes;
   std::vector<int> split_records;  // [row][split size index]
 
@@ -97,6 +101,11 @@ class OracleLimitError : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
 };
+
+// The coefficient a of a logit error a * u * L_t (error_model.h) for an fp32 kernel that computes the logit as
+// problem.h states it: head_dim + 2 for the dot product and the scale, 7 more for a soft cap and 2 more for ALiBi
+// (ERROR_MODEL.md, "Logit options"). It also sets how near a tie the record counts treat as a record.
+double fp32_logit_coefficient(const Problem& problem);
 
 // Empty when the oracle takes the problem, else which limit it exceeds and by how much (the problem must be valid).
 std::string oracle_limit_error(const Problem& problem);

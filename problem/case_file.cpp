@@ -221,13 +221,34 @@ Knobs read_knobs(const json& value) {
   return k;
 }
 
+// One fp32 value per query head, as hex bit patterns (NaN and -inf round-trip); `where` names the field.
+std::vector<float> read_per_head(const json& object, const char* name, const std::string& where) {
+  return decode_values(string_field(object, name, where), DType::f32, name);
+}
+
+// The logit options of a version-2 file: each optional, absent meaning off.
+LogitOptions read_logit_options(const json& j, const std::string& where) {
+  LogitOptions o;
+  if (j.contains("soft_cap_bits")) {
+    const auto bits = decode_values(string_field(j, "soft_cap_bits", where), DType::f32, "soft_cap_bits");
+    if (bits.size() != 1) throw CaseFileError("case file: 'soft_cap_bits' must hold exactly one fp32 value");
+    o.soft_cap = bits[0];
+  }
+  if (j.contains("window")) o.window = int_field(j, "window", where);
+  if (j.contains("alibi_slopes")) o.alibi_slopes = read_per_head(j, "alibi_slopes", where);
+  if (j.contains("sinks")) o.sinks = read_per_head(j, "sinks", where);
+  return o;
+}
+
 }  // namespace
+
+int case_format_version(const Problem& problem) { return problem.options.any() ? 2 : 1; }
 
 std::string case_to_json(const Case& c) {
   const Problem& p = c.problem;
   json j;
   j["format"] = "pacheck-case";
-  j["version"] = kCaseFormatVersion;
+  j["version"] = case_format_version(p);
   j["note"] = c.note;
   j["dtype"] = std::string(dtype_name(p.dtype));
   j["num_query_heads"] = p.num_query_heads;
@@ -244,6 +265,12 @@ std::string case_to_json(const Case& c) {
   j["knobs"] = {{"tile_size", c.knobs.tile_size}, {"split_size", c.knobs.split_size}, {"num_splits", c.knobs.num_splits}};
   if (c.knobs.pins.layout != KernelLayout::automatic) j["knobs"]["layout"] = knob_name(c.knobs.pins.layout);
   if (c.knobs.pins.merge != MergeShape::automatic) j["knobs"]["merge"] = knob_name(c.knobs.pins.merge);
+  // The logit options (version 2), each written only when set; floats as fp32 bit patterns, as the scale.
+  const LogitOptions& o = p.options;
+  if (o.soft_cap) j["soft_cap_bits"] = encode_values({*o.soft_cap}, DType::f32);
+  if (o.window) j["window"] = *o.window;
+  if (!o.alibi_slopes.empty()) j["alibi_slopes"] = encode_values(o.alibi_slopes, DType::f32);
+  if (!o.sinks.empty()) j["sinks"] = encode_values(o.sinks, DType::f32);
   j["k_pool"] = encode_values(p.k_pool, p.dtype);
   j["v_pool"] = encode_values(p.v_pool, p.dtype);
   j["queries"] = encode_values(p.queries, p.dtype);
@@ -259,12 +286,18 @@ Case case_from_json(std::string_view text) {
   // The version comes first: a newer file may differ in every other field, and "unsupported version" is the
   // error that helps.
   const int version = int_field(j, "version", top);
-  if (version != kCaseFormatVersion)
-    throw CaseFileError("unsupported case file version " + std::to_string(version) + " (this build reads version " +
+  if (version < 1 || version > kCaseFormatVersion)
+    throw CaseFileError("unsupported case file version " + std::to_string(version) + " (this build reads versions 1 to " +
                         std::to_string(kCaseFormatVersion) + ")");
+  constexpr const char* kVersion2Fields[] = {"soft_cap_bits", "window", "alibi_slopes", "sinks"};
+  if (version == 1)
+    for (const char* name : kVersion2Fields)
+      if (j.contains(name))
+        throw CaseFileError(std::string("case file: '") + name + "' is a version-2 field, but the file says version 1");
   reject_unknown_fields(j,
                         {"format", "version", "note", "dtype", "num_query_heads", "num_kv_heads", "head_dim",
-                         "block_size", "num_blocks", "scale_bits", "sequences", "knobs", "k_pool", "v_pool", "queries"},
+                         "block_size", "num_blocks", "scale_bits", "sequences", "knobs", "k_pool", "v_pool", "queries",
+                         "soft_cap_bits", "window", "alibi_slopes", "sinks"},
                         top);
   Case c;
   if (j.contains("note")) {
@@ -293,6 +326,7 @@ Case case_from_json(std::string_view text) {
   p.sequences.reserve(seqs.size());
   for (std::size_t i = 0; i < seqs.size(); ++i) p.sequences.push_back(read_sequence(seqs[i], "sequences[" + std::to_string(i) + "]"));
   c.knobs = read_knobs(field(j, "knobs", top));
+  if (version >= 2) p.options = read_logit_options(j, top);
   p.k_pool = decode_values(string_field(j, "k_pool", top), p.dtype, "k_pool");
   p.v_pool = decode_values(string_field(j, "v_pool", top), p.dtype, "v_pool");
   p.queries = decode_values(string_field(j, "queries", top), p.dtype, "queries");

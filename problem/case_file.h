@@ -16,7 +16,12 @@ namespace pacheck {
 // included) become \xNN, so a file cannot move the cursor or rewrite the screen; printable ASCII and UTF-8 stay.
 std::string terminal_safe(std::string_view text);
 
-inline constexpr int kCaseFormatVersion = 1;
+// The newest version this build reads and writes. It reads every version from 1 up, and writes the lowest one
+// that holds the case: version 1 for a problem without logit options, so that older builds still read it; version
+// 2 adds the logit options (problem/CASE_FORMAT.md, "Versioning").
+inline constexpr int kCaseFormatVersion = 2;
+// The version case_to_json writes for this problem.
+int case_format_version(const Problem& problem);
 
 struct Case {
   Problem problem;

@@ -39,6 +39,10 @@ Mode Problem::mode_of(int sequence) const {
   return Mode::continuation;
 }
 
+float Problem::sink(int query_head) const {
+  return options.sinks.empty() ? -std::numeric_limits<float>::infinity() : options.sinks[query_head];
+}
+
 std::size_t Problem::pool_size() const {
   return static_cast<std::size_t>(num_blocks) * block_size * num_kv_heads * head_dim;
 }
@@ -89,6 +93,43 @@ void check_values(std::vector<std::string>& errors, const char* field, const std
   }
 }
 
+std::string float_text(float x) {
+  std::ostringstream m;
+  m.precision(9);
+  m << x;
+  return m.str();
+}
+
+// One value per query head, each passing `ok`.
+void check_per_head(std::vector<std::string>& errors, const char* field, const std::vector<float>& values,
+                    int num_query_heads, bool (*ok)(float), const char* requirement) {
+  if (values.empty()) return;
+  if (static_cast<std::int64_t>(values.size()) != num_query_heads) {
+    errors.push_back(std::string(field) + " has " + std::to_string(values.size()) + " values but num_query_heads = " +
+                     std::to_string(num_query_heads) + ": one per query head");
+    return;
+  }
+  for (std::size_t h = 0; h < values.size(); ++h)
+    if (!ok(values[h])) {
+      errors.push_back(std::string(field) + "[" + std::to_string(h) + "] = " + float_text(values[h]) + " " +
+                       requirement);
+      return;  // one is enough to name the problem
+    }
+}
+
+void logit_option_errors(std::vector<std::string>& errors, const Problem& p) {
+  const LogitOptions& o = p.options;
+  if (o.soft_cap && !(std::isfinite(*o.soft_cap) && *o.soft_cap > 0))
+    errors.push_back("soft_cap must be finite and positive, got " + float_text(*o.soft_cap));
+  if (o.window && *o.window < 1)
+    errors.push_back("window must be at least 1 (the query's own position), got " + std::to_string(*o.window));
+  check_per_head(errors, "alibi_slopes", o.alibi_slopes, p.num_query_heads,
+                 [](float x) { return static_cast<bool>(std::isfinite(x)); }, "must be finite");
+  check_per_head(errors, "sinks", o.sinks, p.num_query_heads,
+                 [](float x) { return std::isfinite(x) || x == -std::numeric_limits<float>::infinity(); },
+                 "must be finite or -inf (no sink)");
+}
+
 }  // namespace
 
 std::vector<std::string> validation_errors(const Problem& p) {
@@ -111,6 +152,7 @@ std::vector<std::string> validation_errors(const Problem& p) {
     errors.push_back(m.str());
   }
   if (p.sequences.empty()) errors.push_back("sequences is empty: a batch needs at least one sequence");
+  logit_option_errors(errors, p);
   if (!errors.empty()) return errors;  // the checks below index with these sizes
 
   std::int64_t total_queries = 0;
@@ -178,14 +220,30 @@ void validate(const Problem& problem) {
 }
 
 std::string describe(const Problem& p) {
+  // Long batches and tables are elided: a description is read on a terminal, and the case file holds them whole.
+  constexpr std::size_t kShownSequences = 32, kShownEntries = 16;
   std::ostringstream out;
   out.precision(9);
   out << "dtype=" << dtype_name(p.dtype) << " query_heads=" << p.num_query_heads << " kv_heads=" << p.num_kv_heads
       << " (gqa " << (p.num_kv_heads > 0 ? p.num_query_heads / p.num_kv_heads : 0) << ") head_dim=" << p.head_dim
       << " block_size=" << p.block_size << " num_blocks=" << p.num_blocks << " scale=" << p.scale()
       << (p.explicit_scale ? " (explicit)" : " (default)") << "\n";
-  // Long batches and tables are elided: a description is read on a terminal, and the case file holds them whole.
-  constexpr std::size_t kShownSequences = 32, kShownEntries = 16;
+  const LogitOptions& o = p.options;
+  if (o.any()) {
+    out << " ";
+    if (o.soft_cap) out << " soft_cap=" << *o.soft_cap;
+    if (o.window) out << " window=" << *o.window;
+    const auto per_head = [&](const char* name, const std::vector<float>& values) {
+      if (values.empty()) return;
+      out << " " << name << "=[";
+      for (std::size_t h = 0; h < values.size() && h < kShownEntries; ++h) out << (h ? " " : "") << values[h];
+      if (values.size() > kShownEntries) out << " ... " << values.size() - kShownEntries << " more";
+      out << "]";
+    };
+    per_head("alibi_slopes", o.alibi_slopes);
+    per_head("sinks", o.sinks);
+    out << "\n";
+  }
   for (std::size_t s = 0; s < p.sequences.size() && s < kShownSequences; ++s) {
     const Sequence& seq = p.sequences[s];
     out << "  seq " << s << ": " << mode_name(p.mode_of(static_cast<int>(s))) << " context_len=" << seq.context_len

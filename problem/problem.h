@@ -7,6 +7,9 @@
 // and num_queries new query tokens, which are its last num_queries positions: query i sits at position
 // context_len - num_queries + i and attends causally to keys 0 ..= that position. So num_queries = 1 is a decode
 // step, num_queries = context_len a causal prefill, anything between a continuation after a past.
+//
+// The logit options (LogitOptions) are what serving kernels add to that softmax: a soft cap, a sliding window,
+// ALiBi biases and attention sinks. Each is absent by default, and a problem without them is plain causal attention.
 #pragma once
 
 #include <cstddef>
@@ -33,6 +36,23 @@ struct Sequence {
 enum class Mode : std::uint8_t { decode, prefill, continuation };
 const char* mode_name(Mode mode);
 
+// What serving kernels do to the logits beyond the scale, in this order, for query head h at position pos and
+// key t <= pos (ERROR_MODEL.md, "Logit options", says what each costs a kernel):
+//   s_t = scale * q . k_t                                   the plain logit
+//   s_t = soft_cap * tanh(s_t / soft_cap)                   soft-capping (Gemma 2), when soft_cap is set
+//   s_t = s_t + alibi_slopes[h] * (t - pos)                 ALiBi, when alibi_slopes is set: older keys lose
+//   key t is visible only if pos - t < window               a sliding window: the last `window` positions
+//   softmax over the visible keys and one more logit, sinks[h], that carries no value (an attention sink)
+// FlashInfer's window_left is window - 1; vLLM's sliding_window and Mistral's are window itself.
+struct LogitOptions {
+  std::optional<float> soft_cap;    // finite and positive
+  std::optional<int> window;        // at least 1
+  std::vector<float> alibi_slopes;  // one finite slope per query head; empty: none
+  std::vector<float> sinks;         // one logit per query head, finite or -inf (-inf: no sink); empty: none
+
+  bool any() const { return soft_cap || window || !alibi_slopes.empty() || !sinks.empty(); }
+};
+
 struct Problem {
   int num_query_heads = 0;
   int num_kv_heads = 0;
@@ -41,6 +61,7 @@ struct Problem {
   int num_blocks = 0;
   DType dtype = DType::f32;
   std::optional<float> explicit_scale;  // the softmax scale; 1/sqrt(head_dim) when absent
+  LogitOptions options;
 
   std::vector<Sequence> sequences;
   // Every value below is exactly representable in dtype (validate checks), so reading it is exact.
@@ -64,6 +85,13 @@ struct Problem {
   std::size_t kv_offset_physical(int block, int slot, int kv_head) const;
   // Offset of the query vector (head_dim floats) for new token i of sequence s, query head h.
   std::size_t query_offset(int sequence, int token, int query_head) const;
+
+  // The first key a query at `position` sees: 0, or the start of its sliding window.
+  int first_visible_key(int position) const {
+    return options.window && position + 1 > *options.window ? position + 1 - *options.window : 0;
+  }
+  // The sink logit of query head h; -inf without sinks.
+  float sink(int query_head) const;
 };
 
 // The output: [total_queries][num_query_heads][head_dim], values rounded to the problem's dtype.

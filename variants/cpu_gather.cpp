@@ -19,6 +19,7 @@ class CpuGather final : public Variant {
     c.dtypes = {DType::f32, DType::f16, DType::bf16};
     c.modes = {Mode::decode, Mode::prefill, Mode::continuation};
     c.max_head_dim = kCpuMaxHeadDim;
+    c.logit_options = LogitOptionSupport::all();
     return c;
   }
   Output run(const Problem& p, const Knobs&) const override {
@@ -30,16 +31,20 @@ class CpuGather final : public Variant {
     for_each_row(p, [&](const RowProgram& row) {
       const GatheredSequence& g = gathered[row.sequence];
       const auto kv = [&](int t) { return (static_cast<std::size_t>(t) * p.num_kv_heads + row.kv_head) * d; };
-      const int n = row.position + 1;
+      // The row's keys first_key ..= position; weights[i] is key first_key + i's.
+      const int first = row.first_key, n = row.position + 1 - first;
       weights.resize(n);
-      for (int t = 0; t < n; ++t) weights[t] = score_fp32(&p.queries[row.offset], &g.keys[kv(t)], d, p.scale());
-      const float m = *std::max_element(weights.begin(), weights.end());
-      float sum = 0.0f;
+      for (int i = 0; i < n; ++i)
+        weights[i] = logit_fp32(p, row, &p.queries[row.offset], &g.keys[kv(first + i)], first + i);
+      // The sink joins the max and the sum with no value (-inf: weight exactly 0).
+      const float sink = p.sink(row.query_head);
+      const float m = std::max(*std::max_element(weights.begin(), weights.end()), sink);
+      float sum = sink == -INFINITY ? 0.0f : std::exp(sink - m);
       for (float& w : weights) sum += (w = std::exp(w - m));
       for (float& w : weights) w /= sum;
       for (int j = 0; j < d; ++j) {
         float acc = 0.0f;
-        for (int t = 0; t < n; ++t) acc += weights[t] * g.values[kv(t) + j];
+        for (int i = 0; i < n; ++i) acc += weights[i] * g.values[kv(first + i) + j];
         out[row.offset + j] = round_to_dtype_f(acc, p.dtype);
       }
     });
@@ -47,10 +52,12 @@ class CpuGather final : public Variant {
   }
   ErrorModel error_model(const Problem& p, const OracleResult& oracle, std::size_t row, const Knobs&) const override {
     ErrorModel m;
-    m.logit_coefficient = p.head_dim + 2;
+    const RowCondition& c = oracle.rows[row];
+    m.logit_coefficient = fp32_logit_coefficient(p);
     m.weight_error = 3;  // expf (2u) and the division by the sum (u)
-    // The sum's rounding scales every weight alike (gamma_n relative); the weighted sum has n adds plus the product.
-    m.accumulation_chain = 2.0 * oracle.rows[row].num_keys + 2;
+    // The sum's rounding scales every weight alike (gamma_n relative, the sink one more term); the weighted sum has
+    // n adds plus the product.
+    m.accumulation_chain = 2.0 * c.num_keys + c.has_sink + 2;
     return m;
   }
 };

@@ -20,7 +20,8 @@ struct RowProgram {
   int token = 0;       // new query token index within its sequence
   int query_head = 0;
   int kv_head = 0;
-  int position = 0;    // the query's position in its sequence: it attends to keys 0 ..= position
+  int position = 0;    // the query's position in its sequence: it attends to keys first_key ..= position
+  int first_key = 0;   // 0, or the start of its sliding window
   int context_len = 0;
   std::size_t row = 0;     // index into OracleResult::rows
   std::size_t offset = 0;  // of the query vector, and of the output vector
@@ -34,6 +35,7 @@ void for_each_row(const Problem& p, Body&& body) {
     r.context_len = seq.context_len;
     for (r.token = 0; r.token < seq.num_queries; ++r.token) {
       r.position = seq.first_query_position() + r.token;
+      r.first_key = p.first_visible_key(r.position);
       for (r.query_head = 0; r.query_head < p.num_query_heads; ++r.query_head) {
         r.kv_head = p.kv_head_of(r.query_head);
         r.offset = p.query_offset(r.sequence, r.token, r.query_head);
@@ -49,6 +51,16 @@ inline float score_fp32(const float* q, const float* k, int head_dim, float scal
   float dot = 0.0f;
   for (int i = 0; i < head_dim; ++i) dot += q[i] * k[i];
   return dot * scale;
+}
+
+// The fp32 logit of key `key` with the problem's logit options, in problem.h's order: the soft cap as
+// cap * tanh(s / cap), then the ALiBi bias as one product slope * (key - position), added.
+inline float logit_fp32(const Problem& p, const RowProgram& row, const float* q, const float* k, int key) {
+  float s = score_fp32(q, k, p.head_dim, p.scale());
+  const LogitOptions& o = p.options;
+  if (o.soft_cap) s = *o.soft_cap * tanhf(s / *o.soft_cap);
+  if (!o.alibi_slopes.empty()) s += o.alibi_slopes[row.query_head] * static_cast<float>(key - row.position);
+  return s;
 }
 
 // A masked load of key/value `position` of the program's sequence: lanes past the context read nothing (the
@@ -67,25 +79,33 @@ struct MaskedKvReader {
   }
 };
 
-// Folds keys [begin, end) of the program into the state, tile_size keys at a time, masking the ragged tail and
-// the causal future: the loop of the streaming kernel (cpu_streaming).
+// Folds keys [begin, end) of the program into the state, tile_size keys at a time, masking the ragged tail, the
+// causal future and the keys before the window: the loop of the streaming kernel (cpu_streaming).
 inline void fold_key_range(const Problem& p, const RowProgram& row, int begin, int end, int tile_size,
                            CpuSoftmaxState& state) {
   const MaskedKvReader reader{p, row};
   const float* q = &p.queries[row.offset];
-  const float scale = p.scale();
   float scores[kCpuMaxHeadDim];  // tiles larger than this are walked in chunks: same arithmetic per chunk
   const int step = std::min(tile_size, kCpuMaxHeadDim);
   for (int tile = begin; tile < end; tile += step) {
     for (int lane = 0; lane < step; ++lane) {
       const int t = tile + lane;
-      const float s = score_fp32(q, reader.key(t), p.head_dim, scale);
-      // Out of bounds, past the query (causal) or past this range: the weight must be exactly zero.
-      const bool masked = !reader.in_bounds(t) || t > row.position || t >= end;
+      const float s = logit_fp32(p, row, q, reader.key(t), t);
+      // Out of bounds, past the query (causal), before its window or past this range: the weight must be exactly
+      // zero.
+      const bool masked = !reader.in_bounds(t) || t > row.position || t < row.first_key || t >= end;
       scores[lane] = masked ? -INFINITY : s;
     }
     state.fold(scores, step, [&](int lane) { return reader.value(tile + lane); }, p.head_dim);
   }
+}
+
+// Folds the row's sink, a logit with a zero value, into the state: a tile of one key. A sink of -inf (none) is a
+// fully masked tile and changes nothing, bit for bit.
+inline void fold_sink(const Problem& p, const RowProgram& row, CpuSoftmaxState& state) {
+  static const float zeros[kCpuMaxHeadDim] = {};
+  const float sink = p.sink(row.query_head);
+  state.fold(&sink, 1, [&](int) { return zeros; }, p.head_dim);
 }
 
 inline void store_output(const Problem& p, const RowProgram& row, const CpuSoftmaxState& state, float* out) {

@@ -1,7 +1,7 @@
 // cpu_splitk: the CPU twin of cuda_splitk (flash-decoding). The sequence's context is cut into splits of a fixed
 // number of keys (so a row's answer never depends on its batch); each split is folded from an empty state, tile
 // by tile, and the partial states are then merged in split order. Splits that start after the query's position
-// are empty and never read.
+// are empty and never read, and so are those before the query's window. The reduce starts from the row's sink.
 #include <vector>
 
 #include "variants/cpu_grid.h"
@@ -22,6 +22,7 @@ class CpuSplitK final : public Variant {
     c.modes = {Mode::decode, Mode::prefill, Mode::continuation};
     c.max_head_dim = kCpuMaxHeadDim;
     c.uses_splits = true;
+    c.logit_options = LogitOptionSupport::all();
     return c;
   }
   Output run(const Problem& p, const Knobs& knobs) const override {
@@ -29,14 +30,19 @@ class CpuSplitK final : public Variant {
     std::vector<CpuSoftmaxState> partials;
     for_each_row(p, [&](const RowProgram& row) {
       const int split = effective_split_size(knobs, row.context_len);
-      const int used_splits = row.position / split + 1;  // splits holding a key at or before the query
+      // The splits holding a key the row sees: from the one holding its window's start to the one holding it.
+      const int first_split = row.first_key / split, used_splits = row.position / split + 1 - first_split;
       partials.resize(used_splits);
       for (int i = 0; i < used_splits; ++i) {
+        const int begin = (first_split + i) * split;
         partials[i].init(p.head_dim);
-        fold_key_range(p, row, i * split, std::min((i + 1) * split, row.position + 1), knobs.tile_size, partials[i]);
+        fold_key_range(p, row, std::max(begin, row.first_key), std::min(begin + split, row.position + 1),
+                       knobs.tile_size, partials[i]);
       }
+      // The reduce starts from the sink, so that it joins the row once, not once per split.
       CpuSoftmaxState merged;
       merged.init(p.head_dim);
+      fold_sink(p, row, merged);
       for (const CpuSoftmaxState& partial : partials) merged.merge(partial, p.head_dim);
       store_output(p, row, merged, out.data());
     });
@@ -47,15 +53,16 @@ class CpuSplitK final : public Variant {
     const RowCondition& c = oracle.rows[row];
     const int split = effective_split_size(knobs, c.context_len);
     const int records = oracle.records_in_splits(row, split);
-    const int splits = (c.num_keys + split - 1) / split;
+    const int last_key = c.first_key + c.num_keys - 1;
+    const int splits = last_key / split - c.first_key / split + 1;
     ErrorModel m;
-    m.logit_coefficient = p.head_dim + 2;
+    m.logit_coefficient = fp32_logit_coefficient(p);
     // Own expf, one per rescale inside the split, the split's merge factor, and one per later merge that raises
     // the merged max (a split whose max tops every earlier split holds a record of the whole row, so those merges
     // number at most the row's records).
     m.weight_error = 2.0 * (2 + records + c.records);
     // Within a split as cpu_streaming; each merge adds a multiply and an add.
-    m.accumulation_chain = c.num_keys + records + 2 + 2.0 * splits;
+    m.accumulation_chain = c.num_keys + c.has_sink + records + 2 + 2.0 * splits;
     return m;
   }
 };

@@ -1,6 +1,7 @@
-// cpu_streaming: the fused kernel on the CPU. Each program walks its history a tile of keys at a time,
-// reading K and V through the block table with masked loads, forcing masked scores to -inf, and folding each tile
-// into one online-softmax state. It never materialises the history.
+// cpu_streaming: the fused kernel on the CPU. Each program starts its online-softmax state from its sink (if any),
+// then walks its window of the history a tile of keys at a time, reading K and V through the block table with
+// masked loads, forcing masked scores to -inf, and folding each tile into the state. It never materialises the
+// history.
 #include "variants/cpu_grid.h"
 #include "variants/variant.h"
 
@@ -18,6 +19,7 @@ class CpuStreaming final : public Variant {
     c.dtypes = {DType::f32, DType::f16, DType::bf16};
     c.modes = {Mode::decode, Mode::prefill, Mode::continuation};
     c.max_head_dim = kCpuMaxHeadDim;
+    c.logit_options = LogitOptionSupport::all();
     return c;
   }
   Output run(const Problem& p, const Knobs& knobs) const override {
@@ -25,7 +27,8 @@ class CpuStreaming final : public Variant {
     for_each_row(p, [&](const RowProgram& row) {
       CpuSoftmaxState state;
       state.init(p.head_dim);
-      fold_key_range(p, row, 0, row.position + 1, knobs.tile_size, state);
+      fold_sink(p, row, state);
+      fold_key_range(p, row, row.first_key, row.position + 1, knobs.tile_size, state);
       store_output(p, row, state, out.data());
     });
     return out;
@@ -33,11 +36,11 @@ class CpuStreaming final : public Variant {
   ErrorModel error_model(const Problem& p, const OracleResult& oracle, std::size_t row, const Knobs&) const override {
     const RowCondition& c = oracle.rows[row];
     ErrorModel m;
-    m.logit_coefficient = p.head_dim + 2;
+    m.logit_coefficient = fp32_logit_coefficient(p);
     // expf is within 1 ulp (2u); each rescale multiplies the key's weight by one more expf result.
     m.weight_error = 2.0 * (1 + c.records);
-    // product, then the sequential adds, then one multiply per rescale.
-    m.accumulation_chain = c.num_keys + c.records + 2;
+    // product, then the sequential adds (the sink's one more), then one multiply per rescale.
+    m.accumulation_chain = c.num_keys + c.has_sink + c.records + 2;
     return m;
   }
 };

@@ -14,6 +14,16 @@
 
 namespace pacheck {
 
+// The logit options (problem.h) a variant computes; a problem that sets an option its variant does not take is
+// never given to it.
+struct LogitOptionSupport {
+  bool soft_cap = false;
+  bool window = false;
+  bool alibi = false;
+  bool sinks = false;
+  static LogitOptionSupport all() { return {true, true, true, true}; }
+};
+
 struct Capabilities {
   std::vector<DType> dtypes;
   std::vector<Mode> modes;
@@ -32,6 +42,7 @@ struct Capabilities {
   bool needs_gpu = false;
   // Whether split_size / num_splits change the arithmetic.
   bool uses_splits = false;
+  LogitOptionSupport logit_options;
 };
 
 class Variant {
@@ -48,7 +59,7 @@ class Variant {
                                  const Knobs& knobs) const = 0;
 };
 
-// Whether the variant's capabilities cover the problem (dtype, every sequence's mode, head dim).
+// Whether the variant's capabilities cover the problem (dtype, every sequence's mode, head dim, logit options).
 bool covers(const Capabilities& caps, const Problem& problem);
 // Why not, in words, or "" when it does.
 std::string coverage_gap(const Capabilities& caps, const Problem& problem);

@@ -48,29 +48,39 @@ TEST(Oracle, GatherIsBitIdenticalToADirectLogicalRead) {
 }
 
 // An independent computation: long double, reading the pool through the table itself (no gather), with the
-// exponentials normalised by the row's max.
+// exponentials normalised by the row's max, and the logit options written out from problem.h's definition.
 std::vector<long double> long_double_attention(const Problem& p) {
   std::vector<long double> out(p.output_size());
+  const LogitOptions& o = p.options;
   for (int s = 0; s < static_cast<int>(p.sequences.size()); ++s) {
     const Sequence& seq = p.sequences[s];
     for (int i = 0; i < seq.num_queries; ++i) {
       for (int h = 0; h < p.num_query_heads; ++h) {
-        const int keys = seq.first_query_position() + i + 1;
+        const int position = seq.first_query_position() + i;
         const float* q = &p.queries[p.query_offset(s, i, h)];
-        std::vector<long double> logit(keys);
-        for (int t = 0; t < keys; ++t) {
+        std::vector<long double> logit, value_of;  // visible keys only, then the sink
+        std::vector<int> key;
+        for (int t = 0; t <= position; ++t) {
+          if (o.window && position - t >= *o.window) continue;
           const float* k = &p.k_pool[p.kv_offset(s, t, h / p.gqa_ratio())];
           long double dot = 0;
           for (int j = 0; j < p.head_dim; ++j) dot += static_cast<long double>(q[j]) * k[j];
-          logit[t] = dot * static_cast<long double>(p.scale());
+          long double x = dot * static_cast<long double>(p.scale());
+          if (o.soft_cap) x = *o.soft_cap * std::tanh(x / *o.soft_cap);
+          if (!o.alibi_slopes.empty()) x -= static_cast<long double>(o.alibi_slopes[h]) * (position - t);
+          logit.push_back(x);
+          key.push_back(t);
         }
+        const bool sink = !o.sinks.empty() && std::isfinite(o.sinks[h]);
+        if (sink) logit.push_back(o.sinks[h]);
         long double m = logit[0];
         for (long double x : logit) m = std::max(m, x);
         long double z = 0;
         for (long double& x : logit) z += (x = std::exp(x - m));
         for (int j = 0; j < p.head_dim; ++j) {
           long double acc = 0;
-          for (int t = 0; t < keys; ++t) acc += logit[t] * p.v_pool[p.kv_offset(s, t, h / p.gqa_ratio()) + j];
+          for (std::size_t t = 0; t < key.size(); ++t)
+            acc += logit[t] * p.v_pool[p.kv_offset(s, key[t], h / p.gqa_ratio()) + j];
           out[p.query_offset(s, i, h) + j] = acc / z;
         }
       }
@@ -79,18 +89,31 @@ std::vector<long double> long_double_attention(const Problem& p) {
   return out;
 }
 
+// Logit options drawn from the seed: each present about half the time, at values that matter for the test's
+// logits (caps near their size, windows shorter than the contexts, slopes and sinks of either sign).
+void add_logit_options(Problem& p, std::uint64_t seed) {
+  if (seed & 1) p.options.soft_cap = 0.5f + static_cast<float>(seed % 5);
+  if (seed & 2) p.options.window = 1 + static_cast<int>(seed % 13);
+  if (seed & 4)
+    for (int h = 0; h < p.num_query_heads; ++h) p.options.alibi_slopes.push_back(std::ldexp(1.0f, -h - 1));
+  if (seed & 8)
+    for (int h = 0; h < p.num_query_heads; ++h)
+      p.options.sinks.push_back(h % 3 == 0 ? -INFINITY : static_cast<float>(h % 5) - 2.5f);
+}
+
 TEST(Oracle, AgreesWithAnIndependentLongDoubleComputation) {
   double worst = 0;
-  for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+  for (std::uint64_t seed = 1; seed <= 60; ++seed) {
     const ValueKind kinds[] = {ValueKind::normal, ValueKind::all_negative, ValueKind::integer_valued, ValueKind::near_range};
-    const Problem p = materialize(scattered_spec(seed, kAllDTypes[seed % 3], kinds[seed % 4]));
+    Problem p = materialize(scattered_spec(seed, kAllDTypes[seed % 3], kinds[seed % 4]));
+    if (seed > 30) add_logit_options(p, seed);
     const OracleResult r = run_oracle(p);
     const std::vector<long double> ref = long_double_attention(p);
     for (std::size_t e = 0; e < ref.size(); ++e) {
       // Relative to S = sum p |v|: the scale of the terms the weighted sum cancels.
       const double rel = static_cast<double>(std::fabs(r.out[e] - ref[e]) / std::max<long double>(r.abs_weighted_v[e], 1e-300L));
       worst = std::max(worst, rel);
-      ASSERT_LE(rel, 1e-12) << "seed " << seed << " element " << e;
+      ASSERT_LE(rel, 1e-12) << "seed " << seed << " element " << e << "\n" << describe(p);
     }
   }
   RecordProperty("worst_relative_difference", std::to_string(worst));
@@ -120,6 +143,82 @@ TEST(Oracle, TwoKeysMatchTheClosedForm) {
   EXPECT_EQ(r.rows[0].records, 1);  // the max rises once
   EXPECT_DOUBLE_EQ(r.rows[0].max_logit_magnitude, 1.0);
   EXPECT_DOUBLE_EQ(r.rows[0].max_spread, 1.0);
+}
+
+TEST(Oracle, ASinkJoinsTheDenominatorWithNoValueAndCountsAsARecord) {
+  Problem p = two_keys();
+  p.options.sinks = {1.0f};  // logits: sink 1, keys 0 and 1
+  const OracleResult r = run_oracle(p);
+  const double e = std::exp(1.0), z = e + 1 + e;
+  const double o = (1 * 1 + e * 3) / z;
+  EXPECT_NEAR(r.out[0], o, 1e-15);
+  EXPECT_NEAR(r.centered_v[0], (e / z) * o + (1 / z) * (o - 1) + (e / z) * (3 - o), 1e-15) << "the sink's |0 - o|";
+  EXPECT_EQ(r.rows[0].num_keys, 2) << "the sink is not a key";
+  EXPECT_TRUE(r.rows[0].has_sink);
+  // Visited first, the sink ties the last key (a near-tie counts): one record, and one more for a kernel that
+  // joins the sink last.
+  EXPECT_EQ(r.rows[0].records, 2);
+  p.options.sinks = {-INFINITY};
+  const OracleResult none = run_oracle(p);
+  EXPECT_EQ(none.out, run_oracle(two_keys()).out) << "a sink of -inf is no sink";
+  EXPECT_FALSE(none.rows[0].has_sink);
+  EXPECT_EQ(none.rows[0].records, 1);
+}
+
+TEST(Oracle, AlibiBiasesOlderKeysDownAndEntersTheMagnitude) {
+  Problem p = two_keys();
+  p.options.alibi_slopes = {2.0f};  // key 0 sits one position back: 0 - 2, key 1: 1
+  const OracleResult r = run_oracle(p);
+  const double w0 = std::exp(-2.0), w1 = std::exp(1.0);
+  EXPECT_NEAR(r.out[0], (w0 * 1 + w1 * 3) / (w0 + w1), 1e-15);
+  EXPECT_DOUBLE_EQ(r.rows[0].max_logit_magnitude, 2.0) << "key 0: |q.k| = 0 plus |bias| = 2";
+  EXPECT_DOUBLE_EQ(r.rows[0].max_spread, 3.0);
+}
+
+TEST(Oracle, ASoftCapBendsTheLogitsThroughTanh) {
+  Problem p = two_keys();
+  p.options.soft_cap = 0.5f;  // logits 0 and 0.5 tanh(2)
+  const OracleResult r = run_oracle(p);
+  const double w1 = std::exp(0.5 * std::tanh(2.0));
+  EXPECT_NEAR(r.out[0], (1 + w1 * 3) / (1 + w1), 1e-15);
+  EXPECT_NEAR(r.rows[0].max_spread, 0.5 * std::tanh(2.0), 1e-15);
+}
+
+TEST(Oracle, AWindowHidesKeysOlderThanItAndTheirPoison) {
+  // A prefill of 5 under a window of 2: query i sees keys i - 1 and i.
+  Problem p = testing::single_sequence(5, 5, 1, 2, 2, testing::wobble);
+  p.options.window = 2;
+  const OracleResult r = run_oracle(p);
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(r.rows[i].num_keys, std::min(i + 1, 2)) << "query " << i;
+    EXPECT_EQ(r.rows[i].first_key, std::max(i - 1, 0)) << "query " << i;
+  }
+  Problem window_of_one = testing::single_sequence(5, 3, 1, 2, 2, testing::wobble);
+  window_of_one.options.window = 1;
+  const OracleResult own = run_oracle(window_of_one);
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 2; ++j)
+      EXPECT_EQ(own.out[i * 2 + j], window_of_one.v_pool[window_of_one.kv_offset(0, 2 + i, 0) + j])
+          << "a window of 1 returns the query's own V";
+  // Keys 0 and 1 lie before the first query's window (position 2): NaN there is never read.
+  window_of_one.k_pool[0] = NAN;
+  window_of_one.v_pool[2] = NAN;
+  const OracleResult poisoned = run_oracle(window_of_one);
+  EXPECT_TRUE(poisoned.fits_fp32);
+  EXPECT_EQ(poisoned.out, own.out);
+}
+
+TEST(Oracle, SplitRecordsCountOnlyTheWindowsKeys) {
+  // Logits 0, 1, 2, 3; a window of 3 hides key 0, so splits of two hold keys {1} and {2, 3}.
+  Problem p = testing::single_sequence(4, 1, 1, 1, 4, [](int) { return 0.0; });
+  p.explicit_scale = 1.0f;
+  p.k_pool = {0, 1, 2, 3};
+  p.queries = {1};
+  p.options.window = 3;
+  const OracleResult r = run_oracle(p, {2, 4});
+  EXPECT_EQ(r.rows[0].records, 2);
+  EXPECT_EQ(r.records_in_splits(0, 2), 1);
+  EXPECT_EQ(r.records_in_splits(0, 4), 2);
 }
 
 TEST(Oracle, CausalPrefillLetsTheFirstTokenSeeOnlyItself) {

@@ -48,6 +48,65 @@ TEST(CaseFile, KernelPinsRoundTripAndAreLeftOutWhenAutomatic) {
   EXPECT_EQ(back.knobs.pins.merge, MergeShape::warps);
 }
 
+TEST(CaseFile, LogitOptionsRoundTripBitForBitInVersion2) {
+  Case c = sample_case(DType::f16);
+  EXPECT_NE(case_to_json(c).find("\"version\": 1"), std::string::npos) << "a plain problem stays version 1";
+  c.problem.options.soft_cap = 30.0f;
+  c.problem.options.window = 4;
+  c.problem.options.alibi_slopes = {0.5f, 0x1p-8f};
+  c.problem.options.sinks = {-INFINITY, 1.25f};
+  const std::string text = case_to_json(c);
+  EXPECT_NE(text.find("\"version\": 2"), std::string::npos) << text.substr(0, 400);
+  const Case back = case_from_json(text);
+  const LogitOptions& o = back.problem.options;
+  ASSERT_TRUE(o.soft_cap && o.window);
+  EXPECT_EQ(*o.soft_cap, 30.0f);
+  EXPECT_EQ(*o.window, 4);
+  EXPECT_EQ(o.alibi_slopes, c.problem.options.alibi_slopes);
+  ASSERT_EQ(o.sinks.size(), 2u);
+  EXPECT_EQ(o.sinks[0], -INFINITY);
+  EXPECT_EQ(o.sinks[1], 1.25f);
+  // Each option alone is written alone, and a problem with none of them reads back without them.
+  Case window_only = sample_case(DType::f32);
+  window_only.problem.options.window = 1;
+  const std::string window_text = case_to_json(window_only);
+  EXPECT_EQ(window_text.find("sinks"), std::string::npos);
+  EXPECT_FALSE(case_from_json(window_text).problem.options.soft_cap);
+  EXPECT_FALSE(case_from_json(case_to_json(sample_case(DType::f32))).problem.options.any());
+}
+
+void expect_error(const std::string& text, const std::string& fragment);
+
+TEST(CaseFile, RejectsBadLogitOptionsAndVersion2FieldsInVersion1) {
+  Case c = sample_case(DType::bf16);
+  c.problem.options.window = 3;
+  c.problem.options.sinks = {0.0f, 0.0f};
+  const std::string good = case_to_json(c);
+  std::string as_version_1 = good;
+  as_version_1.replace(as_version_1.find("\"version\": 2"), 12, "\"version\": 1");
+  expect_error(as_version_1, "'window' is a version-2 field, but the file says version 1");
+  std::string newer = good;
+  newer.replace(newer.find("\"version\": 2"), 12, "\"version\": 3");
+  expect_error(newer, "unsupported case file version 3 (this build reads versions 1 to 2)");
+  std::string zero_window = good;
+  zero_window.replace(zero_window.find("\"window\": 3"), 11, "\"window\": 0");
+  expect_error(zero_window, "window must be at least 1");
+  std::string one_sink = good;
+  one_sink.replace(one_sink.find("\"sinks\": \"") + 10, 8, "");
+  expect_error(one_sink, "sinks has 1 values but num_query_heads = 2: one per query head");
+  std::string nan_sink = good;
+  nan_sink.replace(nan_sink.find("\"sinks\": \"") + 10, 8, "7fc00000");
+  expect_error(nan_sink, "sinks[0] = nan must be finite or -inf (no sink)");
+  Case capped = sample_case(DType::bf16);
+  capped.problem.options.soft_cap = 1.0f;
+  std::string negative_cap = case_to_json(capped);
+  negative_cap.replace(negative_cap.find("\"soft_cap_bits\": \"") + 18, 8, "bf800000");
+  expect_error(negative_cap, "soft_cap must be finite and positive, got -1");
+  std::string short_cap = case_to_json(capped);
+  short_cap.replace(short_cap.find("\"soft_cap_bits\": \"") + 18, 8, "");
+  expect_error(short_cap, "'soft_cap_bits' must hold exactly one fp32 value");
+}
+
 void expect_error(const std::string& text, const std::string& fragment) {
   try {
     case_from_json(text);
