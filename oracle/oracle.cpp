@@ -39,6 +39,8 @@ void row_logits(const Problem& p, const std::vector<std::size_t>& slots, const f
   const double scale = p.scale();
   const LogitOptions& o = p.options;
   const int count = position - first + 1;
+  // An fp8 cache's K is k_pool * k_scale: exact in double (4 + 24 significant bits).
+  const double k_scale = p.fp8_cache ? p.fp8_cache->k_scale(kv_head) : 1.0;
   logits.resize(count);
   magnitudes.resize(count);
   for (int i = 0; i < count; ++i) {
@@ -46,7 +48,7 @@ void row_logits(const Problem& p, const std::vector<std::size_t>& slots, const f
     const float* k = &p.k_pool[slots[t] + static_cast<std::size_t>(kv_head) * d];
     double dot = 0, mag = 0;
     for (int e = 0; e < d; ++e) {
-      const double prod = static_cast<double>(q[e]) * static_cast<double>(k[e]);  // exact: 24+24 bits
+      const double prod = static_cast<double>(q[e]) * (k[e] * k_scale);  // exact: 24+28 bits
       dot += prod;
       mag += std::fabs(prod);
     }
@@ -79,7 +81,7 @@ int count_records(const std::vector<double>& logits, int begin, int end, double 
 
 double fp32_logit_coefficient(const Problem& p) {
   const LogitOptions& o = p.options;
-  return p.head_dim + 2 + (o.soft_cap ? 7 : 0) + (o.alibi_slopes.empty() ? 0 : 2);
+  return p.head_dim + 2 + (o.soft_cap ? 7 : 0) + (o.alibi_slopes.empty() ? 0 : 2) + (p.fp8_cache ? 1 : 0);
 }
 
 std::string oracle_limit_error(const Problem& p) {
@@ -140,6 +142,8 @@ OracleResult run_oracle(const Problem& p, const std::vector<int>& split_sizes, c
   // undefined (0 * inf is NaN), and std::max below would silently drop a NaN magnitude.
   bool finite_inputs = std::all_of(p.queries.begin(), p.queries.end(), [](float x) { return std::isfinite(x); });
   const LogitOptions& options = p.options;
+  // An fp8 cache's V is v_pool * v_scale, exact in double.
+  const auto v_scale = [&p](int kv_head) { return p.fp8_cache ? static_cast<double>(p.fp8_cache->v_scale(kv_head)) : 1.0; };
   finite_inputs = finite_inputs && std::all_of(options.sinks.begin(), options.sinks.end(), [](float x) {
                     return std::isfinite(x) || x == -std::numeric_limits<float>::infinity();
                   });
@@ -154,7 +158,8 @@ OracleResult run_oracle(const Problem& p, const std::vector<int>& split_sizes, c
       slots[t] = p.kv_offset(s, t, 0);
       if (t < first_read) continue;
       for (std::size_t e = slots[t]; e < slots[t] + slot_elements; ++e) {
-        max_abs_v = std::max(max_abs_v, static_cast<double>(std::fabs(p.v_pool[e])));
+        const int kv_head = static_cast<int>((e - slots[t]) / d);
+        max_abs_v = std::max(max_abs_v, std::fabs(p.v_pool[e] * v_scale(kv_head)));
         finite_inputs = finite_inputs && std::isfinite(p.k_pool[e]) && std::isfinite(p.v_pool[e]);
       }
     }
@@ -208,10 +213,9 @@ OracleResult run_oracle(const Problem& p, const std::vector<int>& split_sizes, c
 
         for (int j = 0; j < d; ++j) {
           // Entry t's value: a visible key's V, or 0 for the sink.
+          const double row_v_scale = v_scale(kvh);
           const auto v = [&](int t) {
-            return t < lead ? 0.0
-                            : static_cast<double>(
-                                  p.v_pool[slots[first + t - lead] + static_cast<std::size_t>(kvh) * d + j]);
+            return t < lead ? 0.0 : p.v_pool[slots[first + t - lead] + static_cast<std::size_t>(kvh) * d + j] * row_v_scale;
           };
           double o = 0, abs_sum = 0, unweighted_abs_sum = 0;
           for (int t = 0; t < n; ++t) {

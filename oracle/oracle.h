@@ -103,8 +103,9 @@ class OracleLimitError : public std::invalid_argument {
 };
 
 // The coefficient a of a logit error a * u * L_t (error_model.h) for an fp32 kernel that computes the logit as
-// problem.h states it: head_dim + 2 for the dot product and the scale, 7 more for a soft cap and 2 more for ALiBi
-// (ERROR_MODEL.md, "Logit options"). It also sets how near a tie the record counts treat as a record.
+// problem.h states it: head_dim + 2 for the dot product and the scale, 7 more for a soft cap, 2 more for ALiBi
+// (ERROR_MODEL.md, "Logit options") and 1 more for an fp8 cache's K, dequantised in fp32 ("fp8 caches"). It also
+// sets how near a tie the record counts treat as a record.
 double fp32_logit_coefficient(const Problem& problem);
 
 // Empty when the oracle takes the problem, else which limit it exceeds and by how much (the problem must be valid).

@@ -53,19 +53,13 @@ std::string quote_for_message(std::string_view text) {
   return out + "'";
 }
 
-int hex_digits_per_value(DType dtype) { return dtype == DType::f32 ? 8 : 4; }
-
-std::string encode_values(const std::vector<float>& values, DType dtype) {
+// A field's values as fixed-width hex bit patterns: `width` digits each, converted by `to_bits` / `from_bits`.
+template <typename ToBits>
+std::string encode_with(const std::vector<float>& values, int width, ToBits to_bits) {
   static const char* digits = "0123456789abcdef";
-  const int width = hex_digits_per_value(dtype);
   std::string out(values.size() * width, '0');
   for (std::size_t i = 0; i < values.size(); ++i) {
-    std::uint32_t bits = 0;
-    switch (dtype) {
-      case DType::f32: bits = std::bit_cast<std::uint32_t>(values[i]); break;
-      case DType::f16: bits = to_f16_bits(values[i]); break;
-      case DType::bf16: bits = to_bf16_bits(values[i]); break;
-    }
+    std::uint32_t bits = to_bits(values[i]);
     for (int k = width - 1; k >= 0; --k, bits >>= 4) out[i * width + k] = digits[bits & 0xf];
   }
   return out;
@@ -78,11 +72,12 @@ int hex_nibble(char ch) {
   return -1;
 }
 
-std::vector<float> decode_values(const std::string& text, DType dtype, const char* field) {
-  const std::size_t width = hex_digits_per_value(dtype);
+template <typename FromBits>
+std::vector<float> decode_with(const std::string& text, std::size_t width, std::string_view format_name,
+                               const char* field, FromBits from_bits) {
   if (text.size() % width != 0)
     throw CaseFileError(std::string(field) + ": length " + std::to_string(text.size()) + " is not a multiple of " +
-                        std::to_string(width) + " hex digits per " + std::string(dtype_name(dtype)) + " value");
+                        std::to_string(width) + " hex digits per " + std::string(format_name) + " value");
   std::vector<float> values(text.size() / width);
   for (std::size_t i = 0; i < values.size(); ++i) {
     std::uint32_t bits = 0;
@@ -93,13 +88,41 @@ std::vector<float> decode_values(const std::string& text, DType dtype, const cha
                             " at offset " + std::to_string(i * width + k) + " is not a hex digit");
       bits = (bits << 4) | static_cast<std::uint32_t>(nibble);
     }
-    switch (dtype) {
-      case DType::f32: values[i] = std::bit_cast<float>(bits); break;
-      case DType::f16: values[i] = from_f16_bits(static_cast<std::uint16_t>(bits)); break;
-      case DType::bf16: values[i] = from_bf16_bits(static_cast<std::uint16_t>(bits)); break;
-    }
+    values[i] = from_bits(bits);
   }
   return values;
+}
+
+std::string encode_values(const std::vector<float>& values, DType dtype) {
+  switch (dtype) {
+    case DType::f32: return encode_with(values, 8, [](float x) { return std::bit_cast<std::uint32_t>(x); });
+    case DType::f16: return encode_with(values, 4, [](float x) { return std::uint32_t{to_f16_bits(x)}; });
+    case DType::bf16: return encode_with(values, 4, [](float x) { return std::uint32_t{to_bf16_bits(x)}; });
+  }
+  return "";
+}
+
+std::string encode_values(const std::vector<float>& values, Fp8Format format) {
+  return encode_with(values, 2, [format](float x) { return std::uint32_t{to_fp8_bits(x, format)}; });
+}
+
+std::vector<float> decode_values(const std::string& text, DType dtype, const char* field) {
+  switch (dtype) {
+    case DType::f32:
+      return decode_with(text, 8, dtype_name(dtype), field, [](std::uint32_t b) { return std::bit_cast<float>(b); });
+    case DType::f16:
+      return decode_with(text, 4, dtype_name(dtype), field,
+                         [](std::uint32_t b) { return from_f16_bits(static_cast<std::uint16_t>(b)); });
+    case DType::bf16:
+      return decode_with(text, 4, dtype_name(dtype), field,
+                         [](std::uint32_t b) { return from_bf16_bits(static_cast<std::uint16_t>(b)); });
+  }
+  return {};
+}
+
+std::vector<float> decode_values(const std::string& text, Fp8Format format, const char* field) {
+  return decode_with(text, 2, fp8_name(format), field,
+                     [format](std::uint32_t b) { return from_fp8_bits(static_cast<std::uint8_t>(b), format); });
 }
 
 const json& object_at(const json& value, const std::string& where) {
@@ -242,7 +265,7 @@ LogitOptions read_logit_options(const json& j, const std::string& where) {
 
 }  // namespace
 
-int case_format_version(const Problem& problem) { return problem.options.any() ? 2 : 1; }
+int case_format_version(const Problem& problem) { return problem.options.any() || problem.fp8_cache ? 2 : 1; }
 
 std::string case_to_json(const Case& c) {
   const Problem& p = c.problem;
@@ -271,8 +294,17 @@ std::string case_to_json(const Case& c) {
   if (o.window) j["window"] = *o.window;
   if (!o.alibi_slopes.empty()) j["alibi_slopes"] = encode_values(o.alibi_slopes, DType::f32);
   if (!o.sinks.empty()) j["sinks"] = encode_values(o.sinks, DType::f32);
-  j["k_pool"] = encode_values(p.k_pool, p.dtype);
-  j["v_pool"] = encode_values(p.v_pool, p.dtype);
+  // An fp8 cache (version 2): its format and scales, and pools of 2 hex digits per value.
+  if (p.fp8_cache) {
+    j["kv_cache"] = std::string(fp8_name(p.fp8_cache->format));
+    j["k_scales"] = encode_values(p.fp8_cache->k_scales, DType::f32);
+    j["v_scales"] = encode_values(p.fp8_cache->v_scales, DType::f32);
+    j["k_pool"] = encode_values(p.k_pool, p.fp8_cache->format);
+    j["v_pool"] = encode_values(p.v_pool, p.fp8_cache->format);
+  } else {
+    j["k_pool"] = encode_values(p.k_pool, p.dtype);
+    j["v_pool"] = encode_values(p.v_pool, p.dtype);
+  }
   j["queries"] = encode_values(p.queries, p.dtype);
   // The note is free text from the file's writer: replace invalid UTF-8 rather than refuse to save a failure.
   return j.dump(1, ' ', false, json::error_handler_t::replace);
@@ -289,7 +321,8 @@ Case case_from_json(std::string_view text) {
   if (version < 1 || version > kCaseFormatVersion)
     throw CaseFileError("unsupported case file version " + std::to_string(version) + " (this build reads versions 1 to " +
                         std::to_string(kCaseFormatVersion) + ")");
-  constexpr const char* kVersion2Fields[] = {"soft_cap_bits", "window", "alibi_slopes", "sinks"};
+  constexpr const char* kVersion2Fields[] = {"soft_cap_bits", "window", "alibi_slopes", "sinks",
+                                             "kv_cache",      "k_scales", "v_scales"};
   if (version == 1)
     for (const char* name : kVersion2Fields)
       if (j.contains(name))
@@ -297,7 +330,7 @@ Case case_from_json(std::string_view text) {
   reject_unknown_fields(j,
                         {"format", "version", "note", "dtype", "num_query_heads", "num_kv_heads", "head_dim",
                          "block_size", "num_blocks", "scale_bits", "sequences", "knobs", "k_pool", "v_pool", "queries",
-                         "soft_cap_bits", "window", "alibi_slopes", "sinks"},
+                         "soft_cap_bits", "window", "alibi_slopes", "sinks", "kv_cache", "k_scales", "v_scales"},
                         top);
   Case c;
   if (j.contains("note")) {
@@ -327,8 +360,19 @@ Case case_from_json(std::string_view text) {
   for (std::size_t i = 0; i < seqs.size(); ++i) p.sequences.push_back(read_sequence(seqs[i], "sequences[" + std::to_string(i) + "]"));
   c.knobs = read_knobs(field(j, "knobs", top));
   if (version >= 2) p.options = read_logit_options(j, top);
-  p.k_pool = decode_values(string_field(j, "k_pool", top), p.dtype, "k_pool");
-  p.v_pool = decode_values(string_field(j, "v_pool", top), p.dtype, "v_pool");
+  if (version >= 2 && j.contains("kv_cache")) {
+    const std::string name = string_field(j, "kv_cache", top);
+    const auto format = parse_fp8(name);
+    if (!format) throw CaseFileError("unknown kv_cache " + quote_for_message(name) + " (fp8_e4m3 or fp8_e5m2)");
+    p.fp8_cache = Fp8Cache{*format, read_per_head(j, "k_scales", top), read_per_head(j, "v_scales", top)};
+    p.k_pool = decode_values(string_field(j, "k_pool", top), *format, "k_pool");
+    p.v_pool = decode_values(string_field(j, "v_pool", top), *format, "v_pool");
+  } else {
+    if (j.contains("k_scales") || j.contains("v_scales"))
+      throw CaseFileError("case file: 'k_scales' and 'v_scales' belong to an fp8 'kv_cache', which is absent");
+    p.k_pool = decode_values(string_field(j, "k_pool", top), p.dtype, "k_pool");
+    p.v_pool = decode_values(string_field(j, "v_pool", top), p.dtype, "v_pool");
+  }
   p.queries = decode_values(string_field(j, "queries", top), p.dtype, "queries");
   const std::vector<std::string> errors = validation_errors(p);
   if (!errors.empty()) throw CaseFileError(InvalidProblem(errors).what());

@@ -74,8 +74,12 @@ std::int64_t capped_product(std::int64_t a, std::int64_t b) {
   return std::min(a * b, kMaxElements + 1);
 }
 
+std::string_view format_name(DType dtype) { return dtype_name(dtype); }
+std::string_view format_name(Fp8Format format) { return fp8_name(format); }
+
+template <typename Format>
 void check_values(std::vector<std::string>& errors, const char* field, const std::vector<float>& values,
-                  std::int64_t expected, const char* shape, DType dtype) {
+                  std::int64_t expected, const char* shape, Format format) {
   if (static_cast<std::int64_t>(values.size()) != expected) {
     std::ostringstream m;
     m << field << " has " << values.size() << " elements but " << shape << " = " << expected;
@@ -83,10 +87,10 @@ void check_values(std::vector<std::string>& errors, const char* field, const std
     return;
   }
   for (std::size_t i = 0; i < values.size(); ++i) {
-    if (!is_representable(values[i], dtype)) {
+    if (!is_representable(values[i], format)) {
       std::ostringstream m;
       m.precision(9);
-      m << field << "[" << i << "] = " << values[i] << " is not representable in " << dtype_name(dtype);
+      m << field << "[" << i << "] = " << values[i] << " is not representable in " << format_name(format);
       errors.push_back(m.str());
       return;  // one is enough to name the problem
     }
@@ -115,6 +119,24 @@ void check_per_head(std::vector<std::string>& errors, const char* field, const s
                        requirement);
       return;  // one is enough to name the problem
     }
+}
+
+void fp8_cache_errors(std::vector<std::string>& errors, const Problem& p) {
+  if (!p.fp8_cache) return;
+  for (const auto& [field, scales] : {std::pair{"k_scales", &p.fp8_cache->k_scales},
+                                      std::pair{"v_scales", &p.fp8_cache->v_scales}}) {
+    if (scales->size() != 1 && static_cast<std::int64_t>(scales->size()) != p.num_kv_heads) {
+      errors.push_back(std::string(field) + " has " + std::to_string(scales->size()) +
+                       " values but must have 1 (per tensor) or num_kv_heads = " + std::to_string(p.num_kv_heads));
+      continue;
+    }
+    for (std::size_t h = 0; h < scales->size(); ++h)
+      if (!(std::isfinite((*scales)[h]) && (*scales)[h] > 0)) {
+        errors.push_back(std::string(field) + "[" + std::to_string(h) + "] = " + float_text((*scales)[h]) +
+                         " must be finite and positive");
+        break;
+      }
+  }
 }
 
 void logit_option_errors(std::vector<std::string>& errors, const Problem& p) {
@@ -153,6 +175,7 @@ std::vector<std::string> validation_errors(const Problem& p) {
   }
   if (p.sequences.empty()) errors.push_back("sequences is empty: a batch needs at least one sequence");
   logit_option_errors(errors, p);
+  fp8_cache_errors(errors, p);
   if (!errors.empty()) return errors;  // the checks below index with these sizes
 
   std::int64_t total_queries = 0;
@@ -197,8 +220,14 @@ std::vector<std::string> validation_errors(const Problem& p) {
     errors.push_back("the queries (total_queries*num_query_heads*head_dim) would hold more than " +
                      std::to_string(kMaxElements) + " elements, over the limit");
   if (!errors.empty()) return errors;
-  check_values(errors, "k_pool", p.k_pool, pool, "num_blocks*block_size*num_kv_heads*head_dim", p.dtype);
-  check_values(errors, "v_pool", p.v_pool, pool, "num_blocks*block_size*num_kv_heads*head_dim", p.dtype);
+  const char* pool_shape = "num_blocks*block_size*num_kv_heads*head_dim";
+  if (p.fp8_cache) {
+    check_values(errors, "k_pool", p.k_pool, pool, pool_shape, p.fp8_cache->format);
+    check_values(errors, "v_pool", p.v_pool, pool, pool_shape, p.fp8_cache->format);
+  } else {
+    check_values(errors, "k_pool", p.k_pool, pool, pool_shape, p.dtype);
+    check_values(errors, "v_pool", p.v_pool, pool, pool_shape, p.dtype);
+  }
   check_values(errors, "queries", p.queries, query_elems, "total_queries*num_query_heads*head_dim", p.dtype);
   return errors;
 }
@@ -229,8 +258,9 @@ std::string describe(const Problem& p) {
       << " block_size=" << p.block_size << " num_blocks=" << p.num_blocks << " scale=" << p.scale()
       << (p.explicit_scale ? " (explicit)" : " (default)") << "\n";
   const LogitOptions& o = p.options;
-  if (o.any()) {
+  if (o.any() || p.fp8_cache) {
     out << " ";
+    if (p.fp8_cache) out << " kv_cache=" << fp8_name(p.fp8_cache->format);
     if (o.soft_cap) out << " soft_cap=" << *o.soft_cap;
     if (o.window) out << " window=" << *o.window;
     const auto per_head = [&](const char* name, const std::vector<float>& values) {
@@ -242,6 +272,10 @@ std::string describe(const Problem& p) {
     };
     per_head("alibi_slopes", o.alibi_slopes);
     per_head("sinks", o.sinks);
+    if (p.fp8_cache) {
+      per_head("k_scales", p.fp8_cache->k_scales);
+      per_head("v_scales", p.fp8_cache->v_scales);
+    }
     out << "\n";
   }
   for (std::size_t s = 0; s < p.sequences.size() && s < kShownSequences; ++s) {

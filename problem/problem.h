@@ -53,6 +53,18 @@ struct LogitOptions {
   bool any() const { return soft_cap || window || !alibi_slopes.empty() || !sinks.empty(); }
 };
 
+// An fp8 KV cache (vLLM's kv_cache_dtype fp8_e4m3 / fp8_e5m2): the pools hold fp8 values and a kernel reads
+// K as k_pool * k_scale and V as v_pool * v_scale, with one scale for the whole cache (per tensor) or one per KV
+// head. The queries and the output keep the problem's dtype.
+struct Fp8Cache {
+  Fp8Format format = Fp8Format::e4m3;
+  std::vector<float> k_scales;  // 1 (per tensor) or num_kv_heads values, finite and positive
+  std::vector<float> v_scales;  // likewise
+
+  float k_scale(int kv_head) const { return k_scales.size() == 1 ? k_scales[0] : k_scales[kv_head]; }
+  float v_scale(int kv_head) const { return v_scales.size() == 1 ? v_scales[0] : v_scales[kv_head]; }
+};
+
 struct Problem {
   int num_query_heads = 0;
   int num_kv_heads = 0;
@@ -62,9 +74,11 @@ struct Problem {
   DType dtype = DType::f32;
   std::optional<float> explicit_scale;  // the softmax scale; 1/sqrt(head_dim) when absent
   LogitOptions options;
+  std::optional<Fp8Cache> fp8_cache;  // absent: the pools hold values of `dtype`, read as they are
 
   std::vector<Sequence> sequences;
-  // Every value below is exactly representable in dtype (validate checks), so reading it is exact.
+  // Every value below is exactly representable in dtype (the pools: in the fp8 format, for an fp8 cache; validate
+  // checks), so reading it is exact.
   std::vector<float> k_pool;   // [num_blocks][block_size][num_kv_heads][head_dim]
   std::vector<float> v_pool;   // same shape as k_pool
   std::vector<float> queries;  // [total_queries][num_query_heads][head_dim], sequences in order

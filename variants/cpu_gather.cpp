@@ -10,6 +10,16 @@
 namespace pacheck {
 namespace {
 
+// An fp8 cache's gathered history in fp32: every element times its KV head's scale, one rounding each.
+void dequantise(const Problem& p, GatheredSequence& g) {
+  const std::size_t d = p.head_dim, row = d * p.num_kv_heads;
+  for (std::size_t e = 0; e < g.keys.size(); ++e) {
+    const int kv_head = static_cast<int>(e % row / d);
+    g.keys[e] *= p.fp8_cache->k_scale(kv_head);
+    g.values[e] *= p.fp8_cache->v_scale(kv_head);
+  }
+}
+
 class CpuGather final : public Variant {
  public:
   std::string name() const override { return "cpu_gather"; }
@@ -20,13 +30,17 @@ class CpuGather final : public Variant {
     c.modes = {Mode::decode, Mode::prefill, Mode::continuation};
     c.max_head_dim = kCpuMaxHeadDim;
     c.logit_options = LogitOptionSupport::all();
+    c.fp8_caches = {Fp8Format::e4m3, Fp8Format::e5m2};
     return c;
   }
   Output run(const Problem& p, const Knobs&) const override {
     Output out(p.output_size());
     const int d = p.head_dim;
     std::vector<GatheredSequence> gathered;
-    for (int s = 0; s < static_cast<int>(p.sequences.size()); ++s) gathered.push_back(gather_sequence(p, s));
+    for (int s = 0; s < static_cast<int>(p.sequences.size()); ++s) {
+      gathered.push_back(gather_sequence(p, s));
+      if (p.fp8_cache) dequantise(p, gathered.back());
+    }
     std::vector<float> weights;
     for_each_row(p, [&](const RowProgram& row) {
       const GatheredSequence& g = gathered[row.sequence];
@@ -56,8 +70,8 @@ class CpuGather final : public Variant {
     m.logit_coefficient = fp32_logit_coefficient(p);
     m.weight_error = 3;  // expf (2u) and the division by the sum (u)
     // The sum's rounding scales every weight alike (gamma_n relative, the sink one more term); the weighted sum has
-    // n adds plus the product.
-    m.accumulation_chain = 2.0 * c.num_keys + c.has_sink + 2;
+    // n adds plus the product, and an fp8 cache's V one dequantisation.
+    m.accumulation_chain = 2.0 * c.num_keys + c.has_sink + 2 + (p.fp8_cache ? 1 : 0);
     return m;
   }
 };

@@ -63,19 +63,34 @@ inline float logit_fp32(const Problem& p, const RowProgram& row, const float* q,
   return s;
 }
 
+// The fp32 dequantisation of an fp8 cache's vector: each element times the head's scale, one rounding each.
+inline const float* dequantised(const float* stored, float scale, int head_dim, float* out) {
+  for (int i = 0; i < head_dim; ++i) out[i] = stored[i] * scale;
+  return out;
+}
+
 // A masked load of key/value `position` of the program's sequence: lanes past the context read nothing (the
-// table is not even consulted) and yield this zero row instead, like a masked load's `other=0`.
+// table is not even consulted) and yield this zero row instead, like a masked load's `other=0`. From an fp8 cache
+// the vector is dequantised into the reader's buffer, valid until the next load of the same kind.
 struct MaskedKvReader {
   const Problem& problem;
   const RowProgram& row;
   float zeros[kCpuMaxHeadDim] = {};
+  mutable float key_buffer[kCpuMaxHeadDim];
+  mutable float value_buffer[kCpuMaxHeadDim];
 
   bool in_bounds(int position) const { return position < row.context_len; }
   const float* key(int position) const {
-    return in_bounds(position) ? &problem.k_pool[problem.kv_offset(row.sequence, position, row.kv_head)] : zeros;
+    if (!in_bounds(position)) return zeros;
+    const float* stored = &problem.k_pool[problem.kv_offset(row.sequence, position, row.kv_head)];
+    const std::optional<Fp8Cache>& fp8 = problem.fp8_cache;
+    return fp8 ? dequantised(stored, fp8->k_scale(row.kv_head), problem.head_dim, key_buffer) : stored;
   }
   const float* value(int position) const {
-    return in_bounds(position) ? &problem.v_pool[problem.kv_offset(row.sequence, position, row.kv_head)] : zeros;
+    if (!in_bounds(position)) return zeros;
+    const float* stored = &problem.v_pool[problem.kv_offset(row.sequence, position, row.kv_head)];
+    const std::optional<Fp8Cache>& fp8 = problem.fp8_cache;
+    return fp8 ? dequantised(stored, fp8->v_scale(row.kv_head), problem.head_dim, value_buffer) : stored;
   }
 };
 

@@ -23,6 +23,7 @@ class CpuSplitK final : public Variant {
     c.max_head_dim = kCpuMaxHeadDim;
     c.uses_splits = true;
     c.logit_options = LogitOptionSupport::all();
+    c.fp8_caches = {Fp8Format::e4m3, Fp8Format::e5m2};
     return c;
   }
   Output run(const Problem& p, const Knobs& knobs) const override {
@@ -61,8 +62,9 @@ class CpuSplitK final : public Variant {
     // the merged max (a split whose max tops every earlier split holds a record of the whole row, so those merges
     // number at most the row's records).
     m.weight_error = 2.0 * (2 + records + c.records);
-    // Within a split as cpu_streaming; each merge adds a multiply and an add.
-    m.accumulation_chain = c.num_keys + c.has_sink + records + 2 + 2.0 * splits;
+    // Within a split as cpu_streaming (an fp8 cache's V dequantisation included); each merge adds a multiply and
+    // an add.
+    m.accumulation_chain = c.num_keys + c.has_sink + records + 2 + 2.0 * splits + (p.fp8_cache ? 1 : 0);
     return m;
   }
 };

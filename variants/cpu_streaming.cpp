@@ -20,6 +20,7 @@ class CpuStreaming final : public Variant {
     c.modes = {Mode::decode, Mode::prefill, Mode::continuation};
     c.max_head_dim = kCpuMaxHeadDim;
     c.logit_options = LogitOptionSupport::all();
+    c.fp8_caches = {Fp8Format::e4m3, Fp8Format::e5m2};
     return c;
   }
   Output run(const Problem& p, const Knobs& knobs) const override {
@@ -39,8 +40,9 @@ class CpuStreaming final : public Variant {
     m.logit_coefficient = fp32_logit_coefficient(p);
     // expf is within 1 ulp (2u); each rescale multiplies the key's weight by one more expf result.
     m.weight_error = 2.0 * (1 + c.records);
-    // product, then the sequential adds (the sink's one more), then one multiply per rescale.
-    m.accumulation_chain = c.num_keys + c.has_sink + c.records + 2;
+    // An fp8 cache's V dequantised, the product, then the sequential adds (the sink's one more), then one multiply
+    // per rescale.
+    m.accumulation_chain = c.num_keys + c.has_sink + c.records + 2 + (p.fp8_cache ? 1 : 0);
     return m;
   }
 };

@@ -62,6 +62,9 @@ std::string coverage_gap(const Capabilities& caps, const Problem& problem) {
   if (o.window && !takes.window) return "window not supported";
   if (!o.alibi_slopes.empty() && !takes.alibi) return "alibi_slopes not supported";
   if (!o.sinks.empty() && !takes.sinks) return "sinks not supported";
+  if (problem.fp8_cache && std::find(caps.fp8_caches.begin(), caps.fp8_caches.end(), problem.fp8_cache->format) ==
+                               caps.fp8_caches.end())
+    return std::string("kv_cache ") + std::string(fp8_name(problem.fp8_cache->format)) + " not supported";
   for (int s = 0; s < static_cast<int>(problem.sequences.size()); ++s) {
     const Mode mode = problem.mode_of(s);
     if (std::find(caps.modes.begin(), caps.modes.end(), mode) == caps.modes.end())

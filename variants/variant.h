@@ -43,6 +43,8 @@ struct Capabilities {
   // Whether split_size / num_splits change the arithmetic.
   bool uses_splits = false;
   LogitOptionSupport logit_options;
+  // The fp8 KV cache formats it reads (problem.h, Fp8Cache); empty: none.
+  std::vector<Fp8Format> fp8_caches;
 };
 
 class Variant {

@@ -75,7 +75,48 @@ TEST(CaseFile, LogitOptionsRoundTripBitForBitInVersion2) {
   EXPECT_FALSE(case_from_json(case_to_json(sample_case(DType::f32))).problem.options.any());
 }
 
+TEST(CaseFile, AnFp8CacheRoundTripsWithTwoHexDigitsPerValue) {
+  for (Fp8Format f : kAllFp8Formats) {
+    Case c = sample_case(DType::bf16);
+    for (std::vector<float>* pool : {&c.problem.k_pool, &c.problem.v_pool})
+      for (float& x : *pool) x = static_cast<float>(round_to_fp8(x, f));
+    c.problem.fp8_cache = Fp8Cache{f, {0.75f}, {3.0f, 0x1p-10f}};
+    const std::string text = case_to_json(c);
+    EXPECT_NE(text.find("\"kv_cache\": \"" + std::string(fp8_name(f)) + "\""), std::string::npos);
+    const std::size_t pool_at = text.find("\"k_pool\": \"") + 11;
+    EXPECT_EQ(text.find('"', pool_at) - pool_at, 2 * c.problem.k_pool.size()) << "two hex digits per value";
+    const Case back = case_from_json(text);
+    ASSERT_TRUE(back.problem.fp8_cache);
+    EXPECT_EQ(back.problem.fp8_cache->format, f);
+    EXPECT_EQ(back.problem.fp8_cache->k_scales, c.problem.fp8_cache->k_scales);
+    EXPECT_EQ(back.problem.fp8_cache->v_scales, c.problem.fp8_cache->v_scales);
+    // Every value back as it was, NaN as NaN (the pools hold sample_case's NaN and -inf, e4m3's -inf as NaN).
+    for (const auto& [back_pool, pool] : {std::pair{&back.problem.k_pool, &c.problem.k_pool},
+                                          std::pair{&back.problem.v_pool, &c.problem.v_pool}})
+      for (std::size_t i = 0; i < pool->size(); ++i)
+        ASSERT_TRUE((*back_pool)[i] == (*pool)[i] || (std::isnan((*back_pool)[i]) && std::isnan((*pool)[i])))
+            << fp8_name(f) << " element " << i << ": " << (*back_pool)[i] << " for " << (*pool)[i];
+  }
+}
+
 void expect_error(const std::string& text, const std::string& fragment);
+
+TEST(CaseFile, RejectsABadFp8Cache) {
+  Case c = sample_case(DType::f16);
+  for (std::vector<float>* pool : {&c.problem.k_pool, &c.problem.v_pool})
+    for (float& x : *pool) x = static_cast<float>(round_to_fp8(x, Fp8Format::e4m3));
+  c.problem.fp8_cache = Fp8Cache{Fp8Format::e4m3, {1.0f}, {1.0f}};
+  const std::string good = case_to_json(c);
+  std::string unknown = good;
+  unknown.replace(unknown.find("\"fp8_e4m3\""), 10, "\"fp8_e3m4\"");
+  expect_error(unknown, "unknown kv_cache 'fp8_e3m4' (fp8_e4m3 or fp8_e5m2)");
+  std::string no_scales = good;
+  no_scales.erase(no_scales.find("\"k_scales\""), no_scales.find("\"knobs\"") - no_scales.find("\"k_scales\""));
+  expect_error(no_scales, "missing field 'k_scales'");
+  std::string stray = good;
+  stray.erase(stray.find("\"kv_cache\""), 23);
+  expect_error(stray, "'k_scales' and 'v_scales' belong to an fp8 'kv_cache', which is absent");
+}
 
 TEST(CaseFile, RejectsBadLogitOptionsAndVersion2FieldsInVersion1) {
   Case c = sample_case(DType::bf16);

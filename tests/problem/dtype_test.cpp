@@ -57,5 +57,51 @@ TEST(DType, ParsesItsNames) {
   EXPECT_FALSE(parse_dtype("fp8").has_value());
 }
 
+// Every one of the 256 codes of each fp8 format decodes to a value the format represents and encodes back to the
+// same code (NaNs to the canonical quiet NaN), and the codes decode in order: the two sign halves are monotone.
+TEST(Fp8, EveryCodeRoundTripsAndTheCodesAreOrdered) {
+  for (Fp8Format f : kAllFp8Formats) {
+    int nans = 0;
+    float previous = -1;
+    for (int code = 0; code < 256; ++code) {
+      const float x = from_fp8_bits(static_cast<std::uint8_t>(code), f);
+      EXPECT_TRUE(is_representable(x, f)) << fp8_name(f) << " code " << code;
+      if (std::isnan(x)) {
+        ++nans;
+        EXPECT_EQ(to_fp8_bits(x, f) & 0x7f, f == Fp8Format::e4m3 ? 0x7f : 0x7e);
+        continue;
+      }
+      EXPECT_EQ(to_fp8_bits(x, f), code) << fp8_name(f) << " value " << x;
+      if ((code & 0x7f) != 0) {
+        if (code < 128) EXPECT_GT(x, previous) << fp8_name(f) << " code " << code;
+      }
+      if (code < 128) previous = x;
+    }
+    EXPECT_EQ(nans, f == Fp8Format::e4m3 ? 2 : 6) << fp8_name(f);  // e4m3: S.1111.111; e5m2: exponent 31, m != 0
+  }
+}
+
+TEST(Fp8, KnownValuesAndTheRangeEnds) {
+  EXPECT_EQ(from_fp8_bits(0x7e, Fp8Format::e4m3), 448.0f);   // the largest e4m3
+  EXPECT_TRUE(std::isnan(from_fp8_bits(0x7f, Fp8Format::e4m3)));
+  EXPECT_EQ(from_fp8_bits(0x01, Fp8Format::e4m3), 0x1p-9f);  // the smallest subnormal
+  EXPECT_EQ(from_fp8_bits(0x08, Fp8Format::e4m3), 0x1p-6f);  // the smallest normal
+  EXPECT_EQ(from_fp8_bits(0x38, Fp8Format::e4m3), 1.0f);
+  EXPECT_EQ(from_fp8_bits(0x7b, Fp8Format::e5m2), 57344.0f);  // the largest e5m2
+  EXPECT_EQ(from_fp8_bits(0x7c, Fp8Format::e5m2), INFINITY);
+  EXPECT_EQ(from_fp8_bits(0xfc, Fp8Format::e5m2), -INFINITY);
+  EXPECT_EQ(from_fp8_bits(0x01, Fp8Format::e5m2), 0x1p-16f);
+  EXPECT_EQ(from_fp8_bits(0x3c, Fp8Format::e5m2), 1.0f);
+  EXPECT_EQ(round_to_fp8(1.0 + 0x1p-4, Fp8Format::e4m3), 1.0);            // tie -> even
+  EXPECT_EQ(round_to_fp8(1.0 + 3 * 0x1p-4, Fp8Format::e4m3), 1.25);       // tie -> even (up)
+  EXPECT_EQ(round_to_fp8(464.0, Fp8Format::e4m3), 448.0);                 // the tie past 448 rounds to even
+  EXPECT_TRUE(std::isnan(round_to_fp8(480.0, Fp8Format::e4m3)));          // e4m3 has no infinity
+  EXPECT_TRUE(std::isinf(round_to_fp8(61440.0, Fp8Format::e5m2)));
+  EXPECT_FALSE(is_representable(INFINITY, Fp8Format::e4m3));
+  EXPECT_FALSE(is_representable(1.0625f, Fp8Format::e4m3));
+  EXPECT_EQ(parse_fp8("fp8_e5m2"), Fp8Format::e5m2);
+  EXPECT_FALSE(parse_fp8("fp8"));
+}
+
 }  // namespace
 }  // namespace pacheck

@@ -150,5 +150,57 @@ TEST(ProblemDescription, ElidesLongTablesAndBatches) {
   EXPECT_LT(text.size(), 4000u);
 }
 
+TEST(ProblemValidation, RejectsLogitOptionsOutOfTheirDomain) {
+  Problem p = valid_problem();
+  p.options.soft_cap = 0.0f;
+  EXPECT_EQ(only_error(p), "soft_cap must be finite and positive, got 0");
+  p = valid_problem();
+  p.options.window = 0;
+  EXPECT_EQ(only_error(p), "window must be at least 1 (the query's own position), got 0");
+  p = valid_problem();
+  p.options.alibi_slopes = {0.5f, INFINITY};
+  EXPECT_EQ(only_error(p), "alibi_slopes[1] = inf must be finite");
+  p = valid_problem();
+  p.options.sinks = {1.0f, 2.0f, 3.0f};
+  EXPECT_EQ(only_error(p), "sinks has 3 values but num_query_heads = 2: one per query head");
+  p = valid_problem();
+  p.options.sinks = {-INFINITY, 1.0f};  // -inf is a head without a sink
+  EXPECT_TRUE(validation_errors(p).empty());
+}
+
+// An fp8 cache: pools hold fp8 values, scales are per tensor or per KV head, finite and positive.
+Problem fp8_problem(Fp8Format format) {
+  Problem p = valid_problem();
+  for (std::vector<float>* pool : {&p.k_pool, &p.v_pool})
+    for (float& x : *pool) x = static_cast<float>(round_to_fp8(x, format));
+  p.fp8_cache = Fp8Cache{format, {0.5f}, {2.0f, 0.25f}};
+  return p;
+}
+
+TEST(ProblemValidation, AcceptsAnFp8CacheOfFp8ValuesAndRejectsOthers) {
+  for (Fp8Format f : kAllFp8Formats) EXPECT_TRUE(validation_errors(fp8_problem(f)).empty()) << fp8_name(f);
+  Problem p = fp8_problem(Fp8Format::e4m3);
+  p.v_pool[5] = 1.0625f;  // an fp32 value, not an e4m3 one
+  EXPECT_EQ(only_error(p), "v_pool[5] = 1.0625 is not representable in fp8_e4m3");
+  p = fp8_problem(Fp8Format::e4m3);
+  p.k_pool[0] = INFINITY;  // e4m3 has no infinity; e5m2 has
+  EXPECT_EQ(only_error(p), "k_pool[0] = inf is not representable in fp8_e4m3");
+  p = fp8_problem(Fp8Format::e5m2);
+  p.k_pool[0] = INFINITY;
+  EXPECT_TRUE(validation_errors(p).empty());
+}
+
+TEST(ProblemValidation, RejectsFp8ScalesOfTheWrongCountOrSign) {
+  Problem p = fp8_problem(Fp8Format::e5m2);
+  p.fp8_cache->k_scales = {1.0f, 1.0f, 1.0f};
+  EXPECT_EQ(only_error(p), "k_scales has 3 values but must have 1 (per tensor) or num_kv_heads = 2");
+  p = fp8_problem(Fp8Format::e5m2);
+  p.fp8_cache->v_scales = {1.0f, -1.0f};
+  EXPECT_EQ(only_error(p), "v_scales[1] = -1 must be finite and positive");
+  p = fp8_problem(Fp8Format::e5m2);
+  p.fp8_cache->k_scales = {NAN};
+  EXPECT_EQ(only_error(p), "k_scales[0] = nan must be finite and positive");
+}
+
 }  // namespace
 }  // namespace pacheck

@@ -103,5 +103,34 @@ TEST(CoverageGap, NamesTheDtypeHeadDimOrModeTheVariantLacks) {
   EXPECT_FALSE(covers(caps, testing::single_sequence(5, 3, 1, 8, 4, fill)));
 }
 
+TEST(CoverageGap, NamesTheLogitOptionOrFp8CacheTheVariantLacks) {
+  Capabilities caps;
+  caps.dtypes = {DType::f32};
+  caps.modes = {Mode::decode};
+  caps.max_head_dim = 8;
+  const Problem plain = testing::single_sequence(5, 1, 2, 8, 4, testing::wobble);
+  Problem p = plain;
+  p.options.soft_cap = 5.0f;
+  EXPECT_EQ(coverage_gap(caps, p), "soft_cap not supported");
+  caps.logit_options.soft_cap = true;
+  EXPECT_EQ(coverage_gap(caps, p), "");
+  p.options.window = 2;
+  EXPECT_EQ(coverage_gap(caps, p), "window not supported");
+  p = plain;
+  p.options.alibi_slopes = {0.5f, 0.25f};
+  EXPECT_EQ(coverage_gap(caps, p), "alibi_slopes not supported");
+  p = plain;
+  p.options.sinks = {0.0f, -INFINITY};
+  EXPECT_EQ(coverage_gap(caps, p), "sinks not supported");
+  caps.logit_options = LogitOptionSupport::all();
+  EXPECT_EQ(coverage_gap(caps, p), "");
+  const Problem fp8 = testing::with_fp8_cache(plain, Fp8Format::e5m2, {1.0f}, {1.0f});
+  EXPECT_EQ(coverage_gap(caps, fp8), "kv_cache fp8_e5m2 not supported");
+  caps.fp8_caches = {Fp8Format::e4m3};
+  EXPECT_EQ(coverage_gap(caps, fp8), "kv_cache fp8_e5m2 not supported");
+  caps.fp8_caches.push_back(Fp8Format::e5m2);
+  EXPECT_EQ(coverage_gap(caps, fp8), "");
+}
+
 }  // namespace
 }  // namespace pacheck

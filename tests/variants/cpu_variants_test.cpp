@@ -1,0 +1,82 @@
+// The CPU variants on problems with every logit option and an fp8 cache: within their error bounds, and the
+// options that should change nothing change nothing.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "properties/agreement.h"
+#include "properties/problem_spec.h"
+#include "tests/fixtures/problem_builders.h"
+#include "variants/variant.h"
+
+namespace pacheck {
+namespace {
+
+const char* const kCpuVariants[] = {"cpu_gather", "cpu_streaming", "cpu_splitk"};
+
+// Three sequences (decode, prefill, continuation) over a scattered pool, GQA 2, the options drawn from the seed.
+Problem problem_with_options(std::uint64_t seed) {
+  ProblemSpec spec;
+  spec.dtype = kAllDTypes[seed % 3];
+  spec.num_kv_heads = 2;
+  spec.gqa_ratio = 2;
+  spec.head_dim = 16;
+  spec.block_size = 4;
+  spec.sequences = {{37, 1}, {13, 13}, {29, 6}};
+  spec.spare_blocks = 2;
+  spec.poison = Poison::nan;
+  spec.spread = 3.0;
+  spec.seed = seed;
+  Problem p = materialize(spec);
+  LogitOptions& o = p.options;
+  if (seed % 2) o.soft_cap = seed % 4 == 1 ? 0.75f : 20.0f;  // saturating, and barely bending
+  if (seed % 3) o.window = seed % 3 == 1 ? 1 : 9;
+  if (seed % 5 < 3) o.alibi_slopes = {0.5f, 0.125f, 0x1p-5f, 0x1p-8f};
+  if (seed % 7 < 4) o.sinks = {-INFINITY, 2.0f, -30.0f, 0.5f};
+  if (seed % 4 == 0) p = testing::with_fp8_cache(p, kAllFp8Formats[seed % 8 / 4], {0.125f}, {0.5f, 2.0f});
+  return p;
+}
+
+TEST(CpuVariants, TakeEveryLogitOptionAndFp8CacheWithinTheirBounds) {
+  int fp8_cases = 0, option_cases = 0;
+  for (std::uint64_t seed = 1; seed <= 24; ++seed) {
+    const Problem p = problem_with_options(seed);
+    fp8_cases += p.fp8_cache.has_value();
+    option_cases += p.options.any();
+    for (const Knobs& knobs : {Knobs{16, 64, 0, {}}, Knobs{3, 5, 0, {}}, Knobs{1, 1, 0, {}}}) {
+      const OracleResult oracle = run_oracle(p, oracle_split_sizes(p, knobs));
+      ASSERT_TRUE(oracle.fits_fp32) << describe(p);
+      for (const char* name : kCpuVariants) {
+        const Variant& v = Registry::instance().get(name);
+        ASSERT_TRUE(covers(v.capabilities(), p)) << name << ": " << coverage_gap(v.capabilities(), p);
+        const Agreement a = compare_with_oracle(p, oracle, v, knobs, v.run(p, knobs));
+        EXPECT_TRUE(a.ok) << "seed " << seed << "\n" << describe_failure(p, v, knobs, a);
+      }
+    }
+  }
+  EXPECT_GE(fp8_cases, 6);
+  EXPECT_GE(option_cases, 20);
+}
+
+// The options' identities, bit for bit on every CPU variant: a sink of -inf is no sink, a window as long as the
+// context is no window, a zero ALiBi slope is no bias.
+TEST(CpuVariants, OptionsThatChangeNothingChangeNoBit) {
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    Problem plain = problem_with_options(seed);
+    plain.options = {};
+    Problem neutral = plain;
+    neutral.options.sinks.assign(plain.num_query_heads, -INFINITY);
+    neutral.options.window = 37;  // the longest context
+    neutral.options.alibi_slopes.assign(plain.num_query_heads, 0.0f);
+    for (const char* name : kCpuVariants) {
+      const Variant& v = Registry::instance().get(name);
+      const Output a = v.run(plain, Knobs{}), b = v.run(neutral, Knobs{});
+      ASSERT_EQ(a.size(), b.size());
+      EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)), 0) << name << " seed " << seed;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace pacheck
