@@ -248,6 +248,20 @@ void validate(const Problem& problem) {
   if (!errors.empty()) throw InvalidProblem(errors);
 }
 
+std::string feature_names(const Problem& p) {
+  std::string names;
+  const auto add = [&names](bool present, std::string_view name) {
+    if (present) names += (names.empty() ? "" : " ") + std::string(name);
+  };
+  const LogitOptions& o = p.options;
+  add(o.soft_cap.has_value(), "soft_cap");
+  add(o.window.has_value(), "window");
+  add(!o.alibi_slopes.empty(), "alibi");
+  add(!o.sinks.empty(), "sinks");
+  if (p.fp8_cache) add(true, fp8_name(p.fp8_cache->format));
+  return names.empty() ? "plain" : names;
+}
+
 std::string describe(const Problem& p) {
   // Long batches and tables are elided: a description is read on a terminal, and the case file holds them whole.
   constexpr std::size_t kShownSequences = 32, kShownEntries = 16;

@@ -126,6 +126,10 @@ class InvalidProblem : public std::invalid_argument {
 // Throws InvalidProblem listing every error.
 void validate(const Problem& problem);
 
+// The serving features the problem uses, by name in a fixed order ("soft_cap window alibi sinks fp8_e4m3"), or
+// "plain" for none: what reports group errors by.
+std::string feature_names(const Problem& problem);
+
 // A readable summary: shapes, dtype, scale, and per sequence its mode, lengths and the referenced table.
 std::string describe(const Problem& problem);
 

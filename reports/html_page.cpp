@@ -229,27 +229,31 @@ void histograms(std::ostream& out, const VariantReport& v) {
 // Per shape dimension, a row per bucket: how the error/bound and the ulps of its elements spread.
 void breakdown_tables(std::ostream& out, const VariantReport& v) {
   out << "<h3>By problem shape</h3><p class=\"note\">Every element of every mode, bucketed by the problem's head dim, "
-         "block size and GQA ratio (query heads per KV head) and by its row's context length. Median and p99 "
+         "block size and GQA ratio (query heads per KV head), by its row's context length, and by the serving "
+         "features its problem uses (soft cap, window, ALiBi, sinks, fp8 cache; plain for none). Median and p99 "
          "error/bound are bin edges (at most); the worst is exact. A precision loss that grows with a shape shows "
          "as a trend down a column.</p><div class=\"hists\">";
   for (DType d : kAllDTypes) {
     if (!declares(v, d)) continue;
     const ShapeBreakdown b = v.breakdown(d);
-    for (int dim = 0; dim < ShapeBreakdown::kDimensionCount; ++dim) {
-      out << "<table><tr><th colspan=\"5\">" << dtype_name(d) << ": " << ShapeBreakdown::kDimensions[dim]
+    const auto table = [&](const std::string& dimension, const auto& buckets, const auto& label_of) {
+      out << "<table><tr><th colspan=\"5\">" << dtype_name(d) << ": " << dimension
           << "</th></tr><tr><th>bucket</th><th>elements</th><th>error/bound median &le;</th><th>p99 &le;</th>"
              "<th>worst</th></tr>\n";
-      for (const auto& [bucket, stats] : b.dimensions[dim]) {
+      for (const auto& [bucket, stats] : buckets) {
         const double median = stats.normalized.quantile_at_most(0.5);
         const double p99 = stats.normalized.quantile_at_most(0.99);
-        out << "<tr><td>" << ShapeBreakdown::bucket_label(bucket) << "</td><td>" << count(stats.elements)
+        out << "<tr><td>" << html_escape(label_of(bucket)) << "</td><td>" << count(stats.elements)
             << "</td><td class=\"" << ratio_class(median) << "\">" << ratio(median) << "</td><td class=\""
             << ratio_class(p99) << "\">" << ratio(p99) << "</td><td class=\"" << ratio_class(stats.worst_normalized)
             << "\" title=\"worst ulps " << figure(stats.worst_scaled_ulps) << "\">" << ratio(stats.worst_normalized)
             << "</td></tr>\n";
       }
       out << "</table>";
-    }
+    };
+    for (int dim = 0; dim < ShapeBreakdown::kDimensionCount; ++dim)
+      table(ShapeBreakdown::kDimensions[dim], b.dimensions[dim], ShapeBreakdown::bucket_label);
+    table("features", b.features, [](const std::string& names) { return names; });
   }
   out << "</div>\n";
 }

@@ -32,19 +32,25 @@ json histogram_labels(const Log2Histogram& h) {
   return labels;
 }
 
+json bucket_json(const std::string& label, const BucketStatistics& stats) {
+  return {{"bucket", label},
+          {"elements", stats.elements},
+          {"error_over_bound_median_at_most", json_number(stats.normalized.quantile_at_most(0.5))},
+          {"error_over_bound_p99_at_most", json_number(stats.normalized.quantile_at_most(0.99))},
+          {"worst_error_over_bound", json_number(stats.worst_normalized)},
+          {"worst_ulps", json_number(stats.worst_scaled_ulps)}};
+}
+
 json breakdown_json(const ShapeBreakdown& b) {
   json out = json::object();
   for (int d = 0; d < ShapeBreakdown::kDimensionCount; ++d) {
     json buckets = json::array();
-    for (const auto& [bucket, stats] : b.dimensions[d])
-      buckets.push_back({{"bucket", ShapeBreakdown::bucket_label(bucket)},
-                         {"elements", stats.elements},
-                         {"error_over_bound_median_at_most", json_number(stats.normalized.quantile_at_most(0.5))},
-                         {"error_over_bound_p99_at_most", json_number(stats.normalized.quantile_at_most(0.99))},
-                         {"worst_error_over_bound", json_number(stats.worst_normalized)},
-                         {"worst_ulps", json_number(stats.worst_scaled_ulps)}});
+    for (const auto& [bucket, stats] : b.dimensions[d]) buckets.push_back(bucket_json(ShapeBreakdown::bucket_label(bucket), stats));
     out[ShapeBreakdown::kDimensions[d]] = buckets;
   }
+  json features = json::array();
+  for (const auto& [names, stats] : b.features) features.push_back(bucket_json(names, stats));
+  out["features"] = features;
   return out;
 }
 

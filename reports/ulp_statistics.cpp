@@ -154,6 +154,7 @@ std::string ShapeBreakdown::bucket_label(int bucket) {
 void ShapeBreakdown::merge(const ShapeBreakdown& other) {
   for (int d = 0; d < kDimensionCount; ++d)
     for (const auto& [bucket, stats] : other.dimensions[d]) dimensions[d][bucket].merge(stats);
+  for (const auto& [names, stats] : other.features) features[names].merge(stats);
 }
 
 void CellStatistics::observe(const CaseObservation& o) {
@@ -168,6 +169,7 @@ void CellStatistics::observe(const CaseObservation& o) {
     BucketStatistics& by_head_dim = breakdown_.dimensions[0][ShapeBreakdown::bucket_of(p.head_dim)];
     BucketStatistics& by_block = breakdown_.dimensions[1][ShapeBreakdown::bucket_of(p.block_size)];
     BucketStatistics& by_gqa = breakdown_.dimensions[2][ShapeBreakdown::bucket_of(gqa)];
+    BucketStatistics& by_features = breakdown_.features[feature_names(p)];
     // Rows run [query token][query head]; a row's context length is its sequence's.
     std::size_t sequence = 0;
     std::size_t rows_before_sequence = 0;
@@ -181,6 +183,7 @@ void CellStatistics::observe(const CaseObservation& o) {
       by_head_dim.add(ratio, scaled);
       by_block.add(ratio, scaled);
       by_gqa.add(ratio, scaled);
+      by_features.add(ratio, scaled);
       const std::size_t row = e / static_cast<std::size_t>(head_dim);
       while (sequence + 1 < p.sequences.size() &&
              row >= rows_before_sequence + static_cast<std::size_t>(p.sequences[sequence].num_queries) *

@@ -90,7 +90,8 @@ struct BucketStatistics {
 };
 
 // Error by problem shape: head dim, block size, GQA ratio and the row's context length, each in power-of-two
-// buckets (1, 2, 3-4, 5-8, ...), so a precision loss that grows with one of them shows as a trend.
+// buckets (1, 2, 3-4, 5-8, ...), so a precision loss that grows with one of them shows as a trend; and by the
+// serving features the problem uses.
 struct ShapeBreakdown {
   static constexpr const char* kDimensions[] = {"head_dim", "block_size", "gqa_ratio", "context_len"};
   static constexpr int kDimensionCount = 4;
@@ -98,6 +99,9 @@ struct ShapeBreakdown {
   static int bucket_of(int size);
   static std::string bucket_label(int bucket);  // "1", "2", "3-4", "5-8", ...
   std::map<int, BucketStatistics> dimensions[kDimensionCount];
+  // By the problem's serving features (feature_names: "plain", "window sinks", "fp8_e4m3", ...): each element
+  // once, under its problem's whole set, so an option that costs precision shows against "plain".
+  std::map<std::string, BucketStatistics> features;
   void merge(const ShapeBreakdown& other);
 };
 

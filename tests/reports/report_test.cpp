@@ -460,6 +460,10 @@ TEST(RunReport, CoversEveryDtypeAndModeOfACpuVariant) {
       }
       EXPECT_EQ(elements, c.elements) << ShapeBreakdown::kDimensions[d];
     }
+    // ... and so does the features breakdown, each element under its problem's whole set of features.
+    std::uint64_t featured = 0;
+    for (const auto& [names, stats] : c.breakdown.features) featured += stats.elements;
+    EXPECT_EQ(featured, c.elements);
   }
   EXPECT_NE(v.determinism.status, GuaranteeCheck::Status::failed);
   EXPECT_NE(v.batch_isolation.status, GuaranteeCheck::Status::failed);
