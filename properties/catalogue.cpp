@@ -19,6 +19,7 @@ gen::Limits limits_for(const Capabilities& caps) {
   limits.head_dim_supported = caps.supports_head_dim;
   limits.block_sizes = caps.block_sizes;
   limits.gqa_ratios = caps.gqa_ratios;
+  limits.logit_options = caps.logit_options;
   return limits;
 }
 
