@@ -71,6 +71,14 @@ TEST(KillMatrix, EveryMutantDiesAndEveryPropertyKills) {
     EXPECT_EQ(c->failure.find("illegal address"), std::string::npos) << c->failure;
     EXPECT_NE(c->failure.find("disagrees with the oracle"), std::string::npos) << c->failure;
   }
+  // Each law of the logit options fails on the real bug it exists for.
+  for (const auto& [mutant, property] : {std::pair{"window_one_too_many", "WindowedOutKeysZeroWeight"},
+                                         std::pair{"softcap_tanh_from_sigmoid", "LargeSoftCapIsNoCap"},
+                                         std::pair{"sink_sentinel", "MinusInfinitySinkIsNoSink"}}) {
+    const KillCell* c = cell_of(matrix, mutant, property);
+    ASSERT_NE(c, nullptr) << mutant << " / " << property << " is not in the matrix";
+    EXPECT_TRUE(c->killed) << property << " does not kill " << mutant;
+  }
 }
 
 // The matrix's three ways of seeing a failing case: through an observed agreement (acc_not_rescaled under the
