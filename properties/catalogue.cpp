@@ -19,6 +19,7 @@ gen::Limits limits_for(const Capabilities& caps) {
   limits.head_dim_supported = caps.supports_head_dim;
   limits.block_sizes = caps.block_sizes;
   limits.gqa_ratios = caps.gqa_ratios;
+  limits.logit_options = caps.logit_options;
   return limits;
 }
 
@@ -66,6 +67,12 @@ std::vector<Property> make_catalogue() {
        bodies::power_of_two_value_scaling},
       {"IdenticalKeysGiveTheMean", "identical keys give the mean of V within the accumulation bound", always,
        bodies::identical_keys_give_the_mean},
+      {"WindowedOutKeysZeroWeight", "poisoning the keys before every query's window leaves the output bit-identical",
+       [](const Capabilities& c) { return c.logit_options.window; }, bodies::windowed_out_keys_zero_weight},
+      {"LargeSoftCapIsNoCap", "a soft cap 2^20 times every logit is within bound of the uncapped exact answer",
+       [](const Capabilities& c) { return c.logit_options.soft_cap; }, bodies::large_soft_cap_is_no_cap},
+      {"MinusInfinitySinkIsNoSink", "a sink of -inf for every head leaves the output bit-identical",
+       [](const Capabilities& c) { return c.logit_options.sinks; }, bodies::minus_infinity_sink_is_no_sink},
   };
 }
 

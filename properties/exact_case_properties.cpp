@@ -21,8 +21,10 @@ bool supports(const Capabilities& caps, Mode mode) {
 }
 }  // namespace
 
-// A query that sees one key (a one-token context, or the first token of a prefill) gets that key's V exactly:
-// its weight is exp(0) / exp(0) = 1 whatever the arithmetic, and V is already in the output dtype.
+// A query that sees one key (a one-token context, the first token of a prefill, or any query of a window of one)
+// gets that key's V exactly: its weight is exp(0) / exp(0) = 1 whatever the arithmetic (the soft cap and the ALiBi
+// bias change the logit, not that), and V is already in the output dtype. A finite sink would take part of the
+// weight, so every head's sink is -inf (no sink) here, which must change nothing.
 void single_key_returns_its_value(const PropertyContext& ctx) {
   const bool prefill = supports(ctx.variant->capabilities(), Mode::prefill);
   const DrawnCase c = draw_case(ctx, [prefill](ProblemSpec& spec) {
@@ -30,24 +32,29 @@ void single_key_returns_its_value(const PropertyContext& ctx) {
       if (prefill && s.context_len > 1) s.num_queries = s.context_len;
       else s = {1, 1};
     }
+    if (!spec.options.sinks.empty()) spec.options.sinks = {SinkChoice::minus_infinity};
   });
   const Problem& p = c.problem;
   const Output out = ctx.variant->run(p, c.knobs);
   observe(ctx, "SingleKeyReturnsItsValue", p, c.knobs, nullptr);
   for (int s = 0; s < static_cast<int>(p.sequences.size()); ++s) {
-    if (p.sequences[s].first_query_position() != 0) continue;  // only token 0 of the sequence sees one key
-    for (int h = 0; h < p.num_query_heads; ++h) {
-      const float* v = &p.v_pool[p.kv_offset(s, 0, p.kv_head_of(h))];
-      const float* o = &out[p.query_offset(s, 0, h)];
-      if (std::memcmp(v, o, p.head_dim * sizeof(float)) == 0) continue;
-      int j = 0;
-      while (std::memcmp(&v[j], &o[j], sizeof(float)) == 0) ++j;
-      std::ostringstream msg;
-      msg.precision(10);
-      msg << "a query with a single key must return that key's V exactly\n" << describe(p) << knobs_line(c.knobs)
-          << "at " << element_position(p, p.query_offset(s, 0, h) + j) << ": V = " << v[j] << ", got " << o[j] << "\n";
-      RC_FAIL(msg.str() + "replay: " +
-              save_failure(ctx, "SingleKeyReturnsItsValue", p, c.knobs, "single-key row differs from its V"));
+    for (int token = 0; token < p.sequences[s].num_queries; ++token) {
+      const int position = p.sequences[s].first_query_position() + token;
+      if (p.first_visible_key(position) != position) continue;  // the row sees more than its own key
+      for (int h = 0; h < p.num_query_heads; ++h) {
+        const float* v = &p.v_pool[p.kv_offset(s, position, p.kv_head_of(h))];
+        const float* o = &out[p.query_offset(s, token, h)];
+        if (std::memcmp(v, o, p.head_dim * sizeof(float)) == 0) continue;
+        int j = 0;
+        while (std::memcmp(&v[j], &o[j], sizeof(float)) == 0) ++j;
+        std::ostringstream msg;
+        msg.precision(10);
+        msg << "a query with a single key must return that key's V exactly\n" << describe(p) << knobs_line(c.knobs)
+            << "at " << element_position(p, p.query_offset(s, token, h) + j) << ": V = " << v[j] << ", got " << o[j]
+            << "\n";
+        RC_FAIL(msg.str() + "replay: " +
+                save_failure(ctx, "SingleKeyReturnsItsValue", p, c.knobs, "single-key row differs from its V"));
+      }
     }
   }
 }
@@ -62,7 +69,8 @@ void power_of_two_value_scaling(const PropertyContext& ctx) {
   RC_PRE(scale_referenced_values(scaled, k));
   // Exactness needs every weighted product p * v and every output far from fp32's subnormal range (2^-126): weights
   // are at least exp(-40) / n > 2^-68 for n < 2^10, and nonzero |V| at least 2^-40, so |p v| > 2^-111 even after
-  // scaling by 2^-3.
+  // scaling by 2^-3. (A sink's value is 0, so its product is exact whatever its weight; its spread counts here
+  // all the same, which only discards more.)
   const OracleResult oracle = oracle_for(c.problem, c.knobs);
   for (const RowCondition& row : oracle.rows) RC_PRE(row.max_spread <= 40.0);
   for (float v : c.problem.v_pool) RC_PRE(!std::isfinite(v) || v == 0 || std::fabs(v) >= 0x1p-40f);
@@ -89,9 +97,15 @@ void power_of_two_value_scaling(const PropertyContext& ctx) {
 }
 
 // Identical keys get identical rounded logits, and a uniform logit error cancels in the softmax: the output is
-// the mean of V with only the accumulation's rounding, a bound with no logit or weight term.
+// the mean of V (of the window's keys) with only the accumulation's rounding, a bound with no logit or weight
+// term. ALiBi biases and a finite sink would make the logits differ, so there are none here (a sink of -inf
+// stays: it is no sink).
 void identical_keys_give_the_mean(const PropertyContext& ctx) {
-  const DrawnCase c = draw_case(ctx, [](ProblemSpec& spec) { spec.values = ValueKind::identical_keys; });
+  const DrawnCase c = draw_case(ctx, [](ProblemSpec& spec) {
+    spec.values = ValueKind::identical_keys;
+    spec.options.alibi = AlibiChoice::none;
+    if (!spec.options.sinks.empty()) spec.options.sinks = {SinkChoice::minus_infinity};
+  });
   run_and_check(ctx, "IdenticalKeysGiveTheMean", c.problem, c.knobs, oracle_for(c.problem, c.knobs),
                 [](ErrorModel m) {
                   m.logit_coefficient = 0;

@@ -91,6 +91,38 @@ rc::Gen<Poison> poison() {
   return pick(std::vector<Poison>{Poison::none, Poison::nan, Poison::pos_inf, Poison::neg_inf, Poison::huge});
 }
 
+namespace {
+
+// Absent in three cases of four, else one of `corners`; shrinks toward absent.
+template <typename T>
+rc::Gen<T> option(bool taken, T absent, std::vector<T> corners) {
+  if (!taken) return rc::gen::just(absent);
+  return weighted<T>({{3, rc::gen::just(absent)}, {1, pick(std::move(corners))}});
+}
+
+}  // namespace
+
+rc::Gen<LogitOptionSpec> logit_options(const Limits& limits) {
+  const LogitOptionSupport takes = limits.logit_options;
+  return rc::gen::exec([takes] {
+    LogitOptionSpec o;
+    o.window = *option(takes.window, WindowChoice::none,
+                       {WindowChoice::one, WindowChoice::block_size, WindowChoice::context, WindowChoice::beyond,
+                        WindowChoice::inside});
+    o.soft_cap = *option(takes.soft_cap, SoftCapChoice::none,
+                         {SoftCapChoice::saturating, SoftCapChoice::curved, SoftCapChoice::gemma,
+                          SoftCapChoice::linear});
+    o.alibi = *option(takes.alibi, AlibiChoice::none, {AlibiChoice::geometric, AlibiChoice::steep});
+    if (*option(takes.sinks, false, {true})) {
+      const int count = *rc::gen::inRange(1, 5);  // head h takes sinks[h % count]
+      for (int i = 0; i < count; ++i)
+        o.sinks.push_back(*pick(std::vector<SinkChoice>{SinkChoice::minus_infinity, SinkChoice::among,
+                                                        SinkChoice::far_above, SinkChoice::far_below}));
+    }
+    return o;
+  });
+}
+
 rc::Gen<ProblemSpec> problem_spec(const Limits& limits) {
   return rc::gen::exec([limits] {
     ProblemSpec spec;
@@ -115,6 +147,7 @@ rc::Gen<ProblemSpec> problem_spec(const Limits& limits) {
       spec.explicit_scale = *pick(std::vector<float>{0.5f, 0.125f, 1.0f, 0.0883883476f, 2.0f});
     spec.seed = *rc::gen::arbitrary<std::uint64_t>();
     spec.forked = count > 1 && *weighted<bool>({{3, rc::gen::just(false)}, {1, rc::gen::just(true)}});
+    spec.options = *logit_options(limits);
     return spec;
   });
 }

@@ -10,6 +10,7 @@
 
 #include "problem/knobs.h"
 #include "properties/problem_spec.h"
+#include "variants/variant.h"
 
 namespace pacheck::gen {
 
@@ -34,6 +35,8 @@ struct Limits {
   bool engine_shapes = false;
   // Kernel choices every drawn case pins (Knobs::pins).
   KernelPins pins;
+  // The logit options drawn: only those the variant takes (none by default, as Capabilities declares none).
+  LogitOptionSupport logit_options;
 };
 
 // An index in [0, n), uniform whatever the case's size (rc::gen::inRange favours small values at small sizes,
@@ -75,6 +78,9 @@ rc::Gen<int> context_len(int block_size, int max_context);
 rc::Gen<SequenceSpec> sequence(Mode mode, int block_size, const Limits& limits);
 rc::Gen<ValueKind> value_kind();
 rc::Gen<Poison> poison();
+// Each option the limits allow present in about one case in four, independently, at one of its corners (see
+// WindowChoice and the others in problem_spec.h); shrinks toward no options.
+rc::Gen<LogitOptionSpec> logit_options(const Limits& limits);
 rc::Gen<ProblemSpec> problem_spec(const Limits& limits = {});
 // Tile sizes from 1 to beyond the history; split sizes and split counts for split-K (engine shapes: tiles and
 // split sizes multiples of 16, no split counts).

@@ -79,6 +79,13 @@ double decode_edit_value(ByteChoices& in, DType dtype) {
   }
 }
 
+// An option's choice from one byte: absent (0) when the byte is even, so half the time, else one of its `corners`
+// (1 ..= corners).
+int decode_option(ByteChoices& in, int corners) {
+  const int b = in.byte();
+  return (b & 1) == 0 ? 0 : 1 + (b >> 1) % corners;
+}
+
 }  // namespace
 
 DecodedProblem decode_problem(const std::uint8_t* data, std::size_t size) {
@@ -103,6 +110,12 @@ DecodedProblem decode_problem(const std::uint8_t* data, std::size_t size) {
   if (const int s = in.in_range(0, 5); s > 0) spec.explicit_scale = kScales[s - 1];
   spec.seed = in.u64();
   d.poison = static_cast<Poison>(in.in_range(1, 4));  // nan, +inf, -inf, huge
+  LogitOptionSpec& o = spec.options;
+  o.window = static_cast<WindowChoice>(decode_option(in, 5));
+  o.soft_cap = static_cast<SoftCapChoice>(decode_option(in, 4));
+  o.alibi = static_cast<AlibiChoice>(decode_option(in, 2));
+  const int sinks = decode_option(in, 4);  // head h takes sinks[h % count]
+  for (int i = 0; i < sinks; ++i) o.sinks.push_back(static_cast<SinkChoice>(in.in_range(0, 3)));
 
   int longest = 1;
   for (const SequenceSpec& s : spec.sequences) longest = std::max(longest, s.context_len);

@@ -34,6 +34,48 @@ const char* poison_name(Poison poison) {
   return "?";
 }
 
+const char* window_choice_name(WindowChoice choice) {
+  switch (choice) {
+    case WindowChoice::none: return "none";
+    case WindowChoice::one: return "one";
+    case WindowChoice::block_size: return "block_size";
+    case WindowChoice::context: return "context";
+    case WindowChoice::beyond: return "beyond";
+    case WindowChoice::inside: return "inside";
+  }
+  return "?";
+}
+
+const char* soft_cap_choice_name(SoftCapChoice choice) {
+  switch (choice) {
+    case SoftCapChoice::none: return "none";
+    case SoftCapChoice::saturating: return "saturating";
+    case SoftCapChoice::curved: return "curved";
+    case SoftCapChoice::gemma: return "gemma";
+    case SoftCapChoice::linear: return "linear";
+  }
+  return "?";
+}
+
+const char* alibi_choice_name(AlibiChoice choice) {
+  switch (choice) {
+    case AlibiChoice::none: return "none";
+    case AlibiChoice::geometric: return "geometric";
+    case AlibiChoice::steep: return "steep";
+  }
+  return "?";
+}
+
+const char* sink_choice_name(SinkChoice choice) {
+  switch (choice) {
+    case SinkChoice::minus_infinity: return "-inf";
+    case SinkChoice::among: return "among";
+    case SinkChoice::far_above: return "far_above";
+    case SinkChoice::far_below: return "far_below";
+  }
+  return "?";
+}
+
 namespace {
 
 using Rng = SplitMix;
@@ -163,6 +205,113 @@ void fill_values(const ProblemSpec& spec, Problem& p, Rng& rng) {
   for (std::size_t i = 0; i < p.queries.size(); ++i) p.queries[i] = round(q_value(static_cast<int>(i % d)));
 }
 
+// How large the problem's plain logits scale * q . k are: `typical`, |scale| sqrt(d) rms(q) rms(k), the spread of
+// a logit of unrelated vectors (aligned ones are larger), and `bound`, |scale| d max|q| max|k|, above every one.
+// Only referenced slots count: the poison elsewhere is read by no row.
+struct LogitSize {
+  double typical = 0;
+  double bound = 0;
+};
+
+LogitSize logit_size(const Problem& p) {
+  const int d = p.head_dim;
+  double q_sq = 0, q_max = 0, k_sq = 0, k_max = 0;
+  for (float x : p.queries) {
+    q_sq += static_cast<double>(x) * x;
+    q_max = std::max(q_max, std::fabs(static_cast<double>(x)));
+  }
+  std::size_t k_count = 0;
+  for (int s = 0; s < static_cast<int>(p.sequences.size()); ++s)
+    for (int t = 0; t < p.sequences[s].context_len; ++t)
+      for (int h = 0; h < p.num_kv_heads; ++h) {
+        const float* k = &p.k_pool[p.kv_offset(s, t, h)];
+        for (int i = 0; i < d; ++i) {
+          k_sq += static_cast<double>(k[i]) * k[i];
+          k_max = std::max(k_max, std::fabs(static_cast<double>(k[i])));
+        }
+        k_count += d;
+      }
+  const double scale = std::fabs(static_cast<double>(p.scale()));
+  LogitSize size;
+  size.typical = scale * std::sqrt(static_cast<double>(d)) * std::sqrt(q_sq / std::max<std::size_t>(1, p.queries.size())) *
+                 std::sqrt(k_sq / std::max<std::size_t>(1, k_count));
+  size.bound = scale * d * q_max * k_max;
+  return size;
+}
+
+// A positive float for a cap or a sink magnitude: x, kept inside [2^-20, FLT_MAX / 4] (and 1 where x is 0 or not
+// finite), so that the option validates and its arithmetic stays finite.
+float positive_float(double x) {
+  if (!(x > 0) || !std::isfinite(x)) return 1.0f;
+  return static_cast<float>(std::clamp(x, std::ldexp(1.0, -20), static_cast<double>(FLT_MAX) / 4));
+}
+
+// The logit of one drawn (query, key) pair with the options resolved so far: a sink "among" the logits.
+double sampled_logit(const Problem& p, Rng& rng, int query_head) {
+  const int s = rng.below(static_cast<int>(p.sequences.size()));
+  const Sequence& seq = p.sequences[s];
+  const int token = rng.below(seq.num_queries);
+  const int position = seq.first_query_position() + token;
+  const int key = p.first_visible_key(position) + rng.below(position - p.first_visible_key(position) + 1);
+  const float* q = &p.queries[p.query_offset(s, token, query_head)];
+  const float* k = &p.k_pool[p.kv_offset(s, key, p.kv_head_of(query_head))];
+  double logit = 0;
+  for (int i = 0; i < p.head_dim; ++i) logit += static_cast<double>(q[i]) * k[i];
+  logit *= p.scale();
+  const LogitOptions& o = p.options;
+  if (o.soft_cap) logit = *o.soft_cap * std::tanh(logit / *o.soft_cap);
+  if (!o.alibi_slopes.empty()) logit += static_cast<double>(o.alibi_slopes[query_head]) * (key - position);
+  return logit;
+}
+
+// Resolves the option choices against the materialised problem, in problem.h's order (a sink among the logits is
+// drawn from logits with the cap and the biases applied).
+void resolve_options(const LogitOptionSpec& spec, Problem& p, Rng& rng) {
+  int longest = 1;
+  for (const Sequence& s : p.sequences) longest = std::max(longest, s.context_len);
+  LogitOptions& o = p.options;
+  switch (spec.window) {
+    case WindowChoice::none: break;
+    case WindowChoice::one: o.window = 1; break;
+    case WindowChoice::block_size: o.window = p.block_size; break;
+    case WindowChoice::context:
+      o.window = p.sequences[rng.below(static_cast<int>(p.sequences.size()))].context_len;
+      break;
+    case WindowChoice::beyond: o.window = longest + 1 + rng.below(p.block_size); break;
+    case WindowChoice::inside: o.window = 1 + rng.below(longest); break;
+  }
+  const LogitSize size = logit_size(p);
+  const double jitter = 1 + rng.uniform();  // so that the cap is no fixed fraction of the logits
+  switch (spec.soft_cap) {
+    case SoftCapChoice::none: break;
+    case SoftCapChoice::saturating: o.soft_cap = positive_float(size.typical / 16 * jitter); break;
+    case SoftCapChoice::curved: o.soft_cap = positive_float(size.typical * jitter); break;
+    case SoftCapChoice::gemma: o.soft_cap = 50.0f; break;
+    case SoftCapChoice::linear: o.soft_cap = positive_float(size.bound * 64 * jitter); break;
+  }
+  if (spec.alibi != AlibiChoice::none) {
+    const int heads = p.num_query_heads;
+    const double steepness = spec.alibi == AlibiChoice::steep ? 8 : 0;
+    for (int h = 0; h < heads; ++h)
+      o.alibi_slopes.push_back(static_cast<float>(std::exp2(steepness - 8.0 * (h + 1) / heads)));
+  }
+  if (!spec.sinks.empty()) {
+    // Every logit lies within `bound` of 0 before the biases, which only lower it (by at most the steepest slope
+    // times the longest distance); 128 more puts a sink's or a key's weight below fp32's smallest subnormal.
+    double steepest = 0;
+    for (float slope : o.alibi_slopes) steepest = std::max(steepest, std::fabs(static_cast<double>(slope)));
+    const double far = 2 * size.bound + 128, below = far + steepest * longest;
+    for (int h = 0; h < p.num_query_heads; ++h) {
+      switch (spec.sinks[h % spec.sinks.size()]) {
+        case SinkChoice::minus_infinity: o.sinks.push_back(-INFINITY); break;
+        case SinkChoice::among: o.sinks.push_back(static_cast<float>(sampled_logit(p, rng, h))); break;
+        case SinkChoice::far_above: o.sinks.push_back(positive_float(far)); break;
+        case SinkChoice::far_below: o.sinks.push_back(-positive_float(below)); break;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 Problem materialize(const ProblemSpec& spec) {
@@ -176,6 +325,8 @@ Problem materialize(const ProblemSpec& spec) {
   Rng rng(spec.seed);
   place_blocks(spec, p, rng);
   fill_values(spec, p, rng);
+  // Drawn after the data, so that a spec's data is the same with its options or without them.
+  resolve_options(spec.options, p, rng);
   return p;
 }
 
@@ -185,6 +336,15 @@ std::string describe(const ProblemSpec& spec) {
       << " spare_blocks=" << spec.spare_blocks << " shared_prefix=" << spec.shared_prefix << " forked=" << spec.forked
       << " table_padding=" << spec.table_padding << (spec.padding_invalid ? " (invalid ids)" : " (poisoned blocks)")
       << " seed=" << spec.seed;
+  const LogitOptionSpec& o = spec.options;
+  if (o.window != WindowChoice::none) out << " window=" << window_choice_name(o.window);
+  if (o.soft_cap != SoftCapChoice::none) out << " soft_cap=" << soft_cap_choice_name(o.soft_cap);
+  if (o.alibi != AlibiChoice::none) out << " alibi=" << alibi_choice_name(o.alibi);
+  if (!o.sinks.empty()) {
+    out << " sinks=[";
+    for (std::size_t i = 0; i < o.sinks.size(); ++i) out << (i ? " " : "") << sink_choice_name(o.sinks[i]);
+    out << "]";
+  }
   return out.str();
 }
 

@@ -1,7 +1,7 @@
-// A problem described by a handful of choices (shapes, modes, placement, poison, value distribution and a seed),
-// which RapidCheck generates and shrinks; materialize() turns it into the concrete Problem deterministically.
-// Shrinking acts on the choices, so a failure shrinks toward fewer sequences, shorter contexts, smaller heads
-// and plainer values, and the seed re-derives the data for each smaller shape.
+// A problem described by a handful of choices (shapes, modes, placement, poison, value distribution, logit options
+// and a seed), which RapidCheck generates and shrinks; materialize() turns it into the concrete Problem
+// deterministically. Shrinking acts on the choices, so a failure shrinks toward fewer sequences, shorter contexts,
+// smaller heads, plainer values and no logit options, and the seed re-derives the data for each smaller shape.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +29,54 @@ const char* value_kind_name(ValueKind kind);
 enum class Poison : std::uint8_t { none, nan, pos_inf, neg_inf, huge };
 const char* poison_name(Poison poison);
 
+// The logit options (problem.h's LogitOptions) as choices of their corners. Each is resolved against the problem
+// materialize() builds (its block size, its contexts, the size of its logits), so a corner stays a corner while
+// the shapes shrink. The first value of each enum is the option's absence.
+enum class WindowChoice : std::uint8_t {
+  none,
+  one,          // every query sees only its own key
+  block_size,   // the window's start falls on block boundaries
+  context,      // exactly one sequence's context: the query at its end sees every key, the others fewer
+  beyond,       // longer than every context: a window that masks nothing
+  inside,       // anywhere from 1 to the longest context
+};
+enum class SoftCapChoice : std::uint8_t {
+  none,
+  saturating,   // far below the logits: tanh saturates, every capped logit is near +-cap
+  curved,       // near the logits: the cap bends them without flattening them
+  gemma,        // 50, Gemma 2's attention cap, whatever the logits
+  linear,       // far above the logits: tanh is in its linear part
+};
+enum class AlibiChoice : std::uint8_t {
+  none,
+  geometric,    // 2^(-8 (h + 1) / H), the ALiBi paper's slopes for H heads
+  steep,        // 2^8 times those: biases that swamp the logits within a few keys
+};
+// A sink for one query head.
+enum class SinkChoice : std::uint8_t {
+  minus_infinity,  // no sink for this head
+  among,           // inside the range of the row's logits
+  far_above,       // above every logit: it takes nearly all the weight
+  far_below,       // below every logit: its weight underflows
+};
+const char* window_choice_name(WindowChoice choice);
+const char* soft_cap_choice_name(SoftCapChoice choice);
+const char* alibi_choice_name(AlibiChoice choice);
+const char* sink_choice_name(SinkChoice choice);
+
+struct LogitOptionSpec {
+  WindowChoice window = WindowChoice::none;
+  SoftCapChoice soft_cap = SoftCapChoice::none;
+  AlibiChoice alibi = AlibiChoice::none;
+  // Query head h takes sinks[h % size]; empty: no sinks.
+  std::vector<SinkChoice> sinks;
+
+  bool any() const {
+    return window != WindowChoice::none || soft_cap != SoftCapChoice::none || alibi != AlibiChoice::none ||
+           !sinks.empty();
+  }
+};
+
 struct SequenceSpec {
   int context_len = 1;
   int num_queries = 1;
@@ -53,6 +101,7 @@ struct ProblemSpec {
   ValueKind values = ValueKind::normal;
   double spread = 1.0;         // logit scale for `normal`
   std::optional<float> explicit_scale;
+  LogitOptionSpec options;
   std::uint64_t seed = 0;
 };
 

@@ -22,4 +22,9 @@ void single_key_returns_its_value(const PropertyContext& ctx);
 void power_of_two_value_scaling(const PropertyContext& ctx);
 void identical_keys_give_the_mean(const PropertyContext& ctx);
 
+// logit_option_properties.cpp: the laws of the logit options.
+void windowed_out_keys_zero_weight(const PropertyContext& ctx);
+void large_soft_cap_is_no_cap(const PropertyContext& ctx);
+void minus_infinity_sink_is_no_sink(const PropertyContext& ctx);
+
 }  // namespace pacheck::bodies

@@ -1,13 +1,17 @@
 // The generators' corners that single bugs hide in: the default draw reaches forks sharing their first sequence's
 // blocks, a partly filled one included, and rows whose every logit lies below a finite masking sentinel; each is the
 // only draw that shows its mutant (shared_tail_read_whole, masked_score_sentinel): without it the mutant is
-// bit-identical to the correct kernel.
+// bit-identical to the correct kernel. The logit options' corners (windows, caps, slopes, sinks) are reached too,
+// resolve to what they promise, and shrink away.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <set>
+#include <vector>
 
 #include "oracle/oracle.h"
 #include "properties/agreement.h"
@@ -144,6 +148,190 @@ TEST(GeneratorCorners, LogitsBelowTheSentinelShowMaskedScoreSentinel) {
   EXPECT_FALSE(mutant_agrees_with_oracle(materialize(spec), knobs, mutants::Bug::masked_score_sentinel));
   spec.values = ValueKind::extremely_negative;  // about -1e4: above the sentinel
   EXPECT_TRUE(mutant_agrees_with_oracle(materialize(spec), knobs, mutants::Bug::masked_score_sentinel));
+}
+
+gen::Limits taking_every_option() {
+  gen::Limits limits;
+  limits.logit_options = LogitOptionSupport::all();
+  return limits;
+}
+
+int options_present(const LogitOptionSpec& o) {
+  return (o.window != WindowChoice::none) + (o.soft_cap != SoftCapChoice::none) + (o.alibi != AlibiChoice::none) +
+         !o.sinks.empty();
+}
+
+// Every logit of query head h that some row sees (its visible keys, with the cap and the bias), in double; and, when
+// `plain` is set, the plain logits scale * q . k instead.
+std::vector<double> head_logits(const Problem& p, int h, bool plain = false) {
+  std::vector<double> logits;
+  const LogitOptions& o = p.options;
+  for (int s = 0; s < static_cast<int>(p.sequences.size()); ++s) {
+    const Sequence& seq = p.sequences[s];
+    for (int i = 0; i < seq.num_queries; ++i) {
+      const int position = seq.first_query_position() + i;
+      const float* q = &p.queries[p.query_offset(s, i, h)];
+      for (int t = p.first_visible_key(position); t <= position; ++t) {
+        const float* k = &p.k_pool[p.kv_offset(s, t, p.kv_head_of(h))];
+        double logit = 0;
+        for (int j = 0; j < p.head_dim; ++j) logit += static_cast<double>(q[j]) * k[j];
+        logit *= p.scale();
+        if (!plain && o.soft_cap) logit = *o.soft_cap * std::tanh(logit / *o.soft_cap);
+        if (!plain && !o.alibi_slopes.empty()) logit += static_cast<double>(o.alibi_slopes[h]) * (t - position);
+        logits.push_back(logit);
+      }
+    }
+  }
+  return logits;
+}
+
+// Each option in about one draw in four, independently of the others, at every one of its corners; limits that take
+// no option (the default, as for CUDA and plugin variants) draw none.
+TEST(GeneratorCorners, EachLogitOptionInAboutOneDrawInFourAtEveryCorner) {
+  const int draws = 2000;
+  int window = 0, cap = 0, alibi = 0, sinks = 0, window_and_sinks = 0;
+  std::set<WindowChoice> windows;
+  std::set<SoftCapChoice> caps;
+  std::set<AlibiChoice> slopes;
+  std::set<SinkChoice> sink_kinds;
+  for (int i = 0; i < draws; ++i) {
+    const rc::Random random(static_cast<std::uint64_t>(i) + 1);
+    const LogitOptionSpec o = gen::problem_spec(taking_every_option())(random).value().options;
+    window += o.window != WindowChoice::none;
+    cap += o.soft_cap != SoftCapChoice::none;
+    alibi += o.alibi != AlibiChoice::none;
+    sinks += !o.sinks.empty();
+    window_and_sinks += o.window != WindowChoice::none && !o.sinks.empty();
+    windows.insert(o.window);
+    caps.insert(o.soft_cap);
+    slopes.insert(o.alibi);
+    sink_kinds.insert(o.sinks.begin(), o.sinks.end());
+    EXPECT_FALSE(gen::problem_spec()(random).value().options.any()) << "default limits take no option";
+  }
+  RecordProperty("window_draws", window);
+  RecordProperty("sink_draws", sinks);
+  for (const int present : {window, cap, alibi, sinks}) {
+    EXPECT_GT(present, draws / 6);
+    EXPECT_LT(present, draws / 3);
+  }
+  EXPECT_GT(window_and_sinks, draws / 32) << "independent: about one draw in sixteen has both";
+  EXPECT_LT(window_and_sinks, draws / 8);
+  EXPECT_EQ(windows.size(), 6u);
+  EXPECT_EQ(caps.size(), 5u);
+  EXPECT_EQ(slopes.size(), 3u);
+  EXPECT_EQ(sink_kinds.size(), 4u);
+}
+
+// Limits that take some options draw only those.
+RC_GTEST_PROP(GeneratorCorners, LimitsDrawOnlyTheOptionsTheyTake, ()) {
+  gen::Limits limits;
+  limits.logit_options = {*rc::gen::arbitrary<bool>(), *rc::gen::arbitrary<bool>(), *rc::gen::arbitrary<bool>(),
+                          *rc::gen::arbitrary<bool>()};
+  const LogitOptionSupport takes = limits.logit_options;
+  const Problem p = materialize(*gen::problem_spec(limits));
+  RC_ASSERT(takes.soft_cap || !p.options.soft_cap);
+  RC_ASSERT(takes.window || !p.options.window);
+  RC_ASSERT(takes.alibi || p.options.alibi_slopes.empty());
+  RC_ASSERT(takes.sinks || p.options.sinks.empty());
+}
+
+// Each corner resolves to what it promises against the problem it is materialised with.
+RC_GTEST_PROP(GeneratorCorners, LogitOptionCornersResolveToWhatTheyPromise, ()) {
+  ProblemSpec spec = *gen::problem_spec(taking_every_option());
+  spec.options.window = *rc::gen::elementOf(std::vector<WindowChoice>{
+      WindowChoice::one, WindowChoice::block_size, WindowChoice::context, WindowChoice::beyond, WindowChoice::inside});
+  spec.options.alibi = *rc::gen::elementOf(std::vector<AlibiChoice>{AlibiChoice::geometric, AlibiChoice::steep});
+  if (spec.options.sinks.empty()) spec.options.sinks = {SinkChoice::among, SinkChoice::far_above};
+  const bool linear = *rc::gen::arbitrary<bool>();
+  spec.options.soft_cap = linear ? SoftCapChoice::linear : SoftCapChoice::none;
+  const Problem p = materialize(spec);
+  RC_ASSERT(validation_errors(p).empty());
+  std::vector<int> contexts;
+  for (const Sequence& s : p.sequences) contexts.push_back(s.context_len);
+  const int longest = *std::max_element(contexts.begin(), contexts.end());
+  const int window = *p.options.window;
+  switch (spec.options.window) {
+    case WindowChoice::one: RC_ASSERT(window == 1); break;
+    case WindowChoice::block_size: RC_ASSERT(window == p.block_size); break;
+    case WindowChoice::context: RC_ASSERT(std::count(contexts.begin(), contexts.end(), window) > 0); break;
+    case WindowChoice::beyond: RC_ASSERT(window > longest); break;
+    default: RC_ASSERT(window >= 1 && window <= longest); break;
+  }
+  const int heads = p.num_query_heads;
+  const double steepness = spec.options.alibi == AlibiChoice::steep ? 256 : 1;
+  for (int h = 0; h < heads; ++h)
+    RC_ASSERT(p.options.alibi_slopes[h] == static_cast<float>(steepness * std::exp2(-8.0 * (h + 1) / heads)));
+  for (int h = 0; h < heads; ++h) {
+    const std::vector<double> logits = head_logits(p, h);
+    const double lowest = *std::min_element(logits.begin(), logits.end());
+    const double highest = *std::max_element(logits.begin(), logits.end());
+    const double sink = p.options.sinks[h];
+    const double slack = 1e-6 * std::max({1.0, std::fabs(lowest), std::fabs(highest)});  // the sink is a float
+    switch (spec.options.sinks[h % spec.options.sinks.size()]) {
+      case SinkChoice::minus_infinity: RC_ASSERT(sink == -INFINITY); break;
+      case SinkChoice::among: RC_ASSERT(sink >= lowest - slack && sink <= highest + slack); break;
+      case SinkChoice::far_above: RC_ASSERT(sink >= highest + 128); break;
+      case SinkChoice::far_below: RC_ASSERT(sink <= lowest - 128); break;
+    }
+    if (linear)
+      for (const double s : head_logits(p, h, true)) RC_ASSERT(std::fabs(s) * 64 <= *p.options.soft_cap);
+  }
+}
+
+// A saturating cap lies well below the logits: most of them are capped to more than half the cap, where tanh has
+// lost over a quarter of its slope (tanh'(x) = 1 - tanh(x)^2 < 0.75 for |tanh(x)| > 1/2).
+TEST(GeneratorCorners, SaturatingCapsLieWellBelowMostLogits) {
+  std::size_t logits = 0, saturated = 0;
+  for (int i = 0; i < 120; ++i) {
+    ProblemSpec spec = gen::problem_spec()(rc::Random(static_cast<std::uint64_t>(i) + 1)).value();
+    spec.options.soft_cap = SoftCapChoice::saturating;
+    const Problem p = materialize(spec);
+    for (int h = 0; h < p.num_query_heads; ++h)
+      for (const double s : head_logits(p, h, true)) {
+        ++logits;
+        saturated += std::fabs(s) > 2 * *p.options.soft_cap;
+      }
+  }
+  EXPECT_GT(saturated, logits / 2) << saturated << " of " << logits << " logits beyond twice the cap";
+}
+
+// Shrinking takes the options away: from any draw with options, some chain of shrinks ends with none.
+TEST(GeneratorCorners, ShrinkingRemovesTheLogitOptions) {
+  int shrunk = 0;
+  for (std::uint64_t seed = 1; shrunk < 20 && seed < 400; ++seed) {
+    rc::Shrinkable<ProblemSpec> current = gen::problem_spec(taking_every_option())(rc::Random(seed));
+    if (options_present(current.value().options) == 0) continue;
+    for (int step = 0; step < 100 && options_present(current.value().options) > 0; ++step) {
+      const int before = options_present(current.value().options);
+      auto shrinks = current.shrinks();
+      bool found = false;
+      while (auto next = shrinks.next()) {
+        if (options_present(next->value().options) < before) {
+          current = *next;
+          found = true;
+          break;
+        }
+      }
+      ASSERT_TRUE(found) << "no shrink drops an option of seed " << seed << ": " << describe(current.value());
+    }
+    EXPECT_EQ(options_present(current.value().options), 0) << "seed " << seed;
+    ++shrunk;
+  }
+  EXPECT_EQ(shrunk, 20);
+}
+
+TEST(GeneratorCorners, DescribeNamesTheOptionCorners) {
+  ProblemSpec spec;
+  spec.sequences = {{4, 1}};
+  spec.options.window = WindowChoice::block_size;
+  spec.options.soft_cap = SoftCapChoice::gemma;
+  spec.options.alibi = AlibiChoice::steep;
+  spec.options.sinks = {SinkChoice::minus_infinity, SinkChoice::far_above};
+  EXPECT_NE(describe(spec).find(" window=block_size soft_cap=gemma alibi=steep sinks=[-inf far_above]"),
+            std::string::npos)
+      << describe(spec);
+  spec.options = {};
+  EXPECT_EQ(describe(spec).find("window"), std::string::npos) << describe(spec);
 }
 
 }  // namespace

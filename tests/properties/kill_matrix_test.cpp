@@ -71,6 +71,14 @@ TEST(KillMatrix, EveryMutantDiesAndEveryPropertyKills) {
     EXPECT_EQ(c->failure.find("illegal address"), std::string::npos) << c->failure;
     EXPECT_NE(c->failure.find("disagrees with the oracle"), std::string::npos) << c->failure;
   }
+  // Each law of the logit options fails on the real bug it exists for.
+  for (const auto& [mutant, property] : {std::pair{"window_one_too_many", "WindowedOutKeysZeroWeight"},
+                                         std::pair{"softcap_tanh_from_sigmoid", "LargeSoftCapIsNoCap"},
+                                         std::pair{"sink_sentinel", "MinusInfinitySinkIsNoSink"}}) {
+    const KillCell* c = cell_of(matrix, mutant, property);
+    ASSERT_NE(c, nullptr) << mutant << " / " << property << " is not in the matrix";
+    EXPECT_TRUE(c->killed) << property << " does not kill " << mutant;
+  }
 }
 
 // The matrix's three ways of seeing a failing case: through an observed agreement (acc_not_rescaled under the
@@ -155,19 +163,24 @@ TEST(Mutants, DeclareTheirCounterpartsPromisesAndStayOutOfOrdinaryRuns) {
     EXPECT_EQ(mine.batch_invariant, claimed.batch_invariant) << v->name();
     EXPECT_EQ(mine.uses_splits, claimed.uses_splits) << v->name();
     EXPECT_EQ(mine.needs_gpu, claimed.needs_gpu) << v->name();
+    const LogitOptionSupport options = mine.logit_options;
+    EXPECT_TRUE(options.soft_cap && options.window && options.alibi && options.sinks)
+        << v->name() << ": the meta-kernel computes every logit option";
     EXPECT_NE(mutant->bug(), mutants::Bug::none) << v->name();
   }
 }
 
 // With Bug::none every kernel of the meta-kernel is its correct counterpart, bit for bit, on every kind of problem
-// the generators draw (poisoned slots and invalid padding included): each mutant is a correct kernel plus exactly
-// its bug.
+// the generators draw (poisoned slots, invalid padding and every logit option included): each mutant is a correct
+// kernel plus exactly its bug.
 RC_GTEST_PROP(MutantKernels, WithoutTheirBugAreBitIdenticalToTheCorrectKernels, ()) {
-  const ProblemSpec spec = *gen::problem_spec();
+  gen::Limits limits;
+  limits.logit_options = LogitOptionSupport::all();
+  const ProblemSpec spec = *gen::problem_spec(limits);
   const Problem problem = materialize(spec);
   int longest = 1;
   for (const Sequence& s : problem.sequences) longest = std::max(longest, s.context_len);
-  const Knobs knobs = *gen::knobs(longest);
+  const Knobs knobs = *gen::knobs(longest, limits);
   for (const mutants::Kernel kernel : mutants::kKernels) {
     const Output correct = Registry::instance().get(mutants::counterpart_name(kernel)).run(problem, knobs);
     RC_ASSERT(bit_identical(mutants::run_kernel(kernel, problem, knobs, mutants::Bug::none), correct));

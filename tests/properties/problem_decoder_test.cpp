@@ -60,6 +60,7 @@ TEST(ProblemDecoder, TheEmptyInputIsTheSmallestProblem) {
   ASSERT_EQ(p.sequences.size(), 1u);
   EXPECT_EQ(p.sequences[0].context_len, 1);
   EXPECT_EQ(p.sequences[0].num_queries, 1);
+  EXPECT_FALSE(p.options.any()) << "zero bytes pick no logit option";
 }
 
 TEST(ProblemDecoder, ReachesEveryCornerTheFuzzerMustExplore) {
@@ -68,6 +69,10 @@ TEST(ProblemDecoder, ReachesEveryCornerTheFuzzerMustExplore) {
   std::set<int> gqa_ratios, block_sizes, head_dims, split_counts;
   std::set<Poison> poisons;
   std::set<ValueKind> value_kinds;
+  std::set<WindowChoice> windows;
+  std::set<SoftCapChoice> caps;
+  std::set<AlibiChoice> alibis;
+  std::set<SinkChoice> sinks;
   bool invalid_padding = false, poisoned_padding = false, shared_prefix = false, ragged_tail = false,
        one_token_context = false, edits = false, explicit_scale = false;
   for (const auto& bytes : byte_strings(3000)) {
@@ -90,6 +95,10 @@ TEST(ProblemDecoder, ReachesEveryCornerTheFuzzerMustExplore) {
     shared_prefix |= d.spec.shared_prefix;
     edits |= !d.edits.empty();
     explicit_scale |= p.explicit_scale.has_value();
+    windows.insert(d.spec.options.window);
+    caps.insert(d.spec.options.soft_cap);
+    alibis.insert(d.spec.options.alibi);
+    sinks.insert(d.spec.options.sinks.begin(), d.spec.options.sinks.end());
   }
   EXPECT_EQ(dtypes.size(), 3u);
   EXPECT_EQ(modes.size(), 3u);
@@ -106,6 +115,10 @@ TEST(ProblemDecoder, ReachesEveryCornerTheFuzzerMustExplore) {
   EXPECT_TRUE(one_token_context);
   EXPECT_TRUE(edits);
   EXPECT_TRUE(explicit_scale);
+  EXPECT_EQ(windows.size(), 6u) << "every window corner, and none";
+  EXPECT_EQ(caps.size(), 5u) << "every soft cap corner, and none";
+  EXPECT_EQ(alibis.size(), 3u) << "both slope kinds, and none";
+  EXPECT_EQ(sinks.size(), 4u) << "every kind of sink";
 }
 
 TEST(ProblemDecoder, PoisonChangesOnlyUnreferencedSlots) {

@@ -118,12 +118,29 @@ void merge(CpuSoftmaxState& st, const CpuSoftmaxState& other, int n, Bug bug) {
   st.m = m_new;
 }
 
-float logit(const float* q, const float* k, int head_dim, float scale, Bug bug) {
-  switch (bug) {
-    case Bug::scale_applied_twice: return score_fp32(q, k, head_dim, scale) * scale;
-    case Bug::scale_not_applied: return score_fp32(q, k, head_dim, 1.0f);
-    default: return score_fp32(q, k, head_dim, scale);
+// tanh(x) as 2 sigmoid(2x) - 1, the way kernels write it where the language has no tanh: near x = 0 the sum
+// 1 + exp(-2x) keeps few of x's bits, so the result's relative error grows as u / |x|.
+float tanh_from_sigmoid(float x) { return 2.0f / (1.0f + expf(-2.0f * x)) - 1.0f; }
+
+// logit_fp32 of cpu_grid.h, with the bug switches: the scaled dot product of key `key`, its soft cap and its
+// ALiBi bias.
+float logit(const Problem& p, const RowProgram& row, const float* q, const float* k, int key, Bug bug) {
+  const LogitOptions& o = p.options;
+  const float scale = p.scale();
+  const bool scale_after_cap = bug == Bug::soft_cap_before_scale && o.soft_cap;
+  float s = score_fp32(q, k, p.head_dim, bug == Bug::scale_not_applied || scale_after_cap ? 1.0f : scale);
+  if (bug == Bug::scale_applied_twice) s *= scale;
+  if (o.soft_cap) {
+    const float cap = *o.soft_cap;
+    s = cap * (bug == Bug::soft_cap_tanh_from_sigmoid ? tanh_from_sigmoid(s / cap) : tanhf(s / cap));
   }
+  if (scale_after_cap) s *= scale;
+  if (!o.alibi_slopes.empty()) {
+    const int head = bug == Bug::alibi_slope_of_kv_head ? row.kv_head : row.query_head;
+    const int distance = bug == Bug::alibi_sign_flipped ? row.position - key : key - row.position;
+    s += o.alibi_slopes[head] * static_cast<float>(distance);
+  }
+  return s;
 }
 
 int kv_head_of(const Problem& p, int query_head, Bug bug) {
@@ -161,13 +178,28 @@ const float* load_value(const Problem& p, const DeviceMemory& memory, const RowP
   return memory.value_at(a.block, a.slot, row.kv_head);
 }
 
-// The score of a lane the masks stop: -inf, or the bug's fill value. The finite sentinel -6e4 (fp16's range, a
-// common "large negative" in kernels that must stay finite) loses to every logit a kernel usually sees, and wins
-// over a row whose every logit lies below it.
+// The finite sentinel -6e4 (fp16's range, a common "large negative" in kernels that must stay finite) loses to
+// every logit a kernel usually sees, and wins over a row whose every logit lies below it.
+constexpr float kFiniteSentinel = -6e4f;
+
+// The score of a lane the masks stop: -inf, or the bug's fill value.
 float masked_score(Bug bug) {
   if (bug == Bug::masked_score_zero) return 0.0f;
-  if (bug == Bug::masked_score_sentinel) return -6e4f;
+  if (bug == Bug::masked_score_sentinel) return kFiniteSentinel;
   return -INFINITY;
+}
+
+// fold_sink of cpu_grid.h, with the bug switches: the row's sink, a logit with a zero value, folded as a tile of
+// one key.
+void fold_sink(const Problem& p, const RowProgram& row, Bug bug, CpuSoftmaxState& st) {
+  float sink = p.sink(row.query_head);
+  if (bug == Bug::sink_sentinel && !p.options.sinks.empty() && sink == -INFINITY) sink = kFiniteSentinel;
+  if (bug == Bug::sink_not_in_denominator) {
+    // The state starts from m = sink, d = 0 where d = exp(sink - sink) = 1 was meant.
+    st.m = fmaxf(st.m, sink);
+    return;
+  }
+  fold(st, &sink, 1, [](int) { return kZeroRow; }, p.head_dim, bug);
 }
 
 // Whether the block holding the row's last key is also in another sequence's table (within that one's context):
@@ -186,6 +218,7 @@ bool tail_block_shared(const Problem& p, const RowProgram& row) {
 
 // The keys a row's masks let through, as the kernel computes them.
 struct KeyWindow {
+  int first = 0;         // the sliding window's start: the kernel walks the keys from here
   int kv_bound = 0;      // the ragged tail: keys at or past it are not loaded
   bool causal = false;   // whether the causal mask is applied at all
   int causal_limit = 0;  // keys past it are the query's future
@@ -195,6 +228,8 @@ struct KeyWindow {
 
 KeyWindow key_window(const Problem& p, const RowProgram& row, Bug bug) {
   KeyWindow w;
+  w.first = row.first_key;
+  if (bug == Bug::window_one_too_many && w.first > 0) w.first -= 1;
   w.kv_bound = row.context_len;
   if (bug == Bug::tail_one_too_many) w.kv_bound += 1;
   if (bug == Bug::tail_one_too_few) w.kv_bound -= 1;
@@ -202,7 +237,7 @@ KeyWindow key_window(const Problem& p, const RowProgram& row, Bug bug) {
   if (bug == Bug::shared_tail_read_whole && tail_block_shared(p, row))
     w.kv_bound = (row.context_len + p.block_size - 1) / p.block_size * p.block_size;
   // A decode row needs no causal mask: the tail mask already stops at its position, so decode kernels (vLLM's
-  // paged decode, FlashAttention with seqlen_q = 1) apply none. For Bug::none the window is keys [0, position].
+  // paged decode, FlashAttention with seqlen_q = 1) apply none. For Bug::none the keys are [first_key, position].
   w.causal = p.sequences[row.sequence].num_queries > 1;
   w.causal_limit = row.position;
   if (bug == Bug::causal_off_by_one) w.causal_limit = row.position + 1;
@@ -214,7 +249,6 @@ KeyWindow key_window(const Problem& p, const RowProgram& row, Bug bug) {
 void fold_keys(const Problem& p, const DeviceMemory& memory, const RowProgram& row, const KeyWindow& window,
                int begin, int end, int tile_size, Bug bug, CpuSoftmaxState& st) {
   const float* q = &p.queries[row.offset];
-  const float scale = p.scale();
   float scores[kCpuMaxHeadDim];
   const int step = std::min(tile_size, kCpuMaxHeadDim);
   const int tiles_end = bug == Bug::last_partial_tile_skipped ? begin + (end - begin) / step * step : end;
@@ -224,7 +258,7 @@ void fold_keys(const Problem& p, const DeviceMemory& memory, const RowProgram& r
     for (int lane = 0; lane < step; ++lane) {
       const int t = tile + lane;
       const bool loaded = t < window.kv_bound;
-      const float s = logit(q, loaded ? load_key(p, memory, row, t, bug) : kZeroRow, p.head_dim, scale, bug);
+      const float s = logit(p, row, q, loaded ? load_key(p, memory, row, t, bug) : kZeroRow, t, bug);
       const bool visible = loaded && !(window.causal && t > window.causal_limit) && t < end;
       scores[lane] = visible ? s : masked_score(bug);
     }
@@ -269,7 +303,8 @@ Output run_streaming(const Problem& p, const Knobs& knobs, Bug bug) {
     const KeyWindow window = key_window(p, row, bug);
     CpuSoftmaxState state;
     init_state(state, p.head_dim, bug);
-    fold_keys(p, memory, row, window, 0, window.end(), knobs.tile_size, bug, state);
+    fold_sink(p, row, bug, state);
+    fold_keys(p, memory, row, window, window.first, window.end(), knobs.tile_size, bug, state);
     store_output(p, row, state, out.data());
   });
   return out;
@@ -284,16 +319,23 @@ Output run_splitk(const Problem& p, const Knobs& knobs, Bug bug, unsigned launch
     const KeyWindow window = key_window(p, row, bug);
     const int keys = window.end();
     const int split = split_size_of(p, knobs, row, bug);
-    const int used_splits = keys <= 0 ? 0 : (keys - 1) / split + 1;  // splits holding a key the row sees
+    // The splits holding a key the row sees: from the one holding its window's start to the one holding key
+    // keys - 1.
+    const int first_split = window.first / split;
+    const int used_splits = keys <= window.first ? 0 : (keys - 1) / split + 1 - first_split;
     const int overlap = bug == Bug::split_boundary_key_twice ? 1 : 0;
     partials.resize(used_splits);
     for (int i = 0; i < used_splits; ++i) {
+      const int begin = (first_split + i) * split;
       init_state(partials[i], p.head_dim, bug);
-      fold_keys(p, memory, row, window, i * split, std::min((i + 1) * split + overlap, keys), knobs.tile_size, bug,
-                partials[i]);
+      if (bug == Bug::sink_per_split) fold_sink(p, row, bug, partials[i]);
+      fold_keys(p, memory, row, window, std::max(begin, window.first), std::min(begin + split + overlap, keys),
+                knobs.tile_size, bug, partials[i]);
     }
+    // The reduce starts from the sink, so that it joins the row once.
     CpuSoftmaxState merged;
     merged.init(p.head_dim);
+    if (bug != Bug::sink_per_split) fold_sink(p, row, bug, merged);
     const int merged_splits = bug == Bug::reduce_drops_last_split && used_splits > 1 ? used_splits - 1 : used_splits;
     for (int k = 0; k < merged_splits; ++k) {
       const int i = bug == Bug::reduce_order_from_arrival ? static_cast<int>((k + launch) % used_splits) : k;

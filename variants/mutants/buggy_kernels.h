@@ -51,6 +51,15 @@ enum class Bug {
   split_boundary_key_twice,    // split i folds keys [i * split, (i + 1) * split] inclusive
   splits_from_batch_size,      // split-K only when the batch is small (a launch heuristic on the batch)
   reduce_order_from_arrival,   // partials merged in the order they arrive, which varies run to run
+  // The logit options.
+  soft_cap_before_scale,       // the cap applied to the unscaled logit: cap * tanh(qk / cap) * scale
+  soft_cap_tanh_from_sigmoid,  // tanh(x) as 2 / (1 + exp(-2x)) - 1, which cancels for small x
+  window_one_too_many,         // the window lets key position - window through: window + 1 keys
+  alibi_sign_flipped,          // the ALiBi bias is slope * (pos - t): older keys gain
+  alibi_slope_of_kv_head,      // the ALiBi slope is looked up by the KV head instead of the query head
+  sink_not_in_denominator,     // the sink raises the running max, but its weight never joins the denominator
+  sink_sentinel,               // a head's -inf sink (none) is passed as the finite sentinel -6e4
+  sink_per_split,              // split-K starts every split from the sink: it joins the row once per split
   // Not a bug: one past the last, so a test can walk every value. New bugs go above it.
   count,
 };

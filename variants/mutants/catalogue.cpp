@@ -26,6 +26,17 @@ constexpr MutantSpec kCatalogue[] = {
     {"acc_not_rescaled", Kernel::streaming, Bug::accumulator_not_rescaled,
      "the accumulator is not rescaled by exp(m_old - m_new) when the running max grows",
      "online-softmax rescale of the accumulator dropped when porting the FlashAttention loop"},
+    // A GQA kernel whose program handles one KV head and its group of query heads looks the ALiBi slope up by the
+    // program's head index, the KV head. Right for MHA; with groups, every query head of a group takes one slope,
+    // and not its own.
+    {"alibi_kv_head_slope", Kernel::streaming, Bug::alibi_slope_of_kv_head,
+     "query head h takes the ALiBi slope of its KV head instead of its own",
+     "per-query-head parameter indexed by the KV head in a GQA-packed kernel"},
+    // The distance taken as q_pos - k_pos where the bias needs k_pos - q_pos (or a slope table stored negated):
+    // older keys gain instead of losing, the opposite recency bias. Invisible on a row's own key (distance 0).
+    {"alibi_sign_flipped", Kernel::streaming, Bug::alibi_sign_flipped,
+     "the ALiBi bias is slope * (pos - t): older keys gain instead of losing",
+     "ALiBi distance with the wrong sign: query minus key where key minus query was meant"},
     // The causal mask compares with the wrong side of the diagonal (`k_pos <= q_pos + 1`, or a query position
     // counted from 1), so every prefill or continuation query but the last sees one future key. Decode rows rely
     // on the tail mask alone and are unaffected.
@@ -114,6 +125,30 @@ constexpr MutantSpec kCatalogue[] = {
     // again. The softmax gets sharper or flatter; exact only when every logit is equal.
     {"scale_twice", Kernel::streaming, Bug::scale_applied_twice, "the softmax scale is applied twice",
      "softmax scale applied by both the caller and the kernel"},
+    // Attention sinks (gpt-oss) in a streaming kernel start the state from the sink: m = sink and l = 1, the sink's
+    // exp(sink - sink). Written as l = 0, the zero of every other init, the sink raises the max but carries no
+    // weight: the row comes out as if it had no sink (or 0/0 when the sink is far above every key).
+    {"sink_not_in_denom", Kernel::streaming, Bug::sink_not_in_denominator,
+     "the sink starts the running max but its weight never joins the denominator",
+     "sink-initialised online softmax with the running sum started at 0 instead of 1"},
+    // The launcher keeps the sinks finite, as kernels that avoid inf arithmetic do (`nan_to_num`, a clamp to
+    // -6e4 for fp16's range): a head without a sink (-inf) gets the sink -6e4, which loses to every usual logit
+    // and wins over a row whose every logit lies below it. The same class as masked_score_sentinel.
+    {"sink_sentinel", Kernel::streaming, Bug::sink_sentinel,
+     "a head's -inf sink (no sink) is passed as the finite sentinel -6e4",
+     "-inf stood in for by a finite sentinel that wins when every real logit is below it"},
+    // FlashAttention folds the softmax scale into the cap, computing cap * tanh(qk * (scale / cap)); folded on the
+    // wrong side, the cap bends the unscaled logit and the scale comes after: cap * tanh(qk / cap) * scale. Right
+    // when the scale is 1, and nearly so while the cap stays in tanh's linear part.
+    {"softcap_before_scale", Kernel::streaming, Bug::soft_cap_before_scale,
+     "the soft cap is applied to the unscaled logit, then scaled: cap * tanh(qk / cap) * scale",
+     "softmax scale folded on the wrong side of the soft cap"},
+    // Triton had no tanh until tl.math's libdevice bindings, and kernels wrote it as 2 * sigmoid(2x) - 1: exact
+    // enough where tanh saturates, but near 0 the sum 1 + exp(-2x) keeps few of x's bits, so a cap far above
+    // the logits (tanh's linear part) mangles them. Only the error bound, or a cap known to change nothing, sees it.
+    {"softcap_tanh_from_sigmoid", Kernel::streaming, Bug::soft_cap_tanh_from_sigmoid,
+     "the soft cap's tanh is 2 / (1 + exp(-2x)) - 1, which cancels for small arguments",
+     "tanh built from exp or sigmoid, with catastrophic cancellation near zero"},
     // An atomic counter or atomicAdd accumulation, as split-K GEMMs and FlashAttention-2's backward use, modelled
     // by rotating the merge order with a per-instance launch counter. Each result is within the error bound; two
     // runs on the same input are not bit-identical, and the kernel claims to be deterministic.
@@ -141,6 +176,12 @@ constexpr MutantSpec kCatalogue[] = {
     {"splitk_ignores_split_max", Kernel::splitk, Bug::reduce_ignores_split_max,
      "the split-K reduce sums partial states without rescaling them by exp(m_i - m)",
      "flash-decoding reduce without the per-split max"},
+    // A split-KV kernel starts every split's state from the sink, as the single-pass kernel starts its one state,
+    // so the reduce adds the sink's weight once per split. Right with one split; each further split weighs the
+    // sink once more.
+    {"splitk_sink_per_split", Kernel::splitk, Bug::sink_per_split,
+     "every split starts from the sink, so the reduce counts it once per split",
+     "attention sink joined in every split of a split-KV kernel instead of once in the reduce"},
     // The software-pipelined loop prefetches the next tile's block id and first key while the current tile
     // computes, and its last iteration follows whatever id lies past the end of the row. Harmless on a recycled
     // but valid block; an illegal address on an invalid one or past the table (vllm-project/flash-attention#42
@@ -159,6 +200,12 @@ constexpr MutantSpec kCatalogue[] = {
     {"tail_one_too_many", Kernel::streaming, Bug::tail_one_too_many,
      "the ragged-tail mask is t <= context_len: one key too many",
      "ragged-tail mask `<=` for `<`: one slot past the context"},
+    // FlashInfer's window_left counts the keys before the query (window - 1); vLLM's and Mistral's sliding_window
+    // counts the query's own key too (window). Passing one for the other lets key position - window through: each
+    // row sees window + 1 keys. Invisible while the window holds the whole history.
+    {"window_one_too_many", Kernel::streaming, Bug::window_one_too_many,
+     "the sliding window lets key position - window through: window + 1 keys",
+     "sliding-window size passed as window_left, or window_left as the size: off by one"},
 };
 
 // The whole table joins the registry at static initialisation, as PACHECK_REGISTER_VARIANT does for one variant.

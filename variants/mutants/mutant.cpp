@@ -12,6 +12,7 @@ std::string Mutant::description() const {
 Capabilities Mutant::capabilities() const {
   Capabilities c = counterpart().capabilities();
   c.is_mutant = true;
+  c.logit_options = LogitOptionSupport::all();  // the meta-kernel computes every option, as the CPU kernels do
   return c;
 }
 

@@ -1,0 +1,108 @@
+// Properties of the logit options' own laws (problem.h, LogitOptions): what a window hides is never read, a cap far
+// above every logit changes nothing beyond rounding, and a sink of -inf is no sink.
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <rapidcheck.h>
+
+#include "properties/property_bodies.h"
+#include "properties/property_steps.h"
+
+namespace pacheck::bodies {
+
+using namespace steps;
+
+namespace {
+
+// Marks, per (block, slot) of the pool, whether some row of the problem reads it: the keys from each sequence's
+// first query's window start to its context's end.
+std::vector<char> slots_read(const Problem& p) {
+  std::vector<char> read(static_cast<std::size_t>(p.num_blocks) * p.block_size, 0);
+  for (int s = 0; s < static_cast<int>(p.sequences.size()); ++s) {
+    const Sequence& seq = p.sequences[s];
+    for (int t = p.first_visible_key(seq.first_query_position()); t < seq.context_len; ++t)
+      read[static_cast<std::size_t>(seq.block_table[t / p.block_size]) * p.block_size + t % p.block_size] = 1;
+  }
+  return read;
+}
+
+}  // namespace
+
+// Keys before every query's window are read by no row: poisoning them (NaN or +-inf in K and V, every KV head) leaves
+// the output bit-identical. A kernel that reads one key too far back, or walks the history from 0 and lets a
+// masked lane's V through, is caught.
+void windowed_out_keys_zero_weight(const PropertyContext& ctx) {
+  const Capabilities caps = ctx.variant->capabilities();
+  const bool decode = std::find(caps.modes.begin(), caps.modes.end(), Mode::decode) != caps.modes.end();
+  const WindowChoice window = *rc::gen::elementOf(
+      std::vector<WindowChoice>{WindowChoice::one, WindowChoice::block_size, WindowChoice::inside, WindowChoice::context});
+  const DrawnCase c = draw_case(ctx, [&](ProblemSpec& spec) {
+    spec.options.window = window;
+    // A prefill row at position 0 sees key 0 whatever the window: a decode row has a history to hide.
+    if (decode) spec.sequences[0].num_queries = 1;
+  });
+  const float poison = *rc::gen::elementOf(std::vector<float>{NAN, INFINITY, -INFINITY});
+  Problem poisoned = c.problem;
+  const std::vector<char> read = slots_read(poisoned);
+  const std::size_t slot_elements = static_cast<std::size_t>(poisoned.num_kv_heads) * poisoned.head_dim;
+  std::size_t hidden = 0;
+  for (int s = 0; s < static_cast<int>(poisoned.sequences.size()); ++s) {
+    for (int t = 0; t < poisoned.sequences[s].context_len; ++t) {
+      const std::size_t offset = poisoned.kv_offset(s, t, 0);
+      if (read[offset / slot_elements]) continue;
+      std::fill_n(&poisoned.k_pool[offset], slot_elements, poison);
+      std::fill_n(&poisoned.v_pool[offset], slot_elements, poison);
+      ++hidden;
+    }
+  }
+  RC_PRE(hidden > 0);
+  const Output clean_out = ctx.variant->run(c.problem, c.knobs);
+  const Output poisoned_out = ctx.variant->run(poisoned, c.knobs);
+  observe(ctx, "WindowedOutKeysZeroWeight", poisoned, c.knobs, nullptr);
+  require_bit_identical(ctx, "WindowedOutKeysZeroWeight", poisoned, c.knobs, clean_out, poisoned_out,
+                        "poisoning the " + std::to_string(hidden) + " keys before every query's window with " +
+                            std::to_string(poison));
+}
+
+// A soft cap far above every logit leaves the attention unchanged within the variant's bound. With
+// cap >= 2^20 |s| for every plain logit s, cap * tanh(s / cap) = s - s^3 / (3 cap^2) + ... differs from s by at
+// most |s| (s / cap)^2 / 3 <= 2^-40 L_t / 3 (L_t >= |s|): a logit perturbation 2^-16 / 3 times the size of one
+// rounding (u L_t, u = 2^-24), which moves the exact output by at most that times CL_j (ERROR_MODEL.md). The
+// bound of the capped problem, with 2^-12 added to its logit coefficient for that perturbation, so covers the
+// distance from the variant's capped output to the exact answer without a cap. A tanh that loses its argument's
+// bits near 0 (tanh's linear part, where such a cap puts every logit) is caught.
+void large_soft_cap_is_no_cap(const PropertyContext& ctx) {
+  const DrawnCase c = draw_case(ctx, [](ProblemSpec& spec) { spec.options.soft_cap = SoftCapChoice::none; });
+  const OracleResult uncapped = oracle_for(c.problem, c.knobs);
+  double largest = 0;
+  for (const RowCondition& row : uncapped.rows) largest = std::max(largest, row.max_logit_magnitude);
+  // A power of two, so that s / cap and the product with cap round no differently from s itself where tanh is x.
+  const double cap = std::ldexp(1.0, std::max(0, std::ilogb(std::max(largest, 1.0)) + 1) + 20);
+  RC_PRE(cap <= FLT_MAX);
+  Problem capped = c.problem;
+  capped.options.soft_cap = static_cast<float>(cap);
+  OracleResult reference = oracle_for(capped, c.knobs);  // the capped problem's condition quantities ...
+  reference.out = uncapped.out;                          // ... and the exact answer without a cap
+  run_and_check(ctx, "LargeSoftCapIsNoCap", capped, c.knobs, reference, [](ErrorModel m) {
+    m.logit_coefficient += 0x1p-12;
+    return m;
+  });
+}
+
+// A sink of -inf is no sink: its weight is exactly 0, so giving every head a -inf sink leaves the output
+// bit-identical. A kernel that stands a finite value in for -inf, or turns -inf - -inf into NaN, is caught.
+void minus_infinity_sink_is_no_sink(const PropertyContext& ctx) {
+  const DrawnCase c = draw_case(ctx, [](ProblemSpec& spec) { spec.options.sinks.clear(); });
+  Problem with_sinks = c.problem;
+  with_sinks.options.sinks.assign(c.problem.num_query_heads, -INFINITY);
+  const Output plain = ctx.variant->run(c.problem, c.knobs);
+  const Output sunk = ctx.variant->run(with_sinks, c.knobs);
+  observe(ctx, "MinusInfinitySinkIsNoSink", with_sinks, c.knobs, nullptr);
+  require_bit_identical(ctx, "MinusInfinitySinkIsNoSink", with_sinks, c.knobs, plain, sunk,
+                        "giving every head a sink of -inf");
+}
+
+}  // namespace pacheck::bodies
