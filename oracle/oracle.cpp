@@ -77,10 +77,12 @@ int count_records(const std::vector<double>& logits, int begin, int end, double 
 
 }  // namespace
 
-double fp32_logit_coefficient(const Problem& p) {
+double fp32_logit_option_cost(const Problem& p) {
   const LogitOptions& o = p.options;
-  return p.head_dim + 2 + (o.soft_cap ? 7 : 0) + (o.alibi_slopes.empty() ? 0 : 2);
+  return (o.soft_cap ? 7 : 0) + (o.alibi_slopes.empty() ? 0 : 2);
 }
+
+double fp32_logit_coefficient(const Problem& p) { return p.head_dim + 2 + fp32_logit_option_cost(p); }
 
 std::string oracle_limit_error(const Problem& p) {
   // In double: the sums of products of 31-bit sizes overflow no double below 2^1023, and compare exactly enough.
