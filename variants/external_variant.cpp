@@ -8,6 +8,11 @@
 namespace pacheck {
 
 Output ExternalVariant::run(const Problem& problem, const Knobs& knobs) const {
+  // A kernel that does not declare an option never sees it: it would compute another function, or read a field
+  // (a plugin built before the option) that pacheck's arguments do not hold for it.
+  if (const std::string gap = logit_option_gap(spec_.capabilities.logit_options, problem.options); !gap.empty())
+    throw std::invalid_argument(spec_.name + " is not given this problem: " + gap +
+                                " (its declaration leaves that logit option out)");
   Output out = spec_.run(problem, knobs);
   if (out.size() != problem.output_size())
     throw std::runtime_error(spec_.name + " returned " + std::to_string(out.size()) + " output elements, expected " +

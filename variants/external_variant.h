@@ -28,6 +28,8 @@ class ExternalVariant final : public Variant {
   std::string name() const override { return spec_.name; }
   std::string description() const override { return spec_.description; }
   Capabilities capabilities() const override { return spec_.capabilities; }
+  // Throws std::invalid_argument, without calling the kernel, for a problem that sets a logit option it does not
+  // declare.
   Output run(const Problem& problem, const Knobs& knobs) const override;
   ErrorModel error_model(const Problem& problem, const OracleResult& oracle, std::size_t row,
                          const Knobs& knobs) const override;
