@@ -43,6 +43,10 @@ class ExternalVariant final : public Variant {
 // positive, a mutant flag, nonsense error-model coefficients, no run function.
 std::string external_variant_problem(const ExternalVariantSpec& spec);
 
+// Throws std::invalid_argument naming the variant and the option when the problem sets a logit option that `caps`
+// leaves out: every door calls it before its kernel sees a problem.
+void require_declared_logit_options(const std::string& variant, const Capabilities& caps, const Problem& problem);
+
 // Validates the spec and adds it to the registry. Throws std::invalid_argument naming the variant and what is
 // wrong, or that a variant of that name is already registered.
 const Variant& register_external_variant(ExternalVariantSpec spec);
