@@ -79,9 +79,13 @@ int count_records(const std::vector<double>& logits, int begin, int end, double 
 
 }  // namespace
 
-double fp32_logit_coefficient(const Problem& p) {
+double fp32_logit_option_cost(const Problem& p) {
   const LogitOptions& o = p.options;
-  return p.head_dim + 2 + (o.soft_cap ? 7 : 0) + (o.alibi_slopes.empty() ? 0 : 2) + (p.fp8_cache ? 1 : 0);
+  return (o.soft_cap ? 7 : 0) + (o.alibi_slopes.empty() ? 0 : 2);
+}
+
+double fp32_logit_coefficient(const Problem& p) {
+  return p.head_dim + 2 + fp32_logit_option_cost(p) + (p.fp8_cache ? 1 : 0);
 }
 
 std::string oracle_limit_error(const Problem& p) {

@@ -48,6 +48,11 @@ struct RowCondition {
   // the logit error) as increases. Any tiled fold in position order rescales at most this often. A sink is
   // visited first and counts once more, so a kernel may join it first or last.
   int records = 0;
+
+  // The chunks of `size` positions, cut from position 0, that hold a key the row sees: a split-K kernel's splits,
+  // or the tiles of a kernel whose tiles start at position 0 (at least ceil(num_keys / size), as a window's start
+  // need not fall on a chunk's).
+  int chunks(int size) const { return (first_key + num_keys - 1) / size - first_key / size + 1; }
 };
 
 struct OracleResult {
@@ -107,6 +112,9 @@ class OracleLimitError : public std::invalid_argument {
 // (ERROR_MODEL.md, "Logit options") and 1 more for an fp8 cache's K, dequantised in fp32 ("fp8 caches"). It also
 // sets how near a tie the record counts treat as a record.
 double fp32_logit_coefficient(const Problem& problem);
+// What the logit options alone add to that coefficient (7 for a soft cap, 2 for ALiBi): the part of any kernel's
+// logit error that its fp32 option arithmetic, after the dot product and the scale, contributes.
+double fp32_logit_option_cost(const Problem& problem);
 
 // Empty when the oracle takes the problem, else which limit it exceeds and by how much (the problem must be valid).
 std::string oracle_limit_error(const Problem& problem);

@@ -119,14 +119,16 @@ cuda::DeviceBuffer<unsigned char> device_copy(const void* host, std::size_t byte
 }
 
 // The same views in device memory: the inputs, the tables and the NaN-filled output copied over, the output back.
-void call_plugin_on_device(const PluginKernel& k, const plugin::HostInputs& in, plugin::HostOutput& out,
-                           pacheck_run_args args) {
+void call_plugin_on_device(const PluginKernel& k, const plugin::HostInputs& in, const LogitOptions& options,
+                           plugin::HostOutput& out, pacheck_run_args args) {
   const std::string what = "copying the problem to the device for " + where(k);
   const auto q = device_copy(in.queries(), in.query_elements() * in.element_bytes(), what);
   const auto kp = device_copy(in.k_pool(), in.pool_elements() * in.element_bytes(), what);
   const auto vp = device_copy(in.v_pool(), in.pool_elements() * in.element_bytes(), what);
   const cuda::DeviceBuffer<std::int32_t> tables(in.block_tables()), context_lens(in.context_lens()),
       query_lens(in.query_lens()), query_starts(in.query_starts());
+  // Absent options stay null: an empty buffer holds no pointer.
+  const cuda::DeviceBuffer<float> alibi_slopes(options.alibi_slopes), sinks(options.sinks);
   auto o = device_copy(out.data(), out.bytes(), what);
   args.memory = PACHECK_MEMORY_DEVICE;
   args.queries = q.get();
@@ -136,6 +138,8 @@ void call_plugin_on_device(const PluginKernel& k, const plugin::HostInputs& in, 
   args.context_lens = context_lens.get();
   args.query_lens = query_lens.get();
   args.query_starts = query_starts.get();
+  args.alibi_slopes = alibi_slopes.get();
+  args.sinks = sinks.get();
   args.output = o.get();
   call_plugin(k, args);
   cuda::cuda_check(cudaDeviceSynchronize(), "after " + where(k) + "'s run");
@@ -151,7 +155,7 @@ Output run_plugin_variant(const PluginKernel& k, const Problem& problem, const K
   const pacheck_run_args args = plugin::host_run_args(problem, knobs, inputs, output);
 #ifdef PACHECK_HAVE_CUDA
   if (k.device) {
-    call_plugin_on_device(k, inputs, output, args);
+    call_plugin_on_device(k, inputs, problem.options, output, args);
     return output.to_floats();
   }
 #endif
@@ -192,6 +196,18 @@ std::vector<int> declared_list(std::int32_t count, const std::int32_t* entries, 
   if (count > 0 && entries == nullptr)
     throw BadDeclaration{std::string(field) + " is a null pointer, but " + count_field + " is " + std::to_string(count)};
   return std::vector<int>(entries, entries + count);
+}
+
+// The logit options a variant declares; 0 (and a plugin built before the field) declares none.
+LogitOptionSupport logit_options_of(std::uint32_t bits) {
+  constexpr std::uint32_t kKnown = PACHECK_LOGIT_SOFT_CAP | PACHECK_LOGIT_WINDOW | PACHECK_LOGIT_ALIBI | PACHECK_LOGIT_SINKS;
+  flags<std::uint32_t>(bits, kKnown, "logit_options", "PACHECK_LOGIT_SOFT_CAP, _WINDOW, _ALIBI, _SINKS", {});
+  LogitOptionSupport takes;
+  takes.soft_cap = (bits & PACHECK_LOGIT_SOFT_CAP) != 0;
+  takes.window = (bits & PACHECK_LOGIT_WINDOW) != 0;
+  takes.alibi = (bits & PACHECK_LOGIT_ALIBI) != 0;
+  takes.sinks = (bits & PACHECK_LOGIT_SINKS) != 0;
+  return takes;
 }
 
 bool flag(std::uint32_t value, const char* field) {
@@ -252,6 +268,7 @@ ExternalVariantSpec spec_of(const pacheck_variant& v, const std::string& path) {
   c.deterministic = flag(v.deterministic, "deterministic");
   c.batch_invariant = flag(v.batch_invariant, "batch_invariant");
   c.uses_splits = flag(v.uses_splits, "uses_splits");
+  c.logit_options = logit_options_of(v.logit_options);
   if (v.memory != PACHECK_MEMORY_HOST && v.memory != PACHECK_MEMORY_DEVICE)
     throw BadDeclaration{"memory must be PACHECK_MEMORY_HOST (1) or PACHECK_MEMORY_DEVICE (2), got " +
                          std::to_string(v.memory)};

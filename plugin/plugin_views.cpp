@@ -108,6 +108,12 @@ pacheck_run_args host_run_args(const Problem& p, const Knobs& knobs, const HostI
   a.query_starts = in.query_starts().data();
   a.output = out.data();
   std::copy(std::begin(query_strides), std::end(query_strides), a.output_strides);
+  // The logit options, each absent as 0 or null; the arrays are read in place from the problem.
+  const LogitOptions& o = p.options;
+  a.soft_cap = o.soft_cap.value_or(0.0f);
+  a.window = o.window.value_or(0);
+  a.alibi_slopes = o.alibi_slopes.empty() ? nullptr : o.alibi_slopes.data();
+  a.sinks = o.sinks.empty() ? nullptr : o.sinks.data();
   return a;
 }
 

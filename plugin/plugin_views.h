@@ -68,7 +68,8 @@ class HostOutput {
   std::vector<std::uint16_t> bits_;
 };
 
-// The run arguments over these views with contiguous strides; the pointers are the host ones (a device run replaces
+// The run arguments over these views with contiguous strides, and the problem's logit options (its ALiBi slopes and
+// sinks read in place: the problem must outlive the call); the pointers are the host ones (a device run replaces
 // them with its copies').
 pacheck_run_args host_run_args(const Problem& problem, const Knobs& knobs, const HostInputs& inputs, HostOutput& output);
 

@@ -54,8 +54,7 @@ class CpuSplitK final : public Variant {
     const RowCondition& c = oracle.rows[row];
     const int split = effective_split_size(knobs, c.context_len);
     const int records = oracle.records_in_splits(row, split);
-    const int last_key = c.first_key + c.num_keys - 1;
-    const int splits = last_key / split - c.first_key / split + 1;
+    const int splits = c.chunks(split);
     ErrorModel m;
     m.logit_coefficient = fp32_logit_coefficient(p);
     // Own expf, one per rescale inside the split, the split's merge factor, and one per later merge that raises

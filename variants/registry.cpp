@@ -44,6 +44,14 @@ std::vector<const Variant*> Registry::mutants() const {
   return out;
 }
 
+std::string logit_option_gap(const LogitOptionSupport& takes, const LogitOptions& o) {
+  if (o.soft_cap && !takes.soft_cap) return "soft_cap not supported";
+  if (o.window && !takes.window) return "window not supported";
+  if (!o.alibi_slopes.empty() && !takes.alibi) return "alibi_slopes not supported";
+  if (!o.sinks.empty() && !takes.sinks) return "sinks not supported";
+  return "";
+}
+
 std::string coverage_gap(const Capabilities& caps, const Problem& problem) {
   if (std::find(caps.dtypes.begin(), caps.dtypes.end(), problem.dtype) == caps.dtypes.end())
     return std::string("dtype ") + std::string(dtype_name(problem.dtype)) + " not supported";
@@ -56,12 +64,7 @@ std::string coverage_gap(const Capabilities& caps, const Problem& problem) {
     return "block_size " + std::to_string(problem.block_size) + " not supported";
   if (problem.num_kv_heads > 0 && !listed(caps.gqa_ratios, problem.num_query_heads / problem.num_kv_heads))
     return "GQA ratio " + std::to_string(problem.num_query_heads / problem.num_kv_heads) + " not supported";
-  const LogitOptions& o = problem.options;
-  const LogitOptionSupport& takes = caps.logit_options;
-  if (o.soft_cap && !takes.soft_cap) return "soft_cap not supported";
-  if (o.window && !takes.window) return "window not supported";
-  if (!o.alibi_slopes.empty() && !takes.alibi) return "alibi_slopes not supported";
-  if (!o.sinks.empty() && !takes.sinks) return "sinks not supported";
+  if (std::string gap = logit_option_gap(caps.logit_options, problem.options); !gap.empty()) return gap;
   if (problem.fp8_cache && std::find(caps.fp8_caches.begin(), caps.fp8_caches.end(), problem.fp8_cache->format) ==
                                caps.fp8_caches.end())
     return std::string("kv_cache ") + std::string(fp8_name(problem.fp8_cache->format)) + " not supported";

@@ -65,6 +65,8 @@ class Variant {
 bool covers(const Capabilities& caps, const Problem& problem);
 // Why not, in words, or "" when it does.
 std::string coverage_gap(const Capabilities& caps, const Problem& problem);
+// The first logit option the problem sets that `takes` leaves out ("window not supported"), or "".
+std::string logit_option_gap(const LogitOptionSupport& takes, const LogitOptions& options);
 
 class Registry {
  public:

@@ -33,6 +33,12 @@ def _paged_kv(problem, x):
     return as_int(indptr), as_int(indices), as_int(last)
 
 
+def _window_left(problem):
+    """FlashInfer's window_left for the problem's window: it keeps keys with pos - t <= window_left, pacheck's window
+    the last `window` positions (pos - t < window); -1 is no window."""
+    return -1 if problem.window is None else problem.window - 1
+
+
 def decode(problem, *, tensor_cores):
     import flashinfer
     x = pacheck.torch_inputs(problem, device="cuda")
@@ -40,8 +46,8 @@ def decode(problem, *, tensor_cores):
     wrapper = flashinfer.BatchDecodeWithPagedKVCacheWrapper(_workspace_buffer(), "NHD",
                                                             use_tensor_cores=tensor_cores)
     wrapper.plan(indptr, indices, last, problem.num_query_heads, problem.num_kv_heads, problem.head_dim,
-                 problem.block_size, pos_encoding_mode="NONE", q_data_type=x.queries.dtype,
-                 kv_data_type=x.k_pool.dtype, sm_scale=problem.scale)
+                 problem.block_size, pos_encoding_mode="NONE", window_left=_window_left(problem),
+                 q_data_type=x.queries.dtype, kv_data_type=x.k_pool.dtype, sm_scale=problem.scale)
     return wrapper.run(x.queries, (x.k_pool, x.v_pool))
 
 
@@ -54,7 +60,7 @@ def prefill(problem):
     wrapper = flashinfer.BatchPrefillWithPagedKVCacheWrapper(_workspace_buffer(), "NHD", backend="fa2")
     wrapper.plan(x.query_starts, indptr, indices, last, problem.num_query_heads, problem.num_kv_heads,
                  problem.head_dim, problem.block_size, causal=True, sm_scale=problem.scale,
-                 q_data_type=x.queries.dtype, kv_data_type=x.k_pool.dtype)
+                 window_left=_window_left(problem), q_data_type=x.queries.dtype, kv_data_type=x.k_pool.dtype)
     return wrapper.run(x.queries, (x.k_pool, x.v_pool))
 
 
@@ -91,6 +97,14 @@ def tensor_core_model(dtype):
             "chain_per_record": 1, "weight_underflow": 2.0 ** -126 if dtype == "bf16" else 2.0 ** -25}
 
 
+# The logit options declared: the sliding window only, a mask that adds no arithmetic (not yet run on a GPU:
+# README.md, "Logit options"). The soft cap is left out because FlashInfer's tanh is tanh.approx.f32, whose error
+# needs a logit term about 2^13 u larger that no run has measured; ALiBi because the wrappers take only FlashInfer's
+# own slopes (pos_encoding_mode="ALIBI"), not given ones; sinks because the paged wrappers' default backends do not
+# take them.
+LOGIT_OPTIONS = ["window"]
+
+
 def kernels(head_dims=None):
     """(name, callable, capabilities, error model) of every FlashInfer kernel pacheck checks."""
     head_dims = list(head_dims or HEAD_DIMS)
@@ -98,13 +112,15 @@ def kernels(head_dims=None):
     decode_gqa = [1, 2, 3, 4, 8]  # the decode kernel's compiled group sizes
     for dtype in ("bf16", "fp16"):
         out.append((f"flashinfer_decode_{dtype}", lambda p: decode(p, tensor_cores=False),
-                    {"dtypes": [dtype], "modes": ["decode"], "head_dims": head_dims, "gqa_ratios": decode_gqa},
+                    {"dtypes": [dtype], "modes": ["decode"], "head_dims": head_dims, "gqa_ratios": decode_gqa,
+                     "logit_options": LOGIT_OPTIONS},
                     cuda_core_model(dtype)))
         out.append((f"flashinfer_decode_tc_{dtype}", lambda p: decode(p, tensor_cores=True),
-                    {"dtypes": [dtype], "modes": ["decode"], "head_dims": head_dims}, tensor_core_model(dtype)))
+                    {"dtypes": [dtype], "modes": ["decode"], "head_dims": head_dims, "logit_options": LOGIT_OPTIONS},
+                    tensor_core_model(dtype)))
         # The prefill plan divides the work by the whole batch, so a sequence's output depends on its batch.
         out.append((f"flashinfer_prefill_{dtype}", prefill,
                     {"dtypes": [dtype], "modes": ["decode", "prefill", "continuation"], "head_dims": head_dims,
-                     "batch_invariant": False},
+                     "batch_invariant": False, "logit_options": LOGIT_OPTIONS},
                     tensor_core_model(dtype)))
     return out

@@ -6,7 +6,8 @@
 //
 // It lists two variants of the same kernel: example_streaming declares pacheck's stock fp32_online_softmax error
 // model (which describes this arithmetic), example_streaming_coefficients the same model as explicit coefficients and
-// a narrower set of shapes, to show the optional lists.
+// a narrower set of shapes, to show the optional lists. Both compute every logit option of plugin.h (soft cap,
+// sliding window, ALiBi, sinks) and declare them.
 //
 // pacheck's own tests (tests/plugin/) build this file with one PACHECK_TEST_* definition each, to plant a bug or a
 // fault; a copy can drop every #if that names one.
@@ -89,27 +90,57 @@ void store(void* data, std::int64_t i, std::uint32_t dtype, float value) {
 
 constexpr int kMaxHeadDim = 256;
 
-// One query row: walks keys 0 ..= position a tile at a time, reading K and V through the block table, and folds each
-// tile into the online-softmax state (running max m, denominator d, accumulator acc).
-void attend(const pacheck_run_args& a, int sequence, int position, const float* q, int kv_head, float* out) {
+// The logit options of a run, read only as far as the pacheck that wrote the arguments knows them (absent: off).
+struct LogitOptions {
+  float soft_cap = 0;                   // 0: none
+  int window = 0;                       // 0: none
+  const float* alibi_slopes = nullptr;  // per query head; null: none
+  const float* sinks = nullptr;         // per query head; null: none
+};
+
+LogitOptions logit_options(const pacheck_run_args& a) {
+  LogitOptions o;
+  if (PACHECK_HAS_FIELD(&a, pacheck_run_args, soft_cap)) o.soft_cap = a.soft_cap;
+  if (PACHECK_HAS_FIELD(&a, pacheck_run_args, window)) o.window = a.window;
+  if (PACHECK_HAS_FIELD(&a, pacheck_run_args, alibi_slopes)) o.alibi_slopes = a.alibi_slopes;
+  if (PACHECK_HAS_FIELD(&a, pacheck_run_args, sinks)) o.sinks = a.sinks;
+  return o;
+}
+
+// One query row of query head `head`: starts its online-softmax state (running max m, denominator d, accumulator
+// acc) from the head's sink, then walks the keys of its window a tile at a time, reading K and V through the block
+// table, and folds each tile into the state. Logits take the options in plugin.h's order: soft cap, then ALiBi.
+void attend(const pacheck_run_args& a, const LogitOptions& o, int sequence, int position, const float* q, int head,
+            int kv_head, float* out) {
   const std::int32_t* table = a.block_tables + sequence * a.block_table_stride;
-  const int tile = std::max(1, std::min(a.tile_size, position + 1));
+  // The window's first key: the last `window` positions end at the query's own.
+  int first = o.window > 0 && position + 1 > o.window ? position + 1 - o.window : 0;
+#if defined(PACHECK_TEST_WINDOW_OFF_BY_ONE)
+  if (first > 0) --first;  // one key too many: pos - t <= window
+#endif
+  const int tile = std::max(1, std::min(a.tile_size, position + 1 - first));
   std::vector<float> scores(static_cast<std::size_t>(tile));
-  float m = -INFINITY, d = 0.0f;
+  // A sink is a first key with a zero value: the running max starts at it and the denominator at exp(0) = 1.
+  float m = o.sinks != nullptr ? o.sinks[head] : -INFINITY;
+  float d = m == -INFINITY ? 0.0f : 1.0f;
   float acc[kMaxHeadDim] = {};
   // The offset of the head_dim vector of key (or value) `t` in a pool of these strides.
   const auto slot_offset = [&](const std::int64_t* strides, int t) {
     return table[t / a.block_size] * strides[0] + (t % a.block_size) * strides[1] + kv_head * strides[2];
   };
-  for (int begin = 0; begin <= position; begin += tile) {
+  for (int begin = first; begin <= position; begin += tile) {
     const int count = std::min(tile, position + 1 - begin);
     float tile_max = -INFINITY;
     for (int j = 0; j < count; ++j) {
-      const std::int64_t k = slot_offset(a.k_strides, begin + j);
+      const int t = begin + j;
+      const std::int64_t k = slot_offset(a.k_strides, t);
       float dot = 0.0f;
       for (int i = 0; i < a.head_dim; ++i) dot += q[i] * load(a.k_pool, k + i * a.k_strides[3], a.dtype);
-      scores[j] = dot * a.scale;
-      tile_max = std::max(tile_max, scores[j]);
+      float s = dot * a.scale;
+      if (o.soft_cap > 0) s = o.soft_cap * std::tanh(s / o.soft_cap);
+      if (o.alibi_slopes != nullptr) s += o.alibi_slopes[head] * static_cast<float>(t - position);
+      scores[j] = s;
+      tile_max = std::max(tile_max, s);
     }
     if (tile_max > m) {
       // Re-express d and acc against the larger max (nothing to rescale while m is still -inf).
@@ -143,15 +174,16 @@ int run(void*, const pacheck_run_args* a, char* message, std::size_t message_siz
     return 1;
   }
   const int group = a->num_query_heads / a->num_kv_heads;  // query heads per KV head
+  const LogitOptions options = logit_options(*a);
   float q[kMaxHeadDim], out[kMaxHeadDim];
   for (int s = 0; s < a->num_sequences; ++s) {
     for (int j = 0; j < a->query_lens[s]; ++j) {
       const int row = a->query_starts[s] + j;
-      const int position = a->context_lens[s] - a->query_lens[s] + j;  // attends to keys 0 ..= position
+      const int position = a->context_lens[s] - a->query_lens[s] + j;  // attends to keys ..= position
       for (int h = 0; h < a->num_query_heads; ++h) {
         const std::int64_t at = row * a->query_strides[0] + h * a->query_strides[1];
         for (int i = 0; i < a->head_dim; ++i) q[i] = load(a->queries, at + i * a->query_strides[2], a->dtype);
-        attend(*a, s, position, q, h / group, out);
+        attend(*a, options, s, position, q, h, h / group, out);
         const std::int64_t to = row * a->output_strides[0] + h * a->output_strides[1];
         for (int i = 0; i < a->head_dim; ++i) store(a->output, to + i * a->output_strides[2], a->dtype, out[i]);
       }
@@ -183,6 +215,14 @@ pacheck_variant streaming() {
   v.memory = PACHECK_MEMORY_HOST;
   v.error_model = PACHECK_ERROR_MODEL_FP32_ONLINE_SOFTMAX;
   v.run = run;
+  // Every logit option; the stock model adds their cost (a soft cap's tanh, ALiBi's product and add, the sink's
+  // one more term of the sum).
+  v.logit_options = PACHECK_LOGIT_SOFT_CAP | PACHECK_LOGIT_WINDOW | PACHECK_LOGIT_ALIBI | PACHECK_LOGIT_SINKS;
+#if defined(PACHECK_TEST_NO_LOGIT_OPTIONS)
+  v.logit_options = 0;  // declares none: pacheck must never give it a problem with options
+#elif defined(PACHECK_TEST_UNKNOWN_LOGIT_OPTION)
+  v.logit_options |= 1u << 7;  // a flag no ABI defines
+#endif
   return v;
 }
 

@@ -74,6 +74,20 @@ extern "C" {
 #define PACHECK_MODE_PREFILL (1u << 1)
 #define PACHECK_MODE_CONTINUATION (1u << 2)
 
+/* Logit options: bit flags in pacheck_variant.logit_options, the options of a problem the kernel computes (their
+ * values arrive in pacheck_run_args, which says what each means). pacheck never gives a variant a problem that sets
+ * an option it did not declare. No other bit may be set. */
+#define PACHECK_LOGIT_SOFT_CAP (1u << 0)
+#define PACHECK_LOGIT_WINDOW (1u << 1)
+#define PACHECK_LOGIT_ALIBI (1u << 2)
+#define PACHECK_LOGIT_SINKS (1u << 3)
+
+/* Whether a struct that starts with its struct_size holds `field` whole: a plugin reads a field of pacheck_run_args
+ * appended after ABI 1's first release only when PACHECK_HAS_FIELD(args, pacheck_run_args, field), else takes it
+ * as zero. */
+#define PACHECK_HAS_FIELD(ptr, type, field) \
+  ((ptr)->struct_size >= offsetof(type, field) + sizeof(((type*)0)->field))
+
 /* Where the run's arrays live: pacheck_variant.memory, echoed in pacheck_run_args.memory. */
 #define PACHECK_MEMORY_HOST 1u   /* ordinary host memory */
 #define PACHECK_MEMORY_DEVICE 2u /* CUDA device memory (cudaMalloc) on the current device; only pacheck builds with
@@ -161,6 +175,21 @@ typedef struct pacheck_run_args {
    * NaN before the call, so an element left unwritten fails. */
   void* output;
   int64_t output_strides[3];
+
+  /* Appended within ABI 1 (read them only when PACHECK_HAS_FIELD says they are there): the logit options of
+   * pacheck's problem/problem.h, applied in this order for query head h at position pos and key t <= pos:
+   *   s_t = scale * (q . k_t)
+   *   s_t = soft_cap * tanh(s_t / soft_cap)      when soft_cap > 0 (Gemma 2's soft-capping)
+   *   s_t = s_t + alibi_slopes[h] * (t - pos)    when alibi_slopes is not null (ALiBi: older keys lose)
+   *   key t is visible only if pos - t < window  when window > 0 (a sliding window: the last `window` positions)
+   *   the softmax runs over the visible keys and one more logit, sinks[h], whose value is the zero vector (an
+   *   attention sink), when sinks is not null; a sink of -inf is no sink for that head.
+   * Each is absent (0 or a null pointer) unless the problem sets it, and the problem sets it only for a variant
+   * that declared it (pacheck_variant.logit_options). The arrays are in the variant's declared memory. */
+  float soft_cap;            /* finite and > 0; 0: no soft cap */
+  int32_t window;            /* >= 1 (FlashInfer's window_left is window - 1); 0: no window */
+  const float* alibi_slopes; /* [num_query_heads], each finite; null: no ALiBi */
+  const float* sinks;        /* [num_query_heads], each finite or -inf; null: no sinks */
 } pacheck_run_args;
 
 /* Runs the kernel on one problem. `context` is the variant's own context pointer. Returns 0 on success; otherwise
@@ -200,6 +229,11 @@ typedef struct pacheck_variant {
    * absolute error every output element may carry whatever its magnitude, e.g. 2^-25 for partial outputs stored in
    * fp16 (oracle/ERROR_MODEL.md, "Declaring a model for an external kernel"); finite and non-negative. */
   double absolute_error;
+  /* Appended within ABI 1 (absent, 0, in a plugin built before it): PACHECK_LOGIT_* flags, the logit options the
+   * kernel computes as pacheck_run_args defines them; 0, none. The error model covers them: a stock model adds
+   * the fp32 cost of each option to its logit term and a sink's one more term to its sums, and so do explicit
+   * coefficients (which describe the plain logit: oracle/ERROR_MODEL.md, "Logit options"). */
+  uint32_t logit_options;
 } pacheck_variant;
 
 /* What the entry point returns. */

@@ -45,7 +45,8 @@ def exception_text(exc):
 @dataclasses.dataclass(frozen=True)
 class TorchInputs:
     """A problem's inputs as torch tensors: values in the problem's dtype (float32, float16 or bfloat16), tables
-    and lengths in int32."""
+    and lengths in int32, the per-head logit options in float32 (None when the problem does not set them; the
+    scalar options are problem.soft_cap and problem.window)."""
 
     queries: object  # [total_queries, num_query_heads, head_dim]
     k_pool: object  # [num_blocks, block_size, num_kv_heads, head_dim]
@@ -54,6 +55,8 @@ class TorchInputs:
     context_lens: object  # [num_sequences]
     query_lens: object  # [num_sequences]
     query_starts: object  # [num_sequences + 1]
+    alibi_slopes: object = None  # [num_query_heads] float32, or None without ALiBi
+    sinks: object = None  # [num_query_heads] float32 (-inf: no sink for that head), or None without sinks
 
 
 def torch_inputs(problem, device="cpu") -> TorchInputs:
@@ -72,6 +75,9 @@ def torch_inputs(problem, device="cpu") -> TorchInputs:
     def integers(array):
         return torch.from_dlpack(array).to(device)
 
+    def per_head(array):
+        return None if array is None else torch.from_dlpack(array).to(device)
+
     return TorchInputs(
         queries=values(problem.queries),
         k_pool=values(problem.k_pool),
@@ -80,4 +86,6 @@ def torch_inputs(problem, device="cpu") -> TorchInputs:
         context_lens=integers(problem.context_lens),
         query_lens=integers(problem.query_lens),
         query_starts=integers(problem.query_starts),
+        alibi_slopes=per_head(problem.alibi_slopes),
+        sinks=per_head(problem.sinks),
     )

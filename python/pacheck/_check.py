@@ -89,15 +89,18 @@ def _default_name(kernel) -> str:
     return cleaned or "kernel"
 
 
-def _replay_line(case_file: str, kernel, name: str, error_model, uses_splits: bool) -> str:
+def _replay_line(case_file: str, kernel, name: str, error_model, uses_splits: bool, logit_options: list) -> str:
     reference = getattr(kernel, "__name__", "")
     if not reference.isidentifier():
         reference = "kernel"
     splits = ", uses_splits=True" if uses_splits else ""
-    return (f"pacheck.replay({case_file!r}, {reference}, name={name!r}, error_model={error_model!r}{splits})")
+    options = f", logit_options={logit_options!r}" if logit_options else ""
+    return (f"pacheck.replay({case_file!r}, {reference}, name={name!r}, error_model={error_model!r}{splits}"
+            f"{options})")
 
 
-def _raise_on_failure(outcome: dict, property: str, kernel, name: str, error_model, uses_splits: bool) -> None:
+def _raise_on_failure(outcome: dict, property: str, kernel, name: str, error_model, uses_splits: bool,
+                      logit_options: list) -> None:
     """Raises what a run's outcome calls for: the kernel's interrupt, a KernelContractError, a give-up or a
     PropertyFailure. Returns when the property held."""
     if outcome["interrupt"] is not None:
@@ -113,7 +116,7 @@ def _raise_on_failure(outcome: dict, property: str, kernel, name: str, error_mod
     message = outcome["message"]
     replay = ""
     if case_file is not None:
-        replay = _replay_line(case_file, kernel, name, error_model, uses_splits)
+        replay = _replay_line(case_file, kernel, name, error_model, uses_splits, logit_options)
         cli_line = f"replay: pacheck replay {case_file} --variant {name}"
         if cli_line in message:
             message = message.replace(cli_line, f"replay: {replay}")
@@ -134,6 +137,12 @@ def _require_int(what: str, value, low: int, high: int) -> None:
 
 def _uses_splits(capabilities) -> bool:
     return isinstance(capabilities, dict) and capabilities.get("uses_splits") is True
+
+
+def _logit_options(capabilities) -> list:
+    """The declared logit options as a list of names (DeclaredKernel has already checked them)."""
+    declared = capabilities.get("logit_options", []) if isinstance(capabilities, dict) else []
+    return [declared] if isinstance(declared, str) else list(declared)
 
 
 def property_names(declared, properties) -> list:
@@ -174,26 +183,31 @@ def check(kernel, *, name: str, capabilities: dict, error_model, properties=None
     results = []
     for property in names:
         outcome = declared.run_property(property, cases, seed, bool(engine_shapes), os.fspath(failure_dir), reproduce)
-        _raise_on_failure(outcome, property, kernel, name, error_model, _uses_splits(capabilities))
+        _raise_on_failure(outcome, property, kernel, name, error_model, _uses_splits(capabilities),
+                          _logit_options(capabilities))
         results.append(PropertyResult(property, outcome["cases"]))
     return results
 
 
-def replay(case_file, kernel, *, error_model, uses_splits: bool = False, name: Optional[str] = None) -> ReplayResult:
+def replay(case_file, kernel, *, error_model, uses_splits: bool = False, logit_options=(),
+           name: Optional[str] = None) -> ReplayResult:
     """Runs `kernel` on a saved case and compares its output with the oracle under `error_model`.
 
     Returns a ReplayResult when every element is within its bound; raises PropertyFailure (property
     UlpBoundedAgreement) when one is not or the kernel raises, KernelContractError as check() does. `uses_splits`
-    selects the split-K form of the model, as the capability of that name does in check().
+    selects the split-K form of the model, as the capability of that name does in check(). `logit_options` names
+    the logit options the kernel computes, as capabilities['logit_options'] does: a case that sets another raises
+    ValueError without calling the kernel.
     """
     name = _default_name(kernel) if name is None else name
     capabilities = {"dtypes": list(ALL_DTYPES), "modes": list(ALL_MODES), "max_head_dim": 256,
-                    "uses_splits": uses_splits}
+                    "uses_splits": uses_splits, "logit_options": list(logit_options)}
     declared = _pacheck.DeclaredKernel(kernel, name, capabilities, error_model)
     path = os.fspath(case_file)
     outcome = declared.replay(path)
     if outcome["note"]:
         outcome["message"] = f"case {path} ({outcome['note']})\n{outcome['message']}"
-    _raise_on_failure(outcome, "UlpBoundedAgreement", kernel, name, error_model, uses_splits)
+    _raise_on_failure(outcome, "UlpBoundedAgreement", kernel, name, error_model, uses_splits,
+                      _logit_options(capabilities))
     return ReplayResult(case_file=path, problem=_pacheck.load_case(path), worst=WorstElement(**outcome["worst"]),
                         fits_fp32=outcome["fits_fp32"])

@@ -138,13 +138,53 @@ Knobs parse_knobs(int tile_size, int split_size, int num_splits, const std::stri
   return knobs;
 }
 
+namespace {
+
+// Each logit option: its name, whether a problem sets it, and the capability that takes it.
+struct LogitOptionName {
+  const char* name;
+  bool (*set)(const LogitOptions&);
+  bool LogitOptionSupport::*takes;
+};
+const LogitOptionName kLogitOptions[] = {
+    {"soft_cap", [](const LogitOptions& o) { return o.soft_cap.has_value(); }, &LogitOptionSupport::soft_cap},
+    {"window", [](const LogitOptions& o) { return o.window.has_value(); }, &LogitOptionSupport::window},
+    {"alibi_slopes", [](const LogitOptions& o) { return !o.alibi_slopes.empty(); }, &LogitOptionSupport::alibi},
+    {"sinks", [](const LogitOptions& o) { return !o.sinks.empty(); }, &LogitOptionSupport::sinks},
+};
+
+// A list of option names (empty: none), each known and given once.
+LogitOptionSupport parse_logit_options(nb::handle value, const std::string& what) {
+  LogitOptionSupport takes;
+  if ((nb::isinstance<nb::list>(value) || nb::isinstance<nb::tuple>(value)) && nb::len(value) == 0) return takes;
+  for (const std::string& name : strings(value, what)) {
+    const auto* option = std::find_if(std::begin(kLogitOptions), std::end(kLogitOptions),
+                                      [&](const LogitOptionName& o) { return name == o.name; });
+    if (option == std::end(kLogitOptions))
+      throw std::invalid_argument(what + ": unknown logit option '" + name +
+                                  "'; known: soft_cap, window, alibi_slopes, sinks");
+    if (takes.*option->takes) throw std::invalid_argument(what + " names '" + name + "' twice");
+    takes.*option->takes = true;
+  }
+  return takes;
+}
+
+}  // namespace
+
+std::vector<std::string> logit_option_names(const LogitOptions& options) {
+  std::vector<std::string> names;
+  for (const LogitOptionName& o : kLogitOptions)
+    if (o.set(options)) names.push_back(o.name);
+  return names;
+}
+
 Capabilities parse_capabilities(nb::handle declared) {
   Capabilities caps;
   bool has_dtypes = false, has_modes = false, has_max = false;
   std::vector<int> head_dims;
   for (const auto& [key, value] : entries(declared, "capabilities",
                                           {"dtypes", "modes", "max_head_dim", "head_dims", "block_sizes", "gqa_ratios",
-                                           "deterministic", "batch_invariant", "uses_splits"})) {
+                                           "deterministic", "batch_invariant", "uses_splits", "logit_options"})) {
     const std::string what = "capabilities['" + key + "']";
     if (key == "dtypes") {
       for (const std::string& name : strings(value, what)) caps.dtypes.push_back(parse_dtype_name(name, what));
@@ -167,6 +207,8 @@ Capabilities parse_capabilities(nb::handle declared) {
       caps.deterministic = boolean(value, what);
     } else if (key == "batch_invariant") {
       caps.batch_invariant = boolean(value, what);
+    } else if (key == "logit_options") {
+      caps.logit_options = parse_logit_options(value, what);
     } else {
       caps.uses_splits = boolean(value, what);
     }

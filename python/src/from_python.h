@@ -5,6 +5,7 @@
 #include <initializer_list>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <nanobind/nanobind.h>
 
@@ -34,8 +35,12 @@ T parse_named(const std::string& name, const std::string& what, std::initializer
 Knobs parse_knobs(int tile_size, int split_size, int num_splits, const std::string& what);
 
 // A dict of Capabilities fields (python/README.md): dtypes, modes, max_head_dim and/or head_dims, block_sizes,
-// gqa_ratios, deterministic, batch_invariant, uses_splits.
+// gqa_ratios, deterministic, batch_invariant, uses_splits, logit_options (a list of option names; absent: none).
 Capabilities parse_capabilities(nanobind::handle declared);
+
+// The logit options by name, as capabilities['logit_options'] and Problem.logit_options spell them: "soft_cap",
+// "window", "alibi_slopes", "sinks" (problem.h's fields). The names of those `options` sets, in that order.
+std::vector<std::string> logit_option_names(const LogitOptions& options);
 
 // A stock model's name (stock_error_models.h) or a dict of ErrorCoefficients fields.
 DeclaredErrorModel parse_error_model(nanobind::handle declared);

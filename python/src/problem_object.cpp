@@ -71,6 +71,12 @@ nb::object per_sequence(nb::handle self, Field field) {
   return owned_array(std::move(values), {p.sequences.size()});
 }
 
+// One float per query head, or None when the option is absent.
+nb::object per_head(const std::vector<float>& values) {
+  if (values.empty()) return nb::none();
+  return owned_array(values, {values.size()});
+}
+
 int max_context_len(const Problem& p) {
   int longest = 0;
   for (const Sequence& s : p.sequences) longest = std::max(longest, s.context_len);
@@ -212,6 +218,20 @@ void bind_problem(nb::module_& m) {
         for (const Sequence& s : p.sequences) starts.push_back(starts.back() + s.num_queries);
         return owned_array(std::move(starts), {p.sequences.size() + 1});
       }, "int32 [num_sequences + 1]: the first query row of each sequence, then total_queries (a copy).")
+      .def_prop_ro("soft_cap", [](nb::handle self) { return problem_of(self).options.soft_cap; },
+                   "The soft cap (fp32): logits become soft_cap * tanh(logit / soft_cap), after the scale; None: none.")
+      .def_prop_ro("window", [](nb::handle self) { return problem_of(self).options.window; },
+                   "The sliding window: a query at position pos sees keys pos - window + 1 ..= pos (FlashInfer's "
+                   "window_left is window - 1); None: every key up to pos.")
+      .def_prop_ro("alibi_slopes", [](nb::handle self) { return per_head(problem_of(self).options.alibi_slopes); },
+                   "float32 [num_query_heads] (a copy): query head h adds alibi_slopes[h] * (t - pos) to the logit of "
+                   "key t, after the soft cap; None: no ALiBi.")
+      .def_prop_ro("sinks", [](nb::handle self) { return per_head(problem_of(self).options.sinks); },
+                   "float32 [num_query_heads] (a copy): query head h's softmax has one more logit, sinks[h], whose "
+                   "value is the zero vector (-inf: no sink for that head); None: no sinks.")
+      .def_prop_ro("logit_options", [](nb::handle self) { return logit_option_names(problem_of(self).options); },
+                   "The names of the logit options the problem sets, in the order they apply (a kernel's "
+                   "capabilities['logit_options'] must list each).")
       .def("describe", [](nb::handle self) {
         return describe(problem_of(self)) + "knobs: " + knobs_text(object_of(self).knobs()) + "\n";
       }, "The problem in words: shapes, dtype, scale, each sequence's mode, lengths and table, the knobs.")
@@ -241,7 +261,9 @@ void bind_problem(nb::module_& m) {
         [](const std::string& dtype, int num_kv_heads, int gqa_ratio, int head_dim, int block_size,
            const std::vector<std::pair<int, int>>& sequences, const std::string& values, double spread,
            int spare_blocks, bool shared_prefix, int table_padding, bool padding_invalid, const std::string& poison,
-           std::optional<float> scale, std::uint64_t seed, int tile_size, int split_size, int num_splits) {
+           std::optional<float> scale, std::uint64_t seed, int tile_size, int split_size, int num_splits,
+           std::optional<float> soft_cap, std::optional<int> window, std::optional<std::vector<float>> alibi_slopes,
+           std::optional<std::vector<float>> sinks) {
           ProblemSpec spec;
           spec.dtype = parse_dtype_name(dtype, "make_problem: dtype");
           spec.num_kv_heads = num_kv_heads;
@@ -267,6 +289,14 @@ void bind_problem(nb::module_& m) {
           check_spec(spec);
           const Knobs knobs = parse_knobs(tile_size, split_size, num_splits, "make_problem");
           Problem problem = materialize(spec);
+          problem.options.soft_cap = soft_cap;
+          problem.options.window = window;
+          problem.options.alibi_slopes = alibi_slopes.value_or(std::vector<float>{});
+          problem.options.sinks = sinks.value_or(std::vector<float>{});
+          if (alibi_slopes && alibi_slopes->empty())
+            throw std::invalid_argument("make_problem: alibi_slopes is empty; give one slope per query head, or None");
+          if (sinks && sinks->empty())
+            throw std::invalid_argument("make_problem: sinks is empty; give one logit per query head, or None");
           validate(problem);
           return ProblemObject(std::move(problem), knobs, "");
         },
@@ -275,9 +305,12 @@ void bind_problem(nb::module_& m) {
         nb::arg("spread") = 1.0, nb::arg("spare_blocks") = 0, nb::arg("shared_prefix") = false,
         nb::arg("table_padding") = 0, nb::arg("padding_invalid") = false, nb::arg("poison") = "none",
         nb::arg("scale") = nb::none(), nb::arg("seed") = 0, nb::arg("tile_size") = 16, nb::arg("split_size") = 64,
-        nb::arg("num_splits") = 0,
+        nb::arg("num_splits") = 0, nb::arg("soft_cap") = nb::none(), nb::arg("window") = nb::none(),
+        nb::arg("alibi_slopes") = nb::none(), nb::arg("sinks") = nb::none(),
         "A problem built the way the generators build theirs (properties/problem_spec.h): `sequences` is a list of "
-        "(context_len, num_queries) pairs; blocks are scattered over the pool; the same seed gives the same values.");
+        "(context_len, num_queries) pairs; blocks are scattered over the pool; the same seed gives the same values. "
+        "soft_cap, window, alibi_slopes and sinks (one float per query head; -inf: no sink) set the logit options "
+        "(problem/problem.h); each float is rounded to float32.");
 }
 
 }  // namespace pacheck::python

@@ -1,10 +1,12 @@
-# Paged-attention kernels in numpy for the tests: a correct online softmax and copies of it with one planted bug each.
+# Paged-attention kernels in numpy for the tests: a correct online softmax with logit options, and planted-bug copies.
 import numpy as np
 
 # The declaration every kernel here shares: it takes every dtype, mode and head dim, and its arithmetic is the fp32
 # online softmax that the stock model of that name bounds (logits and sums in fp32, exp rounded from double).
 CAPABILITIES = {"dtypes": ["fp32", "fp16", "bf16"], "modes": ["decode", "prefill", "continuation"],
                 "max_head_dim": 256}
+# The same kernels compute every logit option; the stock model adds the options' fp32 cost to its bound.
+WITH_OPTIONS = dict(CAPABILITIES, logit_options=["soft_cap", "window", "alibi_slopes", "sinks"])
 ERROR_MODEL = "fp32_online_softmax"
 
 
@@ -29,13 +31,24 @@ def exp_fp32(x):
     return np.exp(x.astype(np.float64)).astype(np.float32)
 
 
-def online_softmax_attention(problem, *, mask_shift=0, rescale_accumulator=True):
+def tanh_fp32(x):
+    """tanh in double rounded to float32: within half an ulp, inside the two that a soft cap's model allows."""
+    return np.tanh(x.astype(np.float64)).astype(np.float32)
+
+
+def online_softmax_attention(problem, *, mask_shift=0, rescale_accumulator=True, alibi_sign=1):
     """Attention over the paged KV cache by an online softmax over tiles of problem.tile_size keys, vectorised over
-    a sequence's queries and heads. `mask_shift` > 0 lets each query see that many future keys (a causal mask off by
-    one); rescale_accumulator=False forgets to rescale the running sum of V when the running max rises."""
+    a sequence's queries and heads, with the problem's logit options (soft cap, ALiBi, window, sinks) in fp32.
+    `mask_shift` > 0 lets each query see that many future keys (a causal mask off by one);
+    rescale_accumulator=False forgets to rescale the running sum of V when the running max rises; alibi_sign=-1
+    adds the ALiBi bias with the wrong sign (newer keys lose)."""
     queries, k_pool, v_pool = problem.queries, problem.k_pool, problem.v_pool
     heads, dim, ratio = problem.num_query_heads, problem.head_dim, problem.gqa_ratio
     scale = np.float32(problem.scale)
+    soft_cap = None if problem.soft_cap is None else np.float32(problem.soft_cap)
+    slopes = None if problem.alibi_slopes is None else np.float32(alibi_sign) * problem.alibi_slopes
+    # A sink is a first key whose value is zero: the running max starts at it, the denominator at exp(0) = 1.
+    sinks = np.full(heads, -np.inf, dtype=np.float32) if problem.sinks is None else problem.sinks
     out = np.empty(queries.shape, dtype=np.float32)
     starts = problem.query_starts
     for s, seq in enumerate(problem.sequences):
@@ -45,13 +58,20 @@ def online_softmax_attention(problem, *, mask_shift=0, rescale_accumulator=True)
         values = np.repeat(v_pool[blocks].reshape(-1, problem.num_kv_heads, dim)[:context], ratio, axis=1)
         q = np.array(queries[starts[s]:starts[s + 1]])  # [count, heads, dim]
         positions = np.arange(context - count, context)
-        running_max = np.full((count, heads), -np.inf, dtype=np.float32)
-        denominator = np.zeros((count, heads), dtype=np.float32)
+        first = np.zeros_like(positions) if problem.window is None else positions - problem.window + 1
+        running_max = np.broadcast_to(sinks, (count, heads)).astype(np.float32)
+        denominator = np.where(np.isneginf(running_max), np.float32(0), np.float32(1))
         accumulator = np.zeros((count, heads, dim), dtype=np.float32)
         for start in range(0, context, problem.tile_size):
             k, v = keys[start:start + problem.tile_size], values[start:start + problem.tile_size]
+            keys_at = np.arange(start, start + len(k))
             logits = np.einsum("qhd,thd->qht", q, k) * scale
-            visible = np.arange(start, start + len(k))[None, :] <= positions[:, None] + mask_shift
+            if soft_cap is not None:
+                logits = soft_cap * tanh_fp32(logits / soft_cap)
+            if slopes is not None:
+                offsets = (keys_at[None, :] - positions[:, None]).astype(np.float32)  # t - pos, exact
+                logits = logits + slopes[None, :, None] * offsets[:, None, :]
+            visible = (keys_at[None, :] <= positions[:, None] + mask_shift) & (keys_at[None, :] >= first[:, None])
             logits = np.where(visible[:, None, :], logits, np.float32(-np.inf))
             new_max = np.maximum(running_max, logits.max(axis=-1))
             # Rows that have seen no key yet keep a max of -inf: subtract 0 there so exp gives 0, not NaN.
@@ -76,3 +96,7 @@ def mask_off_by_one_kernel(problem):
 
 def unrescaled_accumulator_kernel(problem):
     return online_softmax_attention(problem, rescale_accumulator=False)
+
+
+def alibi_sign_flipped_kernel(problem):
+    return online_softmax_attention(problem, alibi_sign=-1)

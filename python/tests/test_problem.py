@@ -96,8 +96,8 @@ def test_a_case_file_round_trips(tmp_path):
 
 def test_a_bad_case_file_names_what_is_wrong(tmp_path):
     path = tmp_path / "case.json"
-    path.write_text('{"format": "pacheck-case", "version": 2}')
-    with pytest.raises(pacheck.CaseFileError, match="unsupported case file version 2"):
+    path.write_text('{"format": "pacheck-case", "version": 3}')
+    with pytest.raises(pacheck.CaseFileError, match="unsupported case file version 3"):
         pacheck.load_case(str(path))
     assert issubclass(pacheck.CaseFileError, ValueError)
 

@@ -1,4 +1,4 @@
-# torch through the bridge: DLPack views of a problem, exact bf16/fp16 inputs, a torch kernel's output (CPU and CUDA).
+# torch through the bridge: DLPack views, exact bf16/fp16 inputs, a torch kernel's output (CPU, CUDA), logit options.
 import numpy as np
 import pytest
 
@@ -37,8 +37,9 @@ def test_torch_inputs_hold_the_problem_values_in_its_dtype(dtype, torch_dtype):
         assert torch.equal(tensor, torch.from_numpy(np.array(getattr(p, name))))
 
 
-def torch_attention(problem, device="cpu"):
-    """Attention in torch: one softmax over each row's keys in double, rounded to the dtype once at the end.
+def torch_attention(problem, device="cpu", alibi_sign=1):
+    """Attention in torch: one softmax over each row's keys in double, with the problem's logit options, rounded to
+    the dtype once at the end (alibi_sign=-1 plants a bug: the ALiBi bias with its sign flipped).
     (torch's float32 CPU matmul rounds differently with the memory alignment of its inputs, which BatchIsolation
     catches; double products and sums round to the same float32 wherever the tensors lie.)"""
     x = pacheck.torch_inputs(problem, device=device)
@@ -53,11 +54,25 @@ def torch_attention(problem, device="cpu"):
 
         keys, values = gather(x.k_pool), gather(x.v_pool)
         logits = torch.einsum("qhd,thd->qht", x.queries[start:end].double(), keys) * problem.scale
+        if problem.soft_cap is not None:
+            logits = problem.soft_cap * torch.tanh(logits / problem.soft_cap)
         positions = torch.arange(context - (end - start), context, device=device)
-        hidden = torch.arange(context, device=device)[None, :] > positions[:, None]
+        keys_at = torch.arange(context, device=device)
+        if x.alibi_slopes is not None:
+            offsets = (keys_at[None, :] - positions[:, None]).double()
+            logits = logits + alibi_sign * x.alibi_slopes.double()[None, :, None] * offsets[:, None, :]
+        hidden = keys_at[None, :] > positions[:, None]
+        if problem.window is not None:
+            hidden |= keys_at[None, :] <= positions[:, None] - problem.window
         logits = logits.masked_fill(hidden[:, None, :], float("-inf"))
-        weights = torch.exp(logits - logits.amax(dim=-1, keepdim=True))
-        out[start:end] = (torch.einsum("qht,thd->qhd", weights, values) / weights.sum(dim=-1, keepdim=True)).float()
+        # The sink: one more logit per head, with a zero value (-inf: none), in the max and the sum only.
+        sink = torch.full((problem.num_query_heads,), float("-inf"), dtype=torch.float64, device=device)
+        if x.sinks is not None:
+            sink = x.sinks.double()
+        top = torch.maximum(logits.amax(dim=-1), sink[None, :])
+        weights = torch.exp(logits - top[..., None])
+        total = weights.sum(dim=-1) + torch.exp(sink[None, :] - top)
+        out[start:end] = (torch.einsum("qht,thd->qhd", weights, values) / total[..., None]).float()
     return out.to(x.queries.dtype)
 
 
@@ -80,6 +95,23 @@ def test_a_tensor_that_requires_grad_is_read():
     out = torch_attention(p).requires_grad_()
     declared = pacheck._pacheck.DeclaredKernel(lambda q: out * 1, "grad_out", CAPABILITIES, "fp32_online_softmax")
     np.testing.assert_array_equal(declared.run(p), out.detach().numpy())
+
+
+OPTIONS = dict(soft_cap=2.5, window=6, alibi_slopes=[0.5, 0.25, -0.125, 0.0], sinks=[float("-inf"), 0.5, -1.0, 2.0])
+
+
+@pytest.mark.parametrize("dtype", ["fp32", "bf16"])
+def test_a_torch_kernel_computes_the_logit_options_and_a_flipped_alibi_is_caught(dtype, tmp_path):
+    path = tmp_path / "options.json"
+    pacheck.save_case(str(path), pacheck.make_problem(dtype=dtype, num_kv_heads=2, gqa_ratio=2, head_dim=16,
+                                                      block_size=4, sequences=[(19, 1), (23, 9)], seed=3, **OPTIONS))
+    pacheck.replay(path, torch_attention, error_model="fp32_online_softmax", logit_options=list(OPTIONS))
+
+    def flipped(problem):
+        return torch_attention(problem, alibi_sign=-1)
+
+    with pytest.raises(pacheck.PropertyFailure):
+        pacheck.replay(path, flipped, error_model="fp32_online_softmax", logit_options=list(OPTIONS))
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")

@@ -91,25 +91,13 @@ std::vector<long double> long_double_attention(const Problem& p) {
   return out;
 }
 
-// Logit options drawn from the seed: each present about half the time, at values that matter for the test's
-// logits (caps near their size, windows shorter than the contexts, slopes and sinks of either sign).
-void add_logit_options(Problem& p, std::uint64_t seed) {
-  if (seed & 1) p.options.soft_cap = 0.5f + static_cast<float>(seed % 5);
-  if (seed & 2) p.options.window = 1 + static_cast<int>(seed % 13);
-  if (seed & 4)
-    for (int h = 0; h < p.num_query_heads; ++h) p.options.alibi_slopes.push_back(std::ldexp(1.0f, -h - 1));
-  if (seed & 8)
-    for (int h = 0; h < p.num_query_heads; ++h)
-      p.options.sinks.push_back(h % 3 == 0 ? -INFINITY : static_cast<float>(h % 5) - 2.5f);
-}
-
 TEST(Oracle, AgreesWithAnIndependentLongDoubleComputation) {
   double worst = 0;
   for (std::uint64_t seed = 1; seed <= 80; ++seed) {
     const ValueKind kinds[] = {ValueKind::normal, ValueKind::all_negative, ValueKind::integer_valued, ValueKind::near_range};
     // Seeds past 60 hold an fp8 cache, per tensor or per KV head, of values that fit its range.
     Problem p = materialize(scattered_spec(seed, kAllDTypes[seed % 3], seed > 60 ? ValueKind::normal : kinds[seed % 4]));
-    if (seed > 30) add_logit_options(p, seed);
+    if (seed > 30) testing::add_logit_options(p, seed);
     if (seed > 60)
       p = testing::with_fp8_cache(p, kAllFp8Formats[seed % 2], {0.5f}, seed % 3 ? std::vector{0.25f, 3.0f} : std::vector{2.0f});
     const OracleResult r = run_oracle(p);

@@ -1,5 +1,5 @@
-// Pins the error models an external kernel declares: the stock names, the checks on explicit coefficients, and
-// that each declaration yields the model of the arithmetic it is named after.
+// Pins the error models an external kernel declares: the stock names, the checks on explicit coefficients, that each
+// declaration yields the model of the arithmetic it is named after, and what the logit options add to each.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -143,6 +143,60 @@ TEST(StockErrorModels, ExplicitCoefficientsScaleWithTheirQuantities) {
     EXPECT_EQ(m.weight_underflow, 0x1p-100);
     EXPECT_EQ(m.absolute_error, 1e-6);
   }
+}
+
+// small_problem with every logit option: a soft cap, a window of 11 keys (so that windows start inside splits of
+// 16 and tiles of 8), ALiBi and a sink on each head.
+Problem problem_with_options() {
+  Problem p = small_problem();
+  p.options.soft_cap = 4.0f;
+  p.options.window = 11;
+  p.options.alibi_slopes = {0.5f, 0.25f};
+  p.options.sinks = {0.5f, -1.0f};
+  validate(p);
+  return p;
+}
+
+// Every model adds the options' fp32 cost (7 + 2) to its plain logit term and the sink's one term to its chain; a
+// window counts the splits and tiles its keys touch, cut from position 0. Without options each model is the one
+// pinned above, so no bound moves.
+TEST(StockErrorModels, LogitOptionsAddTheirCostToEveryModel) {
+  const Problem plain = small_problem();
+  const Problem p = problem_with_options();
+  EXPECT_EQ(fp32_logit_option_cost(plain), 0);
+  EXPECT_EQ(fp32_logit_option_cost(p), 9);
+  Knobs knobs;
+  knobs.tile_size = 8;
+  knobs.split_size = 16;
+  const OracleResult oracle = run_oracle(p, {16});
+  DeclaredErrorModel fused, split, tc, coefficients;
+  split.stock = StockErrorModel::fp32_split_k;
+  tc.stock = StockErrorModel::bf16_tensor_cores;
+  coefficients.stock.reset();
+  coefficients.coefficients = ErrorCoefficients{1, 0.5, 2, 3, 5, 7, 0.25, 11, 13, 17, 0x1p-11, 0x1p-100, 0};
+  bool straddles = false;
+  for (std::size_t row = 0; row < oracle.rows.size(); ++row) {
+    const RowCondition& c = oracle.rows[row];
+    ASSERT_TRUE(c.has_sink);
+    ASSERT_LE(c.num_keys, 11);
+    const int records = oracle.records_in_splits(row, 16);
+    const int splits = (c.first_key + c.num_keys - 1) / 16 - c.first_key / 16 + 1;
+    const int tiles = (c.first_key + c.num_keys - 1) / 8 - c.first_key / 8 + 1;
+    straddles |= splits > (c.num_keys + 15) / 16;
+    const ErrorModel f = declared_error_model(fused, p, oracle, row, knobs, false);
+    EXPECT_EQ(f.logit_coefficient, p.head_dim + 2 + 9);
+    EXPECT_EQ(f.accumulation_chain, c.num_keys + 1 + c.records + 3);
+    const ErrorModel s = declared_error_model(split, p, oracle, row, knobs, true);
+    EXPECT_EQ(s.logit_coefficient, p.head_dim + 2 + 9);
+    EXPECT_EQ(s.accumulation_chain, c.num_keys + 1 + records + 3 + 2.0 * splits);
+    const ErrorModel t = declared_error_model(tc, p, oracle, row, knobs, false);
+    EXPECT_EQ(t.logit_coefficient, 72 + 2 + 9);
+    const ErrorModel k = declared_error_model(coefficients, p, oracle, row, knobs, true);
+    EXPECT_EQ(k.logit_coefficient, 1 + 0.5 * p.head_dim + 9);
+    EXPECT_EQ(k.weight_error, 2 + 3.0 * records + 5.0 * splits);
+    EXPECT_EQ(k.accumulation_chain, 7 + 0.25 * (c.num_keys + 1) + 11.0 * records + 13.0 * splits + 17.0 * tiles);
+  }
+  EXPECT_TRUE(straddles) << "some row's window straddles a split boundary, so the count from position 0 matters";
 }
 
 }  // namespace

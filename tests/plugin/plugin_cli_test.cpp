@@ -1,7 +1,9 @@
 // `pacheck --plugin` end to end, the binary run as a subprocess: the example plugin passes every applicable property;
 // the planted bug is killed and shrunk, with a case file and a replay line that load the plugin and reproduce it;
 // every subcommand refuses a bad plugin with its error and exit status 2; a run's error fails the property with the
-// plugin's message; a crash is reported by the surviving parent with the problem it crashed on and a replay line.
+// plugin's message; a crash is reported by the surviving parent with the problem it crashed on and a replay line; a
+// case with every logit option passes the example, fails a window off by one, and is skipped for a plugin that
+// declares no option.
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -14,6 +16,8 @@
 #include <string>
 
 #include "problem/case_file.h"
+#include "properties/catalogue.h"
+#include "tests/fixtures/problem_builders.h"
 
 namespace pacheck {
 namespace {
@@ -84,8 +88,9 @@ TEST_F(PluginCli, TheExamplePassesEveryApplicableProperty) {
                                " --variant example_streaming --variant example_streaming_coefficients --cases 50"
                                " --failures " + failures());
   EXPECT_EQ(r.exit_code(), 0) << r.output;
-  // Every property but SplitSizeInvariance (the example does not split), for each of the two variants.
-  EXPECT_EQ(occurrences(r.output, "50 cases  pass\n"), 20u) << r.output;
+  // Every property but SplitSizeInvariance (the example does not split), for each of the two variants: the
+  // logit options' laws included, since the example takes every option.
+  EXPECT_EQ(occurrences(r.output, "50 cases  pass\n"), 2 * (catalogue().size() - 1)) << r.output;
   EXPECT_EQ(occurrences(r.output, "FAIL"), 0u) << r.output;
 }
 
@@ -129,6 +134,34 @@ TEST_F(PluginCli, ThePlantedBugIsKilledShrunkAndReplayed) {
   const Subprocess fixed = pacheck("replay " + quoted(saved.string()) + " --variant example_streaming --plugin " +
                                    quoted(PACHECK_EXAMPLE_PLUGIN));
   EXPECT_EQ(fixed.exit_code(), 0) << "the correct kernel passes the same case\n" << fixed.output;
+}
+
+TEST_F(PluginCli, ACaseWithLogitOptionsPassesTheExampleAndKillsAWindowOffByOne) {
+  // A prefill of 24 keys, four heads: every option set, the window shorter than most rows' histories.
+  Problem p = testing::single_sequence(24, 24, 4, 8, 8, testing::wobble);
+  p.options.soft_cap = 2.5f;
+  p.options.window = 6;
+  p.options.alibi_slopes = {0.5f, 0.25f, -0.125f, 0.0f};
+  p.options.sinks = {-INFINITY, 0.5f, -1.0f, 2.0f};
+  validate(p);
+  const std::filesystem::path saved = dir_ / "logit_options.json";
+  write_case_file(saved, Case{p, Knobs{}, "every logit option"});
+  const std::string replay = "replay " + quoted(saved.string()) + " --variant example_streaming";
+
+  const Subprocess example = pacheck(replay + " --variant example_streaming_coefficients --plugin " +
+                                     quoted(PACHECK_EXAMPLE_PLUGIN));
+  EXPECT_EQ(example.exit_code(), 0) << example.output;
+  EXPECT_NE(example.output.find("example_streaming        pass"), std::string::npos) << example.output;
+  EXPECT_NE(example.output.find("example_streaming_coefficients pass"), std::string::npos) << example.output;
+
+  const Subprocess off_by_one = pacheck(replay + " --plugin " + quoted(PACHECK_PLUGIN_WINDOW_OFF_BY_ONE));
+  EXPECT_EQ(off_by_one.exit_code(), 1) << off_by_one.output;
+  EXPECT_NE(off_by_one.output.find("example_streaming        FAIL"), std::string::npos) << off_by_one.output;
+
+  const Subprocess undeclared = pacheck(replay + " --plugin " + quoted(PACHECK_PLUGIN_NO_LOGIT_OPTIONS));
+  EXPECT_EQ(undeclared.exit_code(), 0) << undeclared.output;
+  EXPECT_NE(undeclared.output.find("example_streaming        skipped: soft_cap not supported"), std::string::npos)
+      << undeclared.output;
 }
 
 TEST_F(PluginCli, EverySubcommandRefusesABadPluginNamingIt) {

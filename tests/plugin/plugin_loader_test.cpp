@@ -1,7 +1,8 @@
 // The plugin loader in process: every nonsense declaration is refused with a message naming the plugin, the
 // variant and the field, and registers nothing; a struct from a later ABI revision is read; the conversions into the
-// ABI's storage and back are exact; a run's error surfaces with its message; dlopen's failures are named; and the
-// example plugin computes cpu_streaming's output bit for bit in every dtype.
+// ABI's storage and back are exact; a run's error surfaces with its message; dlopen's failures are named; the logit
+// options reach a variant that declares them exactly and never one that does not; and the example plugin computes
+// cpu_streaming's output bit for bit in every dtype, logit options included, within its error model.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
@@ -14,8 +15,11 @@
 #include <string>
 #include <vector>
 
+#include "oracle/oracle.h"
 #include "plugin/plugin_loader.h"
+#include "properties/agreement.h"
 #include "properties/generators.h"
+#include "tests/fixtures/problem_builders.h"
 #include "variants/variant.h"
 
 namespace pacheck {
@@ -133,6 +137,8 @@ const Nonsense kNonsense[] = {
     {"no_description", [](pacheck_variant& v) { v.description = nullptr; }, "description is a null pointer"},
     {"two_line_description", [](pacheck_variant& v) { v.description = "one\ntwo"; },
      "the description must be one line"},
+    {"unknown_logit_option", [](pacheck_variant& v) { v.logit_options = PACHECK_LOGIT_SINKS | 1u << 4; },
+     "logit_options holds unknown bits 0x10 (it may combine PACHECK_LOGIT_SOFT_CAP, _WINDOW, _ALIBI, _SINKS)"},
     {"small_struct", [](pacheck_variant& v) { v.struct_size = 16; },
      "its pacheck_variant struct_size is 16, smaller than ABI 1's"},
 };
@@ -274,6 +280,25 @@ TEST(PluginLoader, DeclarationsBecomeCapabilities) {
   EXPECT_FALSE(c.needs_gpu);
 }
 
+TEST(PluginLoader, LogitOptionFlagsBecomeCapabilities) {
+  static pacheck_variant some = good_variant("declares_window_and_sinks");
+  some.logit_options = PACHECK_LOGIT_WINDOW | PACHECK_LOGIT_SINKS;
+  // A plugin built before the field: its struct ends before logit_options, whatever lies past it.
+  static pacheck_variant older = good_variant("declares_before_logit_options");
+  older.logit_options = PACHECK_LOGIT_SOFT_CAP | PACHECK_LOGIT_WINDOW | PACHECK_LOGIT_ALIBI | PACHECK_LOGIT_SINKS;
+  older.struct_size = offsetof(pacheck_variant, logit_options);
+  static const pacheck_variant* const variants[] = {&some, &older};
+  static const pacheck_plugin plugin{PACHECK_PLUGIN_ABI_VERSION, sizeof(pacheck_plugin), 2, variants};
+  ASSERT_EQ(refusal(&plugin, "/fake/logit_flags.so"), "");
+  const LogitOptionSupport a = Registry::instance().get("declares_window_and_sinks").capabilities().logit_options;
+  EXPECT_FALSE(a.soft_cap);
+  EXPECT_TRUE(a.window);
+  EXPECT_FALSE(a.alibi);
+  EXPECT_TRUE(a.sinks);
+  const LogitOptionSupport b = Registry::instance().get("declares_before_logit_options").capabilities().logit_options;
+  EXPECT_FALSE(b.soft_cap || b.window || b.alibi || b.sinks) << "a field past struct_size is absent: no option";
+}
+
 // --- runs: conversions and errors ---
 
 // Copies the queries to the output element by element in the storage dtype, through the strides.
@@ -373,6 +398,102 @@ TEST(PluginLoader, ARunsErrorCarriesItsMessage) {
             "not caught");
 }
 
+// What a run saw of the logit options, and how often it ran.
+struct SeenOptions {
+  int calls = 0;
+  std::uint32_t struct_size = 0;
+  float soft_cap = -1;
+  std::int32_t window = -1;
+  std::vector<float> alibi_slopes, sinks;  // copied: the arrays live only during the call
+  bool alibi_null = false, sinks_null = false;
+};
+
+int record_options(void* context, const pacheck_run_args* a, char* message, std::size_t size) {
+  auto& seen = *static_cast<SeenOptions*>(context);
+  ++seen.calls;
+  seen.struct_size = a->struct_size;
+  if (!PACHECK_HAS_FIELD(a, pacheck_run_args, sinks)) {
+    std::snprintf(message, size, "the arguments end before the logit options");
+    return 1;
+  }
+  seen.soft_cap = a->soft_cap;
+  seen.window = a->window;
+  seen.alibi_null = a->alibi_slopes == nullptr;
+  seen.sinks_null = a->sinks == nullptr;
+  seen.alibi_slopes.assign(a->alibi_slopes, a->alibi_slopes + (seen.alibi_null ? 0 : a->num_query_heads));
+  seen.sinks.assign(a->sinks, a->sinks + (seen.sinks_null ? 0 : a->num_query_heads));
+  return 0;
+}
+
+const Variant& registered_with_options(const char* name, std::uint32_t logit_options, SeenOptions& seen) {
+  static std::vector<std::unique_ptr<FakePlugin>> plugins;  // the registry keeps pointers into them
+  pacheck_variant v = good_variant(name);
+  v.modes = PACHECK_MODE_DECODE | PACHECK_MODE_PREFILL | PACHECK_MODE_CONTINUATION;
+  v.run = record_options;
+  v.context = &seen;
+  v.logit_options = logit_options;
+  plugins.push_back(std::make_unique<FakePlugin>(std::vector<pacheck_variant>{v}));
+  register_plugin(&plugins.back()->plugin, std::string("/fake/") + name + ".so");
+  return Registry::instance().get(name);
+}
+
+// Three heads, so that each head's slope and sink has its own place.
+Problem three_head_problem() { return testing::single_sequence(9, 2, 3, 4, 4, testing::wobble); }
+
+TEST(PluginLoader, TheLogitOptionsReachTheRunExactly) {
+  static SeenOptions seen;
+  const Variant& v = registered_with_options(
+      "records_options", PACHECK_LOGIT_SOFT_CAP | PACHECK_LOGIT_WINDOW | PACHECK_LOGIT_ALIBI | PACHECK_LOGIT_SINKS,
+      seen);
+  Problem p = three_head_problem();
+  v.run(p, Knobs{});
+  EXPECT_EQ(seen.struct_size, sizeof(pacheck_run_args));
+  EXPECT_EQ(seen.soft_cap, 0.0f) << "absent: 0";
+  EXPECT_EQ(seen.window, 0) << "absent: 0";
+  EXPECT_TRUE(seen.alibi_null) << "absent: null";
+  EXPECT_TRUE(seen.sinks_null) << "absent: null";
+  p.options.soft_cap = 30.5f;
+  p.options.window = 3;
+  p.options.alibi_slopes = {0.5f, -0.125f, 0x1p-20f};
+  p.options.sinks = {-INFINITY, 0.0f, -2.75f};
+  validate(p);
+  v.run(p, Knobs{});
+  EXPECT_EQ(seen.soft_cap, 30.5f);
+  EXPECT_EQ(seen.window, 3);
+  EXPECT_EQ(seen.alibi_slopes, p.options.alibi_slopes);
+  EXPECT_EQ(seen.sinks, p.options.sinks);
+  EXPECT_EQ(seen.calls, 2);
+}
+
+TEST(PluginLoader, AVariantIsNeverGivenAnOptionItDoesNotDeclare) {
+  static SeenOptions seen;
+  const Variant& none = registered_with_options("declares_no_option", 0, seen);
+  const Variant& window_only = registered_with_options("declares_window_only", PACHECK_LOGIT_WINDOW, seen);
+  const std::pair<const char*, std::function<void(Problem&)>> options[] = {
+      {"soft_cap", [](Problem& p) { p.options.soft_cap = 5.0f; }},
+      {"window", [](Problem& p) { p.options.window = 2; }},
+      {"alibi_slopes", [](Problem& p) { p.options.alibi_slopes = {0.5f, 0.25f, 0.125f}; }},
+      {"sinks", [](Problem& p) { p.options.sinks = {1.0f, -INFINITY, 0.0f}; }},
+  };
+  for (const auto& [name, set] : options) {
+    Problem p = three_head_problem();
+    set(p);
+    validate(p);
+    EXPECT_FALSE(covers(none.capabilities(), p)) << name;
+    EXPECT_EQ(coverage_gap(none.capabilities(), p), std::string(name) + " not supported");
+    EXPECT_EQ(covers(window_only.capabilities(), p), std::string(name) == "window") << name;
+    // Run anyway (a caller that skipped the coverage check): refused before the kernel is called.
+    try {
+      none.run(p, Knobs{});
+      ADD_FAILURE() << name << " reached a variant that does not declare it";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_EQ(std::string(e.what()), "declares_no_option is not given this problem: " + std::string(name) +
+                                           " not supported (its declaration leaves that logit option out)");
+    }
+  }
+  EXPECT_EQ(seen.calls, 0);
+}
+
 // --- dlopen ---
 
 std::string load_error(const std::string& path) {
@@ -444,6 +565,45 @@ RC_GTEST_PROP(PluginLoader, TheExampleMatchesCpuStreamingBitForBit, ()) {
     std::memcpy(&a, &got[i], 4);
     std::memcpy(&b, &want[i], 4);
     RC_ASSERT(a == b);
+  }
+}
+
+// A generated problem of the catalogue's shapes with logit options drawn from `seed`, and knobs for it.
+std::pair<Problem, Knobs> problem_with_options() {
+  gen::Limits limits = gen::Limits{};
+  Problem p = materialize(*gen::problem_spec(limits));
+  testing::add_logit_options(p, *rc::gen::inRange<std::uint64_t>(1, 1u << 20));
+  validate(p);
+  int longest = 1;
+  for (const Sequence& s : p.sequences) longest = std::max(longest, s.context_len);
+  Knobs knobs = *gen::knobs(longest, limits);
+  knobs.tile_size = std::min(knobs.tile_size, 512);  // cpu_streaming walks longer tiles in chunks of 512 keys
+  return {std::move(p), knobs};
+}
+
+// The options pass through the ABI exactly and the example computes them as cpu_streaming does, to the bit.
+RC_GTEST_PROP(PluginLoader, TheExampleMatchesCpuStreamingBitForBitWithLogitOptions, ()) {
+  load_plugin(PACHECK_EXAMPLE_PLUGIN);
+  const auto [p, knobs] = problem_with_options();
+  RC_TAG(p.options.soft_cap.has_value(), p.options.window.has_value(), !p.options.alibi_slopes.empty(),
+         !p.options.sinks.empty());
+  const Output want = Registry::instance().get("cpu_streaming").run(p, knobs);
+  const Output got = Registry::instance().get("example_streaming").run(p, knobs);
+  RC_ASSERT(got.size() == want.size());
+  RC_ASSERT(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) == 0);
+}
+
+// Both example variants, the stock model and the explicit coefficients, hold their bounds with the options' costs.
+RC_GTEST_PROP(PluginLoader, TheExampleHoldsItsErrorModelsWithLogitOptions, ()) {
+  load_plugin(PACHECK_EXAMPLE_PLUGIN);
+  const auto [p, knobs] = problem_with_options();
+  const OracleResult oracle = run_oracle(p, oracle_split_sizes(p, knobs));
+  RC_PRE(oracle.fits_fp32);
+  for (const char* name : {"example_streaming", "example_streaming_coefficients"}) {
+    const Variant& v = Registry::instance().get(name);
+    if (!covers(v.capabilities(), p)) continue;  // the coefficients variant takes fewer shapes
+    const Agreement a = compare_with_oracle(p, oracle, v, knobs, v.run(p, knobs));
+    if (!a.ok) RC_FAIL(describe_failure(p, v, knobs, a));
   }
 }
 
