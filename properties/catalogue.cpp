@@ -20,6 +20,7 @@ gen::Limits limits_for(const Capabilities& caps) {
   limits.block_sizes = caps.block_sizes;
   limits.gqa_ratios = caps.gqa_ratios;
   limits.logit_options = caps.logit_options;
+  limits.fp8_caches = caps.fp8_caches;
   return limits;
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <sstream>
+#include <vector>
 
 #include <rapidcheck.h>
 
@@ -24,7 +25,8 @@ bool supports(const Capabilities& caps, Mode mode) {
 // A query that sees one key (a one-token context, the first token of a prefill, or any query of a window of one)
 // gets that key's V exactly: its weight is exp(0) / exp(0) = 1 whatever the arithmetic (the soft cap and the ALiBi
 // bias change the logit, not that), and V is already in the output dtype. A finite sink would take part of the
-// weight, so every head's sink is -inf (no sink) here, which must change nothing.
+// weight, so every head's sink is -inf (no sink) here, which must change nothing. From an fp8 cache the scales are
+// powers of two, so the dequantised V is exact, and the output is it rounded to the output dtype.
 void single_key_returns_its_value(const PropertyContext& ctx) {
   const bool prefill = supports(ctx.variant->capabilities(), Mode::prefill);
   const DrawnCase c = draw_case(ctx, [prefill](ProblemSpec& spec) {
@@ -33,6 +35,7 @@ void single_key_returns_its_value(const PropertyContext& ctx) {
       else s = {1, 1};
     }
     if (!spec.options.sinks.empty()) spec.options.sinks = {SinkChoice::minus_infinity};
+    if (spec.fp8.format) spec.fp8.scales = Fp8ScaleChoice::power_of_two;
   });
   const Problem& p = c.problem;
   const Output out = ctx.variant->run(p, c.knobs);
@@ -42,7 +45,12 @@ void single_key_returns_its_value(const PropertyContext& ctx) {
       const int position = p.sequences[s].first_query_position() + token;
       if (p.first_visible_key(position) != position) continue;  // the row sees more than its own key
       for (int h = 0; h < p.num_query_heads; ++h) {
-        const float* v = &p.v_pool[p.kv_offset(s, position, p.kv_head_of(h))];
+        const float* stored = &p.v_pool[p.kv_offset(s, position, p.kv_head_of(h))];
+        std::vector<float> dequantised;
+        if (p.fp8_cache)
+          for (int j = 0; j < p.head_dim; ++j)
+            dequantised.push_back(round_to_dtype_f(stored[j] * static_cast<double>(p.fp8_cache->v_scale(p.kv_head_of(h))), p.dtype));
+        const float* v = p.fp8_cache ? dequantised.data() : stored;
         const float* o = &out[p.query_offset(s, token, h)];
         if (std::memcmp(v, o, p.head_dim * sizeof(float)) == 0) continue;
         int j = 0;
@@ -73,7 +81,10 @@ void power_of_two_value_scaling(const PropertyContext& ctx) {
   // all the same, which only discards more.)
   const OracleResult oracle = oracle_for(c.problem, c.knobs);
   for (const RowCondition& row : oracle.rows) RC_PRE(row.max_spread <= 40.0);
-  for (float v : c.problem.v_pool) RC_PRE(!std::isfinite(v) || v == 0 || std::fabs(v) >= 0x1p-40f);
+  // (An fp8 cache's V counts as dequantised, by its smallest scale at the least.)
+  const std::optional<Fp8Cache>& fp8 = c.problem.fp8_cache;
+  const double v_scale = fp8 ? *std::min_element(fp8->v_scales.begin(), fp8->v_scales.end()) : 1.0;
+  for (float v : c.problem.v_pool) RC_PRE(!std::isfinite(v) || v == 0 || std::fabs(v) * v_scale >= 0x1p-40);
   const Output out = ctx.variant->run(c.problem, c.knobs);
   const Output scaled_out = ctx.variant->run(scaled, c.knobs);
   observe(ctx, "PowerOfTwoValueScaling", scaled, c.knobs, nullptr);
@@ -105,6 +116,7 @@ void identical_keys_give_the_mean(const PropertyContext& ctx) {
     spec.values = ValueKind::identical_keys;
     spec.options.alibi = AlibiChoice::none;
     if (!spec.options.sinks.empty()) spec.options.sinks = {SinkChoice::minus_infinity};
+    if (spec.fp8.format) spec.fp8.scales = Fp8ScaleChoice::power_of_two;
   });
   run_and_check(ctx, "IdenticalKeysGiveTheMean", c.problem, c.knobs, oracle_for(c.problem, c.knobs),
                 [](ErrorModel m) {

@@ -123,6 +123,18 @@ rc::Gen<LogitOptionSpec> logit_options(const Limits& limits) {
   });
 }
 
+rc::Gen<Fp8Spec> fp8_cache(const Limits& limits) {
+  const std::vector<Fp8Format> formats = limits.fp8_caches;
+  return rc::gen::exec([formats] {
+    Fp8Spec spec;
+    if (formats.empty() || !*weighted<bool>({{4, rc::gen::just(false)}, {1, rc::gen::just(true)}})) return spec;
+    spec.format = *pick(formats);
+    spec.scales = *pick(std::vector<Fp8ScaleChoice>{Fp8ScaleChoice::amax, Fp8ScaleChoice::amax_per_head,
+                                                    Fp8ScaleChoice::power_of_two, Fp8ScaleChoice::underflowing});
+    return spec;
+  });
+}
+
 rc::Gen<ProblemSpec> problem_spec(const Limits& limits) {
   return rc::gen::exec([limits] {
     ProblemSpec spec;
@@ -148,6 +160,7 @@ rc::Gen<ProblemSpec> problem_spec(const Limits& limits) {
     spec.seed = *rc::gen::arbitrary<std::uint64_t>();
     spec.forked = count > 1 && *weighted<bool>({{3, rc::gen::just(false)}, {1, rc::gen::just(true)}});
     spec.options = *logit_options(limits);
+    spec.fp8 = *fp8_cache(limits);
     return spec;
   });
 }

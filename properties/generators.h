@@ -37,6 +37,8 @@ struct Limits {
   KernelPins pins;
   // The logit options drawn: only those the variant takes (none by default, as Capabilities declares none).
   LogitOptionSupport logit_options;
+  // The fp8 cache formats drawn (in a fifth of cases); empty: none.
+  std::vector<Fp8Format> fp8_caches;
 };
 
 // An index in [0, n), uniform whatever the case's size (rc::gen::inRange favours small values at small sizes,
@@ -81,6 +83,8 @@ rc::Gen<Poison> poison();
 // Each option the limits allow present in about one case in four, independently, at one of its corners (see
 // WindowChoice and the others in problem_spec.h); shrinks toward no options.
 rc::Gen<LogitOptionSpec> logit_options(const Limits& limits);
+// An fp8 cache in a fifth of cases when the limits take one, at each scale corner; shrinks toward none.
+rc::Gen<Fp8Spec> fp8_cache(const Limits& limits);
 rc::Gen<ProblemSpec> problem_spec(const Limits& limits = {});
 // Tile sizes from 1 to beyond the history; split sizes and split counts for split-K (engine shapes: tiles and
 // split sizes multiples of 16, no split counts).

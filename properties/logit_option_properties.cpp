@@ -44,7 +44,9 @@ void windowed_out_keys_zero_weight(const PropertyContext& ctx) {
     // A prefill row at position 0 sees key 0 whatever the window: a decode row has a history to hide.
     if (decode) spec.sequences[0].num_queries = 1;
   });
-  const float poison = *rc::gen::elementOf(std::vector<float>{NAN, INFINITY, -INFINITY});
+  // An e4m3 cache has no infinities: its poison is its NaN.
+  const bool e4m3 = c.problem.fp8_cache && c.problem.fp8_cache->format == Fp8Format::e4m3;
+  const float poison = e4m3 ? NAN : *rc::gen::elementOf(std::vector<float>{NAN, INFINITY, -INFINITY});
   Problem poisoned = c.problem;
   const std::vector<char> read = slots_read(poisoned);
   const std::size_t slot_elements = static_cast<std::size_t>(poisoned.num_kv_heads) * poisoned.head_dim;

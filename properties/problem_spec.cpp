@@ -312,7 +312,64 @@ void resolve_options(const LogitOptionSpec& spec, Problem& p, Rng& rng) {
   }
 }
 
+// The pools quantised into the spec's fp8 cache. The scales come from the referenced slots only, so that poison in
+// the others never moves them (MaskedLanesZeroWeight compares a clean and a poisoned problem).
+void quantise_pools(const Fp8Spec& spec, Problem& p) {
+  if (!spec.format) return;
+  const Fp8Format format = *spec.format;
+  const FloatFormat f = float_format(format);
+  const std::size_t d = p.head_dim;
+  std::vector<double> k_amax(p.num_kv_heads, 0), v_amax(p.num_kv_heads, 0);
+  for (int s = 0; s < static_cast<int>(p.sequences.size()); ++s)
+    for (int t = 0; t < p.sequences[s].context_len; ++t)
+      for (int h = 0; h < p.num_kv_heads; ++h)
+        for (std::size_t i = 0, at = p.kv_offset(s, t, h); i < d; ++i) {
+          if (std::isfinite(p.k_pool[at + i])) k_amax[h] = std::max(k_amax[h], std::fabs(static_cast<double>(p.k_pool[at + i])));
+          if (std::isfinite(p.v_pool[at + i])) v_amax[h] = std::max(v_amax[h], std::fabs(static_cast<double>(p.v_pool[at + i])));
+        }
+  // The scale of the spec's choice for a tensor of largest magnitude `amax`: a positive normal fp32, clamped to
+  // fp32's range where the choice would leave it (values near fp32's largest put under the smallest fp8 normal),
+  // and 1 for an all-zero tensor.
+  const auto scale_for = [&](double amax) {
+    if (amax == 0) return 1.0f;
+    double scale = amax / f.max_finite;
+    if (spec.scales == Fp8ScaleChoice::power_of_two) scale = std::exp2(std::ceil(std::log2(scale)));
+    if (spec.scales == Fp8ScaleChoice::underflowing) scale = amax / std::ldexp(1.0, f.min_normal_exponent);
+    // Rounded up, so that amax / scale stays at or below the largest finite value.
+    const float rounded_up = std::nextafter(static_cast<float>(scale), INFINITY);
+    const float chosen = spec.scales == Fp8ScaleChoice::power_of_two ? static_cast<float>(scale) : rounded_up;
+    return std::clamp(chosen, 0x1p-126f, std::numeric_limits<float>::max());
+  };
+  const auto per_tensor = [](const std::vector<double>& amax) { return *std::max_element(amax.begin(), amax.end()); };
+  Fp8Cache cache{format, {}, {}};
+  if (spec.scales == Fp8ScaleChoice::amax_per_head) {
+    for (int h = 0; h < p.num_kv_heads; ++h) {
+      cache.k_scales.push_back(scale_for(k_amax[h]));
+      cache.v_scales.push_back(scale_for(v_amax[h]));
+    }
+  } else {
+    cache.k_scales = {scale_for(per_tensor(k_amax))};
+    cache.v_scales = {scale_for(per_tensor(v_amax))};
+  }
+  for (std::size_t e = 0; e < p.k_pool.size(); ++e) {
+    const int h = static_cast<int>(e / d % p.num_kv_heads);
+    p.k_pool[e] = static_cast<float>(round_to_fp8(p.k_pool[e] / static_cast<double>(cache.k_scale(h)), format));
+    p.v_pool[e] = static_cast<float>(round_to_fp8(p.v_pool[e] / static_cast<double>(cache.v_scale(h)), format));
+  }
+  p.fp8_cache = std::move(cache);
+}
+
 }  // namespace
+
+const char* fp8_scale_choice_name(Fp8ScaleChoice choice) {
+  switch (choice) {
+    case Fp8ScaleChoice::amax: return "amax";
+    case Fp8ScaleChoice::amax_per_head: return "amax-per-head";
+    case Fp8ScaleChoice::power_of_two: return "power-of-two";
+    case Fp8ScaleChoice::underflowing: return "underflowing";
+  }
+  return "?";
+}
 
 Problem materialize(const ProblemSpec& spec) {
   Problem p;
@@ -327,6 +384,7 @@ Problem materialize(const ProblemSpec& spec) {
   fill_values(spec, p, rng);
   // Drawn after the data, so that a spec's data is the same with its options or without them.
   resolve_options(spec.options, p, rng);
+  quantise_pools(spec.fp8, p);
   return p;
 }
 
@@ -337,6 +395,8 @@ std::string describe(const ProblemSpec& spec) {
       << " table_padding=" << spec.table_padding << (spec.padding_invalid ? " (invalid ids)" : " (poisoned blocks)")
       << " seed=" << spec.seed;
   const LogitOptionSpec& o = spec.options;
+  if (spec.fp8.format)
+    out << " kv_cache=" << fp8_name(*spec.fp8.format) << " scales=" << fp8_scale_choice_name(spec.fp8.scales);
   if (o.window != WindowChoice::none) out << " window=" << window_choice_name(o.window);
   if (o.soft_cap != SoftCapChoice::none) out << " soft_cap=" << soft_cap_choice_name(o.soft_cap);
   if (o.alibi != AlibiChoice::none) out << " alibi=" << alibi_choice_name(o.alibi);

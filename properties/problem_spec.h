@@ -77,6 +77,21 @@ struct LogitOptionSpec {
   }
 };
 
+// How an fp8 KV cache's scales are chosen, from the largest referenced magnitude `amax` of K (and of V): each a
+// corner where fp8 kernels break.
+enum class Fp8ScaleChoice : std::uint8_t {
+  amax,           // per tensor, amax lands on the format's largest finite value (engines' calibration)
+  amax_per_head,  // the same per KV head
+  power_of_two,   // the power of two at or above amax / largest: dequantisation is exact
+  underflowing,   // amax lands on the smallest normal: most values subnormal in fp8, many zero
+};
+const char* fp8_scale_choice_name(Fp8ScaleChoice choice);
+
+struct Fp8Spec {
+  std::optional<Fp8Format> format;  // none: the pools hold the problem's dtype
+  Fp8ScaleChoice scales = Fp8ScaleChoice::amax;
+};
+
 struct SequenceSpec {
   int context_len = 1;
   int num_queries = 1;
@@ -102,6 +117,9 @@ struct ProblemSpec {
   double spread = 1.0;         // logit scale for `normal`
   std::optional<float> explicit_scale;
   LogitOptionSpec options;
+  // Quantises the pools into an fp8 cache (after the data and the options are drawn, so that they are the same with
+  // it or without it); slots no sequence references are quantised too, so poison becomes the format's NaN or inf.
+  Fp8Spec fp8;
   std::uint64_t seed = 0;
 };
 

@@ -22,6 +22,16 @@ Problem relabel_blocks(const Problem& p, const std::vector<int>& permutation) {
 Problem replicate_kv_heads(const Problem& p) {
   Problem q = p;
   q.num_kv_heads = p.num_query_heads;
+  // Per-head fp8 scales follow their heads; a per-tensor scale stays one.
+  if (q.fp8_cache && p.num_kv_heads > 1) {
+    Fp8Cache& c = *q.fp8_cache;
+    c.k_scales.clear();
+    c.v_scales.clear();
+    for (int h = 0; h < p.num_query_heads; ++h) {
+      c.k_scales.push_back(p.fp8_cache->k_scale(p.kv_head_of(h)));
+      c.v_scales.push_back(p.fp8_cache->v_scale(p.kv_head_of(h)));
+    }
+  }
   q.k_pool.assign(q.pool_size(), 0.0f);
   q.v_pool.assign(q.pool_size(), 0.0f);
   for (int b = 0; b < p.num_blocks; ++b) {
@@ -66,9 +76,11 @@ bool scale_referenced_values(Problem& p, int exponent) {
         done[off / p.head_dim] = 1;
         for (int i = 0; i < p.head_dim; ++i) {
           const double scaled = std::ldexp(static_cast<double>(p.v_pool[off + i]), exponent);
-          const bool subnormal =
-              scaled != 0 && std::fabs(scaled) < std::ldexp(1.0, float_format(p.dtype).min_normal_exponent);
-          if (subnormal || round_to_dtype(scaled, p.dtype) != scaled) return false;
+          // In the pool's own format: the dtype's, or an fp8 cache's.
+          const FloatFormat f = p.fp8_cache ? float_format(p.fp8_cache->format) : float_format(p.dtype);
+          const bool subnormal = scaled != 0 && std::fabs(scaled) < std::ldexp(1.0, f.min_normal_exponent);
+          const double rounded = p.fp8_cache ? round_to_fp8(scaled, p.fp8_cache->format) : round_to_dtype(scaled, p.dtype);
+          if (subnormal || rounded != scaled) return false;
           p.v_pool[off + i] = static_cast<float>(scaled);
         }
       }

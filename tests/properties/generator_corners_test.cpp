@@ -334,5 +334,65 @@ TEST(GeneratorCorners, DescribeNamesTheOptionCorners) {
   EXPECT_EQ(describe(spec).find("window"), std::string::npos) << describe(spec);
 }
 
+// An fp8 cache in about one draw in five for limits that take one, in every format the limits list and at every
+// scale corner; never for limits that take none (every variant but the CPU ones).
+TEST(GeneratorCorners, AnFp8CacheInAboutOneDrawInFiveAtEveryScaleCorner) {
+  gen::Limits limits;
+  limits.fp8_caches = {Fp8Format::e4m3, Fp8Format::e5m2};
+  const int draws = 1000;
+  int fp8 = 0;
+  std::set<Fp8Format> formats;
+  std::set<Fp8ScaleChoice> scales;
+  for (int i = 0; i < draws; ++i) {
+    const rc::Random random(static_cast<std::uint64_t>(i) + 1);
+    const Fp8Spec spec = gen::problem_spec(limits)(random).value().fp8;
+    if (spec.format) {
+      ++fp8;
+      formats.insert(*spec.format);
+      scales.insert(spec.scales);
+    }
+    EXPECT_FALSE(gen::problem_spec()(random).value().fp8.format) << "default limits take no fp8 cache";
+  }
+  EXPECT_GT(fp8, draws / 8);
+  EXPECT_LT(fp8, draws / 3);
+  EXPECT_EQ(formats.size(), 2u);
+  EXPECT_EQ(scales.size(), 4u);
+}
+
+// Each scale corner resolves to what it promises: a valid problem whose referenced K reaches the upper half of the
+// format's range (amax), whose scales are powers of two (power of two), or whose K lies at or below the format's
+// smallest normal (underflowing); and the scales come from the referenced slots alone, so poison elsewhere never
+// moves them.
+RC_GTEST_PROP(GeneratorCorners, Fp8ScaleCornersResolveToWhatTheyPromise, ()) {
+  gen::Limits limits;
+  limits.fp8_caches = {Fp8Format::e4m3, Fp8Format::e5m2};
+  ProblemSpec spec = *gen::problem_spec(limits);
+  spec.fp8.format = *rc::gen::element(Fp8Format::e4m3, Fp8Format::e5m2);
+  spec.fp8.scales = *rc::gen::element(Fp8ScaleChoice::amax, Fp8ScaleChoice::amax_per_head,
+                                      Fp8ScaleChoice::power_of_two, Fp8ScaleChoice::underflowing);
+  spec.values = ValueKind::normal;
+  const Problem p = materialize(spec);
+  RC_ASSERT(validation_errors(p).empty());
+  RC_ASSERT(p.fp8_cache.has_value());
+  const Fp8Cache& cache = *p.fp8_cache;
+  const std::size_t heads = spec.fp8.scales == Fp8ScaleChoice::amax_per_head ? p.num_kv_heads : 1;
+  RC_ASSERT(cache.k_scales.size() == heads && cache.v_scales.size() == heads);
+  const FloatFormat f = float_format(*spec.fp8.format);
+  double k_amax = 0;
+  for (int s = 0; s < static_cast<int>(p.sequences.size()); ++s)
+    for (int t = 0; t < p.sequences[s].context_len; ++t)
+      for (int h = 0; h < p.num_kv_heads; ++h)
+        for (int i = 0; i < p.head_dim; ++i)
+          k_amax = std::max(k_amax, static_cast<double>(std::fabs(p.k_pool[p.kv_offset(s, t, h) + i])));
+  if (spec.fp8.scales == Fp8ScaleChoice::amax) RC_ASSERT(k_amax >= f.max_finite / 2 || k_amax == 0);
+  if (spec.fp8.scales == Fp8ScaleChoice::power_of_two)
+    for (float scale : cache.k_scales) RC_ASSERT(std::exp2(std::round(std::log2(scale))) == scale);
+  if (spec.fp8.scales == Fp8ScaleChoice::underflowing) RC_ASSERT(k_amax <= std::ldexp(1.0, f.min_normal_exponent));
+  ProblemSpec poisoned = spec;
+  poisoned.poison = Poison::huge;
+  RC_ASSERT(materialize(poisoned).fp8_cache->k_scales == cache.k_scales);
+  RC_ASSERT(materialize(poisoned).fp8_cache->v_scales == cache.v_scales);
+}
+
 }  // namespace
 }  // namespace pacheck
