@@ -166,16 +166,18 @@ TEST(Mutants, DeclareTheirCounterpartsPromisesAndStayOutOfOrdinaryRuns) {
     const LogitOptionSupport options = mine.logit_options;
     EXPECT_TRUE(options.soft_cap && options.window && options.alibi && options.sinks)
         << v->name() << ": the meta-kernel computes every logit option";
+    EXPECT_EQ(mine.fp8_caches, claimed.fp8_caches) << v->name() << ": the meta-kernel reads every fp8 cache";
     EXPECT_NE(mutant->bug(), mutants::Bug::none) << v->name();
   }
 }
 
 // With Bug::none every kernel of the meta-kernel is its correct counterpart, bit for bit, on every kind of problem
-// the generators draw (poisoned slots, invalid padding and every logit option included): each mutant is a correct
-// kernel plus exactly its bug.
+// the generators draw (poisoned slots, invalid padding, every logit option and fp8 caches included): each mutant is
+// a correct kernel plus exactly its bug.
 RC_GTEST_PROP(MutantKernels, WithoutTheirBugAreBitIdenticalToTheCorrectKernels, ()) {
   gen::Limits limits;
   limits.logit_options = LogitOptionSupport::all();
+  limits.fp8_caches = {Fp8Format::e4m3, Fp8Format::e5m2};
   const ProblemSpec spec = *gen::problem_spec(limits);
   const Problem problem = materialize(spec);
   int longest = 1;

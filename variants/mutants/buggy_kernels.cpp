@@ -168,14 +168,35 @@ SlotAddress address_of(const Problem& p, const DeviceMemory& memory, const RowPr
   return {memory.table_entry(row.sequence, logical_block), slot};
 }
 
+// A vector loaded from an fp8 cache, dequantised in fp32 into `out` as cpu_grid.h's `dequantised` does (each element
+// times the head's scale), with the bugs' wrong scale or wrong format; from a plain pool, the loaded vector itself.
+const float* dequantise(const Problem& p, const float* loaded, float scale, int head_dim, float* out, Bug bug) {
+  if (!p.fp8_cache) return loaded;
+  const Fp8Format format = p.fp8_cache->format;
+  const Fp8Format other = format == Fp8Format::e4m3 ? Fp8Format::e5m2 : Fp8Format::e4m3;
+  for (int i = 0; i < head_dim; ++i) {
+    const float x = bug == Bug::fp8_format_swapped ? from_fp8_bits(to_fp8_bits(loaded[i], format), other) : loaded[i];
+    out[i] = x * scale;
+  }
+  return out;
+}
+
+// The loads, each into its own buffer: a key stays valid until the next key load, a value until the next value load.
 const float* load_key(const Problem& p, const DeviceMemory& memory, const RowProgram& row, int position, Bug bug) {
+  thread_local float buffer[kCpuMaxHeadDim];
   const SlotAddress a = address_of(p, memory, row, position, bug);
-  return memory.key_at(a.block, a.slot, row.kv_head);
+  const std::optional<Fp8Cache>& fp8 = p.fp8_cache;
+  const float scale = !fp8 ? 1.0f
+                      : bug == Bug::fp8_k_scaled_by_v_scale ? fp8->v_scale(row.kv_head)
+                                                            : fp8->k_scale(row.kv_head);
+  return dequantise(p, memory.key_at(a.block, a.slot, row.kv_head), scale, p.head_dim, buffer, bug);
 }
 
 const float* load_value(const Problem& p, const DeviceMemory& memory, const RowProgram& row, int position, Bug bug) {
+  thread_local float buffer[kCpuMaxHeadDim];
   const SlotAddress a = address_of(p, memory, row, position, bug);
-  return memory.value_at(a.block, a.slot, row.kv_head);
+  const float scale = p.fp8_cache ? p.fp8_cache->v_scale(row.kv_head) : 1.0f;
+  return dequantise(p, memory.value_at(a.block, a.slot, row.kv_head), scale, p.head_dim, buffer, bug);
 }
 
 // The finite sentinel -6e4 (fp16's range, a common "large negative" in kernels that must stay finite) loses to

@@ -60,6 +60,9 @@ enum class Bug {
   sink_not_in_denominator,     // the sink raises the running max, but its weight never joins the denominator
   sink_sentinel,               // a head's -inf sink (none) is passed as the finite sentinel -6e4
   sink_per_split,              // split-K starts every split from the sink: it joins the row once per split
+  // fp8 caches.
+  fp8_k_scaled_by_v_scale,     // K is dequantised with the V scale
+  fp8_format_swapped,          // the cache's bytes are decoded as the other fp8 format (e4m3 as e5m2, or back)
   // Not a bug: one past the last, so a test can walk every value. New bugs go above it.
   count,
 };

@@ -182,6 +182,17 @@ constexpr MutantSpec kCatalogue[] = {
     {"splitk_sink_per_split", Kernel::splitk, Bug::sink_per_split,
      "every split starts from the sink, so the reduce counts it once per split",
      "attention sink joined in every split of a split-KV kernel instead of once in the reduce"},
+    // fp8 caches: a kernel takes K and V scales as two adjacent arguments of one type, and a call that passes them in
+    // the wrong order, or a dequantise helper called with the wrong one, scales K by V's scale. Invisible while the
+    // two scales are equal (a per-tensor scale of 1, the default of engines without calibration).
+    {"fp8_k_scaled_by_v_scale", Kernel::streaming, Bug::fp8_k_scaled_by_v_scale,
+     "K from an fp8 cache is dequantised with the V scale",
+     "fp8 KV-cache scales swapped between K and V"},
+    // "fp8" names e4m3 in one engine or backend and e5m2 in another, and a kernel instantiated for the other format
+    // decodes every byte of the cache wrongly: values, ranges and the NaN encodings all differ.
+    {"fp8_format_swapped", Kernel::streaming, Bug::fp8_format_swapped,
+     "the fp8 cache's bytes are decoded as the other format (e4m3 as e5m2, e5m2 as e4m3)",
+     "an fp8 kernel instantiated for e5m2 reading an e4m3 cache, or the reverse"},
     // The software-pipelined loop prefetches the next tile's block id and first key while the current tile
     // computes, and its last iteration follows whatever id lies past the end of the row. Harmless on a recycled
     // but valid block; an illegal address on an invalid one or past the table (vllm-project/flash-attention#42
