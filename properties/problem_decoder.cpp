@@ -116,6 +116,11 @@ DecodedProblem decode_problem(const std::uint8_t* data, std::size_t size) {
   o.alibi = static_cast<AlibiChoice>(decode_option(in, 2));
   const int sinks = decode_option(in, 4);  // head h takes sinks[h % count]
   for (int i = 0; i < sinks; ++i) o.sinks.push_back(static_cast<SinkChoice>(in.in_range(0, 3)));
+  // 0: no fp8 cache; else a format and a scale corner.
+  if (const int fp8 = in.in_range(0, 8); fp8 > 0) {
+    spec.fp8.format = kAllFp8Formats[(fp8 - 1) / 4];
+    spec.fp8.scales = static_cast<Fp8ScaleChoice>((fp8 - 1) % 4);
+  }
 
   int longest = 1;
   for (const SequenceSpec& s : spec.sequences) longest = std::max(longest, s.context_len);
@@ -152,7 +157,9 @@ Problem build_problem(const DecodedProblem& decoded, Poison poison) {
     const int s = e.sequence % static_cast<int>(p.sequences.size());
     const int position = e.position % p.sequences[s].context_len;
     const std::size_t offset = p.kv_offset(s, position, e.kv_head % p.num_kv_heads) + e.element % d;
-    (e.target == ValueEdit::Target::key ? p.k_pool : p.v_pool)[offset] = value;
+    // An fp8 cache holds the edit as its nearest fp8 value.
+    const float stored = p.fp8_cache ? static_cast<float>(round_to_fp8(value, p.fp8_cache->format)) : value;
+    (e.target == ValueEdit::Target::key ? p.k_pool : p.v_pool)[offset] = stored;
   }
   return p;
 }

@@ -6,8 +6,9 @@
 // Every byte string decodes; bytes past the end read as zero, and zero always picks the smallest option, so the
 // empty input is the smallest problem and truncation shrinks. Decoded problems reach every corner the RapidCheck
 // generators reach (GQA ratios 1..8, block sizes 1..16/32/64, ragged tails, shared prefixes, padded tables with
-// invalid ids or ids of poisoned blocks, every dtype and mode, the value kinds, the logit options' corners) and add
-// byte-placed value edits, while staying small enough for thousands of executions per second (see DecoderLimits).
+// invalid ids or ids of poisoned blocks, every dtype and mode, the value kinds, the logit options' corners, fp8
+// caches at every scale corner) and add byte-placed value edits, while staying small enough for thousands of
+// executions per second (see DecoderLimits).
 #pragma once
 
 #include <cstddef>

@@ -73,6 +73,7 @@ TEST(ProblemDecoder, ReachesEveryCornerTheFuzzerMustExplore) {
   std::set<SoftCapChoice> caps;
   std::set<AlibiChoice> alibis;
   std::set<SinkChoice> sinks;
+  std::set<std::pair<Fp8Format, Fp8ScaleChoice>> fp8_caches;
   bool invalid_padding = false, poisoned_padding = false, shared_prefix = false, ragged_tail = false,
        one_token_context = false, edits = false, explicit_scale = false;
   for (const auto& bytes : byte_strings(3000)) {
@@ -99,6 +100,7 @@ TEST(ProblemDecoder, ReachesEveryCornerTheFuzzerMustExplore) {
     caps.insert(d.spec.options.soft_cap);
     alibis.insert(d.spec.options.alibi);
     sinks.insert(d.spec.options.sinks.begin(), d.spec.options.sinks.end());
+    if (p.fp8_cache) fp8_caches.insert({p.fp8_cache->format, d.spec.fp8.scales});
   }
   EXPECT_EQ(dtypes.size(), 3u);
   EXPECT_EQ(modes.size(), 3u);
@@ -119,6 +121,7 @@ TEST(ProblemDecoder, ReachesEveryCornerTheFuzzerMustExplore) {
   EXPECT_EQ(caps.size(), 5u) << "every soft cap corner, and none";
   EXPECT_EQ(alibis.size(), 3u) << "both slope kinds, and none";
   EXPECT_EQ(sinks.size(), 4u) << "every kind of sink";
+  EXPECT_EQ(fp8_caches.size(), 8u) << "both fp8 formats at every scale corner";
 }
 
 TEST(ProblemDecoder, PoisonChangesOnlyUnreferencedSlots) {
