@@ -199,5 +199,6 @@ void showValue(const ProblemSpec& spec, std::ostream& os) {
 }
 
 void showValue(const Knobs& knobs, std::ostream& os) { os << knobs_text(knobs); }
+void showValue(WindowChoice choice, std::ostream& os) { os << "window " << window_choice_name(choice); }
 
 }  // namespace pacheck

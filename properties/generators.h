@@ -96,4 +96,5 @@ namespace pacheck {
 // How RapidCheck prints generated values in a counterexample.
 void showValue(const ProblemSpec& spec, std::ostream& os);
 void showValue(const Knobs& knobs, std::ostream& os);
+void showValue(WindowChoice choice, std::ostream& os);  // a law's drawn window, named in a shrunk failure
 }  // namespace pacheck

@@ -8,6 +8,7 @@
 
 #include <rapidcheck.h>
 
+#include "properties/generators.h"
 #include "properties/property_bodies.h"
 #include "properties/property_steps.h"
 

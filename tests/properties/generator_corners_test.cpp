@@ -396,3 +396,10 @@ RC_GTEST_PROP(GeneratorCorners, Fp8ScaleCornersResolveToWhatTheyPromise, ()) {
 
 }  // namespace
 }  // namespace pacheck
+
+// A shrunk failure of a law that draws its own window names the window (RapidCheck prints "<???>" for a value it
+// cannot show).
+TEST(GeneratorCorners, ADrawnWindowIsShownByName) {
+  EXPECT_EQ(rc::toString(pacheck::WindowChoice::block_size), "window block_size");
+  EXPECT_EQ(rc::toString(pacheck::WindowChoice::one), "window one");
+}
