@@ -5,7 +5,8 @@
 
 The logs folder (run_gpu_suite.sh writes it): environment.txt (KEY=value lines; "absent: why" for a missing tool),
 catalogue/SUITE__KERNEL.log (+ .summary.json, the worst error per dtype), sanitizer/KERNEL__TOOL__SUITE.log (the
-catalogue suite whose draw it ran), sass/BINARY.log, bench/FLUSH/{ours,torch,flashinfer}.{log,json}. A log is
+catalogue suite whose draw it ran), mutants/SEED.log (+ SEED.json, `pacheck mutants --gpu --json`), sass/BINARY.log,
+bench/FLUSH/{ours,torch,flashinfer}.{log,json}. A log is
 "command: ..." then the output then "exit N", or one line "skipped: why"; a folder holding skipped.log was skipped
 whole, one holding error.log could not start its runs.
 
@@ -21,7 +22,13 @@ results.json:
                                                 "worst_error_over_bound", "worst_ulps"}], ...}]}
                                      or {"skipped": why} or {"error": what},
                         "sanitizers": {"runs": [{"kernel", "tool", "suite", "status", "exit", "errors"}]}
-                                      or {"skipped": why} or {"error": what}},
+                                      or {"skipped": why} or {"error": what},
+                        "gpu_mutants": {"runs": [{"seed", "status", "exit", "cases_per_property",
+                                                  "mutants": [{"mutant", "description", "killed_by": [property],
+                                                               "cases_to_first_kill" (null: survived),
+                                                               "sanitizers": [tool that killed it]}],
+                                                  "sanitizers_skipped"?: why}]}
+                                       or {"skipped": why}},  (status pass: every mutant died)
         "sass_check": {"runs": [{"binary", "status", "exit", "kernels_checked", "kernels_unwritten"}]}
                       or {"skipped": why} or {"error": what},
         "benchmark": {"flushes": [{"flush": "dirty"|"clean", "copy_tbps", "repeats",
@@ -155,6 +162,21 @@ def sanitizer_run(run, log, path):
     outcome(run, log, bool(found) and sum(found) == 0)
 
 
+def mutants_run(run, log, path):
+    matrix_path = path.with_suffix(".json")
+    matrix = read_json(matrix_path) if matrix_path.exists() else {}
+    run["exit"] = log["exit"]
+    run["cases_per_property"] = matrix.get("cases_per_property")
+    sanitizers = matrix.get("sanitizers", {})
+    if "skipped" in sanitizers:
+        run["sanitizers_skipped"] = sanitizers["skipped"]
+    killers = {m: [r["tool"] for r in runs if r.get("killed")] for m, runs in sanitizers.get("runs", {}).items()}
+    run["mutants"] = [dict(entry, description=matrix.get("descriptions", {}).get(entry["mutant"], ""),
+                           **({"sanitizers": killers[entry["mutant"]]} if entry["mutant"] in killers else {}))
+                      for entry in matrix.get("per_mutant", [])]
+    outcome(run, log, bool(run["mutants"]) and all(m["cases_to_first_kill"] for m in run["mutants"]))
+
+
 def sass_run(run, log, path):
     run["exit"] = log["exit"]
     if log["exit"] == 77:  # sass_descriptor_check.py: cuobjdump not found
@@ -283,6 +305,8 @@ def collect(logs):
             correctness[key] = int(value) if value.isdigit() else value
     correctness["catalogue"] = runs_in(logs / "catalogue", ("suite", "kernel"), catalogue_run)
     correctness["sanitizers"] = runs_in(logs / "sanitizer", ("kernel", "tool", "suite"), sanitizer_run)
+    if (logs / "mutants").is_dir():
+        correctness["gpu_mutants"] = runs_in(logs / "mutants", ("seed",), mutants_run)
     bench = benchmark(logs)
     ours = [f["sources"]["ours"] for f in bench.get("flushes", []) if f["sources"]["ours"]["status"] == "ok"]
     if ours and "cuda_runtime" in ours[0]:

@@ -151,6 +151,38 @@ def correctness_section(correctness):
                       "serving-engine shapes) and its pinned kernel choices (...Deep, ...Wide: that layout)."]
         notes = failure_notes(runs, lambda r: f"{r.get('kernel')} {r.get('tool')} {r.get('suite')}")
         lines += [""] + notes if notes else []
+    if "gpu_mutants" in correctness:
+        lines += gpu_mutants_lines(correctness["gpu_mutants"])
+    return lines
+
+
+def gpu_mutants_lines(section):
+    """The GPU kill matrix over its seeds: per mutant its killers, cases to the first kill (median and worst over
+    the seeds) and the sanitizer tools that killed it."""
+    runs = section.get("runs", [])
+    seeds = ", ".join(str(r.get("seed")) for r in runs)
+    lines = ["", f"GPU mutants (`pacheck mutants --gpu`, seeds {seeds or '-'}): {runs_summary(section, 'seeds')}."]
+    mutants = {}
+    for run in runs:
+        for entry in run.get("mutants", []):
+            mutants.setdefault(entry["mutant"], []).append(entry)
+    if not mutants:
+        return lines
+    rows = []
+    for name, entries in mutants.items():
+        firsts = sorted(e["cases_to_first_kill"] for e in entries if e.get("cases_to_first_kill"))
+        survived = len(entries) - len(firsts)
+        median = (firsts[(len(firsts) - 1) // 2] + firsts[len(firsts) // 2]) / 2 if firsts else None
+        killers = sorted({p for e in entries for p in e.get("killed_by", [])})
+        tools = sorted({t for e in entries for t in e.get("sanitizers", [])})
+        kills = f"{median:g} / {firsts[-1]}" if firsts else "-"
+        rows.append((f"`{name}`", entries[0].get("description", ""), ", ".join(killers) or "SURVIVED",
+                     kills + (f" (survived {survived} seeds)" if survived and firsts else ""),
+                     ", ".join(tools) or "-"))
+    lines += [""] + table(["mutant", "bug", "killed by", "cases to first kill (median / worst)", "sanitizers"], rows,
+                          ["---", "---", "---", "---:", "---"])
+    skipped = {r["sanitizers_skipped"] for r in runs if r.get("sanitizers_skipped")}
+    lines += ["", f"Sanitizers skipped: {'; '.join(sorted(skipped))}."] if skipped else []
     return lines
 
 

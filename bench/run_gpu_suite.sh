@@ -16,12 +16,16 @@
 #  3. compute-sanitizer memcheck, racecheck, initcheck and synccheck on `pacheck check` (UlpBoundedAgreement and
 #     MaskedLanesZeroWeight, SAN_CASES cases) for each kernel on each catalogue suite's draw (its shapes, its
 #     --layout and --merge), side by side, after the catalogue (beside it they slowed it past its limit);
+#  3b. the GPU kill matrix: `pacheck mutants --gpu` on each of MUTANT_SEEDS, side by side, the first seed with
+#     compute-sanitizer's four tools as killers of their own (MUTANT_SAN_CASES cases each), each within
+#     MUTANTS_LIMIT seconds;
 #  4. alone on the GPU: paged_attention_bench, torch's SDPA (torch_sdpa_bench.py) and FlashInfer
 #     (flashinfer_bench.py) on the same shapes, with the default flush and again with --clean-flush.
 #
 # Settings (environment): CASES (1000), SAN_CASES (100), LIMIT (420), BENCH_LIMIT (300 seconds for each benchmark
 # run), BENCH_ARGS (more options for paged_attention_bench, e.g. --layout wide), SKIP_CHECKS=1 (leaves out steps 2
-# and 3), SKIP_BENCH=1 (leaves out step 4), CLEAN_FLUSH=0 (leaves out the --clean-flush pass), FLASHINFER_BUNDLE (a folder with FlashInfer's
+# and 3), SKIP_MUTANTS=1 (leaves out step 3b), MUTANT_SEEDS ("1 2 3"), MUTANT_SAN_CASES (5), MUTANTS_LIMIT (1800),
+# SKIP_BENCH=1 (leaves out step 4), CLEAN_FLUSH=0 (leaves out the --clean-flush pass), FLASHINFER_BUNDLE (a folder with FlashInfer's
 # install.sh, installed into /tmp/fi; without it flashinfer must already import), COMMIT (the commit measured; by
 # default the checkout's own). A missing tool (compute-sanitizer, cuobjdump, torch, FlashInfer) is
 # recorded as skipped with the reason.
@@ -44,9 +48,14 @@ BENCH_LIMIT=${BENCH_LIMIT:-300}
 BENCH_ARGS=${BENCH_ARGS:-}
 SKIP_CHECKS=${SKIP_CHECKS:-0}
 SKIP_BENCH=${SKIP_BENCH:-0}
+SKIP_MUTANTS=${SKIP_MUTANTS:-0}
+MUTANT_SEEDS=${MUTANT_SEEDS:-1 2 3}
+MUTANT_SAN_CASES=${MUTANT_SAN_CASES:-5}
+MUTANTS_LIMIT=${MUTANTS_LIMIT:-1800}
 CLEAN_FLUSH=${CLEAN_FLUSH:-1}
 command_line="CASES=$CASES SAN_CASES=$SAN_CASES LIMIT=$LIMIT BENCH_LIMIT=$BENCH_LIMIT SKIP_CHECKS=$SKIP_CHECKS"
-command_line+=" SKIP_BENCH=$SKIP_BENCH"
+command_line+=" SKIP_BENCH=$SKIP_BENCH SKIP_MUTANTS=$SKIP_MUTANTS MUTANT_SEEDS=\"$MUTANT_SEEDS\""
+command_line+=" MUTANT_SAN_CASES=$MUTANT_SAN_CASES MUTANTS_LIMIT=$MUTANTS_LIMIT"
 command_line+=" CLEAN_FLUSH=$CLEAN_FLUSH${BENCH_ARGS:+ BENCH_ARGS=\"$BENCH_ARGS\"} $0 $*"
 
 build=$(cd "$build" 2>/dev/null && pwd) || { echo "run_gpu_suite.sh: no build folder ${1:-$BUILD}" >&2; exit 2; }
@@ -65,7 +74,7 @@ mkdir -p "$out" || exit 2
 out=$(cd "$out" && pwd)
 logs=$out/logs
 rm -rf "$logs"
-mkdir -p "$logs"/{catalogue,sanitizer,sass,bench}
+mkdir -p "$logs"/{catalogue,sanitizer,sass,bench,mutants}
 
 # run_logged LOG SECONDS COMMAND...: LOG gets the command line, its output and its exit status ("exit N").
 run_logged() {
@@ -197,6 +206,22 @@ else
   fi
 fi
 wait
+
+# 3b. The GPU kill matrix, one process per seed; the first also runs the sanitizers on every mutant.
+if [ "$SKIP_MUTANTS" = 1 ]; then
+  echo "skipped: SKIP_MUTANTS=1" > "$logs/mutants/skipped.log"
+else
+  first=1
+  for seed in $MUTANT_SEEDS; do
+    sanitizers=()
+    [ "$first" = 1 ] && command -v compute-sanitizer > /dev/null &&
+      sanitizers=(--sanitizers --sanitizer-cases "$MUTANT_SAN_CASES")
+    first=0
+    run_logged "$logs/mutants/$seed.log" "$MUTANTS_LIMIT" "$pacheck" mutants --gpu --seed "$seed" "${sanitizers[@]}" \
+      --json "$logs/mutants/$seed.json" --failures "$logs/mutants/failures-$seed" &
+  done
+  wait
+fi
 
 # 4. The benchmarks, alone on the GPU: ours, then torch's SDPA and FlashInfer on the same shapes, per flush.
 for flush in dirty clean; do

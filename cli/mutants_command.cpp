@@ -1,11 +1,15 @@
 // pacheck mutants: the kill matrix. Runs every property of the catalogue against every mutant (or the ones named)
 // with a fixed seed, prints the matrix (mutants as rows, properties as columns, each cell the case on which the
 // property first killed the mutant) and what it says about the catalogue; --kills adds every kill's shrunk case
-// and replay line, --json writes all of it. Exit status: 0 when every mutant died, 1 when one survived.
+// and replay line, --json writes all of it. --gpu runs the GPU mutants (cuda/mutants/) on the device instead, and
+// --sanitizers adds compute-sanitizer's four tools on each of them as killers of their own. Exit status: 0 when every
+// mutant died, 1 when one survived.
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <regex>
 
 #include "cli/commands.h"
 #include "properties/catalogue.h"
@@ -22,7 +26,63 @@ struct MutantsOptions {
   std::string failure_dir = "pacheck-failures/mutants";
   bool show_kills = false;
   std::vector<std::string> plugins;
+  bool gpu = false;
+  bool sanitizers = false;
+  int sanitizer_cases = 20;
 };
+
+// compute-sanitizer TOOL on `pacheck check --variant MUTANT` (UlpBoundedAgreement, the matrix's seed): killed when
+// the tool reports an error (its --error-exitcode 9), whatever the property says. The log lands in `folder`.
+nlohmann::json sanitizer_run(const std::string& tool, const std::string& mutant, const MutantsOptions& o,
+                             const std::filesystem::path& folder) {
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe");
+  const std::filesystem::path log = folder / (mutant + "__" + tool + ".log");
+  // synccheck's default barrier count overflows on these kernels (see bench/run_gpu_suite.sh).
+  const std::string command = "timeout 600 compute-sanitizer --tool " + tool +
+                              (tool == "synccheck" ? " --num-cuda-barriers 256" : "") + " --error-exitcode 9 '" +
+                              self.string() + "' check --variant " + mutant + " --property UlpBoundedAgreement --cases " +
+                              std::to_string(o.sanitizer_cases) + " --seed " + std::to_string(o.seed) + " --failures '" +
+                              (folder / "failures").string() + "' >'" + log.string() + "' 2>&1";
+  const int status = std::system(command.c_str());
+  const int exit = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream in(log);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  long errors = 0;
+  static const std::regex summary(R"((ERROR SUMMARY: (\d+) error)|(RACECHECK SUMMARY: \d+ hazards? displayed \((\d+) error))");
+  for (std::sregex_iterator it(text.begin(), text.end(), summary), end; it != end; ++it)
+    errors += std::stol((*it)[2].matched ? (*it)[2].str() : (*it)[4].str());
+  return {{"tool", tool}, {"killed", exit == 9}, {"exit", exit}, {"errors", errors}, {"log", log.string()}};
+}
+
+// Every tool on every mutant of the matrix, or why not.
+nlohmann::json run_sanitizers(const KillMatrix& matrix, const MutantsOptions& o) {
+  if (std::system("compute-sanitizer --version >/dev/null 2>&1") != 0)
+    return {{"skipped", "compute-sanitizer not found on PATH"}};
+  const std::filesystem::path folder = std::filesystem::path(o.failure_dir) / "sanitizers";
+  std::filesystem::create_directories(folder);
+  nlohmann::json runs = nlohmann::json::object();
+  for (const std::string& mutant : matrix.mutants) {
+    for (const char* tool : {"memcheck", "racecheck", "synccheck", "initcheck"}) {
+      runs[mutant].push_back(sanitizer_run(tool, mutant, o, folder));
+      std::cerr << mutant << ": compute-sanitizer " << tool << (runs[mutant].back()["killed"] ? " killed it" : ": -")
+                << "\n";
+    }
+  }
+  return {{"cases", o.sanitizer_cases}, {"runs", runs}};
+}
+
+std::string format_sanitizers(const nlohmann::json& sanitizers) {
+  if (sanitizers.contains("skipped")) return "sanitizers: skipped (" + sanitizers["skipped"].get<std::string>() + ")\n";
+  std::string out = "sanitizers (compute-sanitizer on `check`, " + std::to_string(sanitizers["cases"].get<int>()) +
+                    " cases; killers):\n";
+  for (const auto& [mutant, runs] : sanitizers["runs"].items()) {
+    std::string killers;
+    for (const auto& run : runs)
+      if (run["killed"]) killers += (killers.empty() ? "" : ", ") + run["tool"].get<std::string>();
+    out += "  " + mutant + ": " + (killers.empty() ? "-" : killers) + "\n";
+  }
+  return out;
+}
 
 void print_kills(const KillMatrix& matrix) {
   for (const KillCell& c : matrix.cells) {
@@ -36,6 +96,18 @@ void print_kills(const KillMatrix& matrix) {
 
 void run_mutants(const MutantsOptions& o, const std::string& program) {
   load_plugins(o.plugins);
+  if (o.sanitizers && !o.gpu) throw CLI::ValidationError("--sanitizers", "runs on the GPU mutants only: add --gpu");
+  std::string reason;
+  if (o.gpu && !gpu_available(&reason)) {
+    std::cerr << "error: --gpu runs the GPU mutants on a CUDA device, and there is none: " << reason << "\n";
+    set_exit_code(2);
+    return;
+  }
+  if (o.gpu && matrix_mutants(true).empty()) {
+    std::cerr << "error: this pacheck was built without the GPU mutants (nvcc was not found)\n";
+    set_exit_code(2);
+    return;
+  }
   std::ofstream json_file;  // opened first, so a bad path fails before the run rather than after it
   if (!o.json_path.empty()) {
     json_file.open(o.json_path);
@@ -51,6 +123,7 @@ void run_mutants(const MutantsOptions& o, const std::string& program) {
   options.failure_dir = o.failure_dir;
   options.replay_program = program;
   options.mutants = o.mutants;
+  options.gpu = o.gpu;
   const std::size_t properties = catalogue().size();
   int kills = 0;
   std::size_t cells = 0;
@@ -69,7 +142,7 @@ void run_mutants(const MutantsOptions& o, const std::string& program) {
       std::filesystem::remove(o.json_path);
     }
     std::vector<std::string> known;
-    for (const Variant* mutant : Registry::instance().mutants()) known.push_back(mutant->name());
+    for (const Variant* mutant : matrix_mutants(o.gpu)) known.push_back(mutant->name());
     std::string hint;
     for (const std::string& name : o.mutants)
       if (std::find(known.begin(), known.end(), name) == known.end()) hint += did_you_mean(name, known);
@@ -77,8 +150,15 @@ void run_mutants(const MutantsOptions& o, const std::string& program) {
   }
   if (o.show_kills) print_kills(matrix);
   std::cout << "\n" << format_matrix(matrix) << "\n" << format_summary(matrix);
+  nlohmann::json json = to_json(matrix);
+  json["gpu"] = o.gpu;
+  for (const std::string& mutant : matrix.mutants) json["descriptions"][mutant] = Registry::instance().get(mutant).description();
+  if (o.sanitizers) {
+    json["sanitizers"] = run_sanitizers(matrix, o);
+    std::cout << format_sanitizers(json["sanitizers"]);
+  }
   if (json_file.is_open()) {
-    json_file << to_json(matrix).dump(2) << "\n";
+    json_file << json.dump(2) << "\n";
     json_file.close();
     if (!json_file) {
       std::cerr << "error: could not write the kill matrix to " << printable(o.json_path) << "\n";
@@ -101,6 +181,11 @@ void add_mutants_command(CLI::App& app) {
   cmd->add_option("--json", options->json_path, "Also write the matrix, every kill's shrunk case and replay, as JSON");
   cmd->add_option("--failures", options->failure_dir, "Folder for the case files of the kills");
   cmd->add_flag("--kills", options->show_kills, "Print every kill's shrunk case and replay line");
+  cmd->add_flag("--gpu", options->gpu, "Run the GPU mutants (gpu_mutant_*) on the device instead of the CPU ones");
+  cmd->add_flag("--sanitizers", options->sanitizers,
+                "With --gpu: also run compute-sanitizer memcheck, racecheck, synccheck and initcheck on each mutant");
+  cmd->add_option("--sanitizer-cases", options->sanitizer_cases, "Cases of each sanitizer run")
+      ->check(whole_number(1, 100000));
   add_plugin_option(cmd, options->plugins);
   cmd->callback([options, cmd] { run_mutants(*options, cmd->get_parent()->get_name()); });
 }

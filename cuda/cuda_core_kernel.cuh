@@ -58,7 +58,11 @@ struct KeyButterfly {
   // Lane bits of the non-halving steps: holders have them zero.
   static constexpr int kDuplicateBits = (LANES_PER_KEY >> kHalvings) - 1;
 
+  // BUG butterfly_width_too_narrow: each shuffle's width is its xor distance, so a lane whose partner lies in the next
+  // segment gets its own value back.
+  template <GpuBug BUG = GpuBug::none>
   __device__ static void reduce(float (&v)[ROWS], int lane) {
+    constexpr bool kNarrow = BUG == GpuBug::butterfly_width_too_narrow;
 #pragma unroll
     for (int step = 0; step < kSteps; ++step) {
       const int mask = LANES_PER_KEY >> (step + 1);
@@ -69,10 +73,10 @@ struct KeyButterfly {
         for (int i = 0; i < half; ++i) {
           const float send = upper ? v[i] : v[i + half];
           const float keep = upper ? v[i + half] : v[i];
-          v[i] = keep + __shfl_xor_sync(0xffffffffu, send, mask);
+          v[i] = keep + __shfl_xor_sync(0xffffffffu, send, mask, kNarrow ? mask : 32);
         }
       } else {
-        v[0] += __shfl_xor_sync(0xffffffffu, v[0], mask);
+        v[0] += __shfl_xor_sync(0xffffffffu, v[0], mask, kNarrow ? mask : 32);
       }
     }
   }
@@ -133,7 +137,16 @@ constexpr int cuda_core_min_blocks() {
   return fit < 2 ? 2 : fit > 4 ? 4 : fit;
 }
 
-template <typename T, int LANES, int ROWS>
+// BUG split_start_rounded_up: a split item (key_begin > 0) starts at its first whole KV block, skipping the keys
+// before it when the split size is not a multiple of the block size.
+template <GpuBug BUG>
+__device__ inline BlockWork with_bug(BlockWork work, int block_size) {
+  if constexpr (BUG == GpuBug::split_start_rounded_up)
+    work.item.key_begin = min(round_up(work.item.key_begin, block_size), work.item.key_end);
+  return work;
+}
+
+template <typename T, int LANES, int ROWS, GpuBug BUG = GpuBug::none>
 __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANES, ROWS>())
     cuda_core_attention_kernel(const DeviceBatch batch, const DevicePlan plan, const FastDivmod block_div) {
   using Ops = StorageOps<T>;
@@ -166,7 +179,7 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
   float* const max_s = den_s + kKeyGroups * kRows;                                // [kRows]
 
   ptx::allow_dependent_launch();  // a split-K merge may start preparing now (see wait_for_prerequisite_grids)
-  const BlockWork work = load_block_work(batch, plan);
+  const BlockWork work = with_bug<BUG>(load_block_work(batch, plan), batch.block_size);
   const WorkItem& item = work.item;
   const int kv_head = work.kv_head;
   const SequenceMeta& seq = work.seq;
@@ -305,7 +318,8 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
 
   for (int i = 0; i < num_tiles; ++i) {
     const int t0 = item.key_begin + i * tile;
-    ptx::copy_async_wait<STAGES - 2>();  // this thread's copies of tile i have landed
+    // this thread's copies of tile i have landed (BUG cp_async_wait_one_late: one group too many may be pending)
+    ptx::copy_async_wait<BUG == GpuBug::cp_async_wait_one_late ? STAGES - 1 : STAGES - 2>();
     // The stage tile i + STAGES - 1 reuses held this thread's own tile i - 1, already folded: no barrier.
     if (i + STAGES - 1 < num_tiles) load_tile(i + STAGES - 1);
     else ptx::copy_async_commit();
@@ -348,7 +362,7 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
         for (int j = 0; j < LPT; ++j) s = fmaf(q[r][j], kx[j], s);
         dot[r] = s;
       }
-      Butterfly::reduce(dot, lane);
+      Butterfly::template reduce<BUG>(dot, lane);
 #pragma unroll
       for (int h = 0; h < kHeld; ++h) {
         // Select, not multiply: a masked key's score is -inf whatever its K holds.
@@ -363,8 +377,8 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
         tile_max_par[(first_row + first_held_row + h) * kKeyGroups + key_group] = thread_max[h];
     }
     // Every key group's maxima are in (the other parity's slots are rewritten only after the next barrier, once
-    // everyone has read them).
-    __syncthreads();
+    // everyone has read them). BUG tile_max_barrier_missing: no barrier, so the key groups drift apart.
+    if constexpr (BUG != GpuBug::tile_max_barrier_missing) __syncthreads();
 
     // Weights of this thread's keys for the rows it holds; the rescale factor of each of its rows from its holder.
     float own_alpha[kHeld];
@@ -413,6 +427,10 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
 #pragma unroll
       for (int r = 0; r < ROWS_PER_THREAD; ++r)
         p[r] = __shfl_sync(0xffffffffu, weight[k][r % kHeld], key_lane0 + Butterfly::holder(r));
+      if constexpr (BUG == GpuBug::p_rounded_to_bf16) {  // the denominator keeps the fp32 weights
+#pragma unroll
+        for (int r = 0; r < ROWS_PER_THREAD; ++r) p[r] = __bfloat162float(__float2bfloat16_rn(p[r]));
+      }
 #pragma unroll
       for (int h = 0; h < kHeld; ++h) run_den[h] += weight[k][h];  // masked weights are exactly 0
       if (t >= keys_max) continue;
@@ -433,6 +451,8 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
 
   // The key groups' sums meet in shared memory (the K/V space is free once every thread is past its last tile),
   // then each output element is their sum in group order: normalised (fused) or a partial state (split-K).
+  // The mutant that waits one group late drains its copies first, so that none lands in the sums.
+  if constexpr (BUG == GpuBug::cp_async_wait_one_late) ptx::copy_async_wait<0>();
   __syncthreads();
   float* const group_acc = reinterpret_cast<float*>(kv_tiles);  // [kKeyGroups][kRows][LANES]
 #pragma unroll

@@ -98,7 +98,8 @@ DeviceProblem::DeviceProblem(const Problem& p)
 
 Output DeviceProblem::download_output() const { return decode(output_.download(), dtype_); }
 
-Output run_paged_attention(const Problem& problem, const Knobs& knobs, bool split_k, const std::string& variant) {
+Output run_paged_attention(const Problem& problem, const Knobs& knobs, bool split_k, const std::string& variant,
+                           LaunchAttention launch) {
   std::string reason;
   if (!cuda_device_available(&reason)) throw std::runtime_error(variant + " needs a CUDA device: " + reason);
   validate(problem);
@@ -115,7 +116,7 @@ Output run_paged_attention(const Problem& problem, const Knobs& knobs, bool spli
   const AttentionPlan plan =
       plan_attention(device.sequences(), problem.num_query_heads, problem.num_kv_heads, knobs.tile_size, split_sizes);
   const PlanOnDevice plan_on_device(plan, problem.num_kv_heads, problem.head_dim);
-  launch_attention(device.batch(), plan_on_device.view(), knobs.pins, nullptr);
+  launch(device.batch(), plan_on_device.view(), knobs.pins, nullptr);
   check_completion(nullptr, variant);
   return device.download_output();
 }

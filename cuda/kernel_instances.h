@@ -10,17 +10,18 @@
 
 namespace pacheck::cuda::instances {
 
-// The CUDA-core kernel for storage S, LANES head lanes (32, 64, 128, 256) and ROWS rows a block (4, 8).
-template <Storage S, int LANES, int ROWS>
+// The CUDA-core kernel for storage S, LANES head lanes (32, 64, 128, 256) and ROWS rows a block (4, 8). Each entry
+// point's BUG is GpuBug::none in production; cuda/mutants/ instantiates the others.
+template <Storage S, int LANES, int ROWS, GpuBug BUG = GpuBug::none>
 void launch_cuda_core(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream);
 
 // The tensor-core kernel (bf16) for LANES head lanes and ROWS rows a block, in LAYOUT: deep, wide or
 // wide-evict-first at 128 lanes (launch_rules.h), automatic (the one layout there is) at 32, 64 and 256.
-template <int LANES, int ROWS, KernelLayout LAYOUT>
+template <int LANES, int ROWS, KernelLayout LAYOUT, GpuBug BUG = GpuBug::none>
 void launch_tensor_core(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream);
 
 // The split-K merge for storage S and LANES head lanes in SHAPE (lanes or warps).
-template <Storage S, int LANES, MergeShape SHAPE>
+template <Storage S, int LANES, MergeShape SHAPE, GpuBug BUG = GpuBug::none>
 void launch_merge(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream);
 
 // Blocks of the deep layout at 128 lanes (bf16) resident on one multiprocessor, for ROWS rows a block.

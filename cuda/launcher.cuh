@@ -8,6 +8,7 @@
 
 #include "cuda/cuda_check.h"
 #include "cuda/fast_divmod.h"
+#include "cuda/kernel_instances.h"
 #include "cuda/kv_tensor_maps.h"
 #include "cuda/paged_attention.h"
 #include "cuda/splitk_merge.cuh"
@@ -50,7 +51,7 @@ struct AttentionLauncher {
 
 // The merge as a programmatic dependent launch (ptx::allow_dependent_launch): its blocks may start before the
 // attention kernel ends, and wait for it before reading the partial states.
-template <typename T, int LANES, int LANES_PER_THREAD>
+template <typename T, int LANES, int LANES_PER_THREAD, GpuBug BUG = GpuBug::none>
 void launch_merge_kernel(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream) {
   using Threads = MergeThreads<LANES, LANES_PER_THREAD>;
   const long long rows = static_cast<long long>(batch.total_queries) * batch.num_query_heads;
@@ -63,8 +64,20 @@ void launch_merge_kernel(const DeviceBatch& batch, const DevicePlan& plan, cudaS
   dependent_launch.val.programmaticStreamSerializationAllowed = 1;
   config.attrs = &dependent_launch;
   config.numAttrs = 1;
-  cuda_check(cudaLaunchKernelEx(&config, merge_splits_kernel<T, LANES, LANES_PER_THREAD>, batch, plan),
+  cuda_check(cudaLaunchKernelEx(&config, merge_splits_kernel<T, LANES, LANES_PER_THREAD, BUG>, batch, plan),
              "launching the split-K merge kernel");
 }
 
 }  // namespace pacheck::cuda::kernels
+
+namespace pacheck::cuda::instances {
+
+// kernel_instances.h's merge entry point: the lanes shape is a head lane a thread, the warps shape four.
+template <Storage S, int LANES, MergeShape SHAPE, GpuBug BUG>
+void launch_merge(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream) {
+  static_assert(SHAPE == MergeShape::lanes || SHAPE == MergeShape::warps, "a resolved shape");
+  kernels::launch_merge_kernel<typename kernels::StorageType<S>::type, LANES, SHAPE == MergeShape::lanes ? 1 : 4, BUG>(
+      batch, plan, stream);
+}
+
+}  // namespace pacheck::cuda::instances

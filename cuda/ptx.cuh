@@ -134,4 +134,15 @@ __device__ inline void barrier_wait(std::uint64_t* barrier, unsigned parity) {
   } while (!done);
 }
 
+// As barrier_wait, but gives up after `tries` polls (mbarrier.test_wait does not block); only a mutant uses it.
+__device__ inline void barrier_wait_bounded(std::uint64_t* barrier, unsigned parity, int tries) {
+  unsigned done = 0;
+  for (int t = 0; t < tries && !done; ++t)
+    asm volatile(
+        "{\n .reg .pred p;\n mbarrier.test_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(shared_address(barrier)), "r"(parity)
+        : "memory");
+}
+
 }  // namespace pacheck::cuda::ptx

@@ -31,7 +31,11 @@ struct MergeThreads {
   static constexpr int kRowsPerBlock = kBlockThreads / kThreadsPerRow;
 };
 
-template <typename T, int LANES, int LANES_PER_THREAD>
+// The arrival tickets of GpuBug::merge_order_from_arrival (instantiated by that mutant only).
+template <typename T>
+__device__ unsigned merge_arrivals = 0;
+
+template <typename T, int LANES, int LANES_PER_THREAD, GpuBug BUG = GpuBug::none>
 __global__ void __launch_bounds__(MergeThreads<LANES, LANES_PER_THREAD>::kBlockThreads)
     merge_splits_kernel(const DeviceBatch batch, const DevicePlan plan) {
   using Shape = MergeThreads<LANES, LANES_PER_THREAD>;
@@ -50,11 +54,16 @@ __global__ void __launch_bounds__(MergeThreads<LANES, LANES_PER_THREAD>::kBlockT
   const int gqa = batch.num_query_heads / batch.num_kv_heads;
   const int kv_head = query_head / gqa;
   const int row = token * gqa + query_head % gqa;
-  const int chunk = row / plan.rows_per_chunk;
-  const int r = row % plan.rows_per_chunk;
+  // BUG merge_slot_by_row_capacity: the block's capacity for the rows it was given (they differ at GQA 3).
+  const int rows_per_item = BUG == GpuBug::merge_slot_by_row_capacity ? plan.row_capacity : plan.rows_per_chunk;
+  const int chunk = row / rows_per_item;
+  const int r = row % rows_per_item;
   const int first_item = plan.chunk_first_item[plan.chunk_offsets[s] + chunk];
   const int position = seq.context_len - seq.num_queries + token;
-  const int used_splits = position / plan.split_sizes[s] + 1;  // splits holding a key at or before the query
+  // splits holding a key at or before the query (BUG merge_reads_one_split_past: one more, inside the workspace)
+  int used_splits = position / plan.split_sizes[s] + 1;
+  if constexpr (BUG == GpuBug::merge_reads_one_split_past)
+    if (first_item + used_splits < plan.num_items) ++used_splits;
   const int head_dim = batch.head_dim;
   // Whole vectors of kPerThread lanes where the row length keeps them aligned and each is all inside the head or
   // all past it; other shapes go element by element. The output is stored so only where its start is aligned for
@@ -65,7 +74,14 @@ __global__ void __launch_bounds__(MergeThreads<LANES, LANES_PER_THREAD>::kBlockT
   const std::size_t first_slot =
       (static_cast<std::size_t>(first_item) * batch.num_kv_heads + kv_head) * plan.row_capacity + r;
   const std::size_t split_stride = static_cast<std::size_t>(batch.num_kv_heads) * plan.row_capacity;
-  const auto slot_of = [&](int split) { return first_slot + split * split_stride; };
+  // BUG merge_order_from_arrival: the row's splits in order from the one its arrival ticket names, wrapping around.
+  unsigned rotation = 0;
+  if constexpr (BUG == GpuBug::merge_order_from_arrival)
+    rotation = __shfl_sync(0xffffffffu, lane == 0 ? atomicAdd(&merge_arrivals<T>, 1u) : 0u, 0) % used_splits;
+  const auto slot_of = [&](int split) {
+    if constexpr (BUG == GpuBug::merge_order_from_arrival) split = static_cast<int>((split + rotation) % used_splits);
+    return first_slot + split * split_stride;
+  };
 
   // Everything above came from the plan; the partial states below are the attention kernel's output.
   ptx::wait_for_prerequisite_grids();

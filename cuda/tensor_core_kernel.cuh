@@ -125,7 +125,7 @@ __device__ inline SplitWeight split_weight(float p) {
 // = tensor, where `maps` are usable and the item starts at a multiple of 16 keys, each warp's 16 keys of a tile
 // arrive as tensor copies (one per 64 lanes of K and of V, issued by one lane); other items, and the other COPIES,
 // use 16-byte asynchronous copies.
-template <int LANES, int ROWS, int STAGES, TileCopies COPIES>
+template <int LANES, int ROWS, int STAGES, TileCopies COPIES, GpuBug BUG = GpuBug::none>
 struct TensorCoreBlock {
   static constexpr int kWarps = tensor_core::kWarps;
   static constexpr int kThreads = tensor_core::kThreads;
@@ -394,7 +394,8 @@ struct TensorCoreBlock {
     const int boxes = warp_live_keys(i) > 0 ? (batch.head_dim + kTensorCopyLanes - 1) / kTensorCopyLanes : 0;
     ptx::barrier_arrive_expecting(barrier, static_cast<unsigned>(boxes * 2 * kBoxBytes));
     if (boxes > 0) {
-      const int first_row = static_cast<int>(slot_row(i, 0));
+      // BUG tma_box_one_row_late: the box starts at the slot after the warp's first key.
+      const int first_row = static_cast<int>(slot_row(i, 0)) + (BUG == GpuBug::tma_box_one_row_late ? 1 : 0);
       for (int b = 0; b < boxes; ++b) {
         unsigned char* const k_box = stage + piece_offset(0, warp * kWarpKeys, 8 * b);
         ptx::tensor_copy_3d(k_box, maps.k, b * kTensorCopyLanes, work.kv_head, first_row, barrier);
@@ -422,6 +423,10 @@ struct TensorCoreBlock {
   // wait, so that STAGES tiles are in flight while the warp waits for tile i + 1.
   __device__ void refill(int i) const {
     __syncwarp();  // every lane is done with tile i's stage
+    // The flipped-parity mutant waits for tile i's phase with the right parity here, after its reads, so that only
+    // the reads go wrong: no arrival on a running phase, no copy in flight when the block exits.
+    if constexpr (BUG == GpuBug::mbarrier_parity_flipped)
+      if (tensor_copies) ptx::barrier_wait(&barriers[(i % STAGES) * kWarps + warp], (i / STAGES) & 1);
     if (i + STAGES < num_tiles) load_tile(i + STAGES);
     else if (!tensor_copies) ptx::copy_async_commit();
   }
@@ -431,7 +436,12 @@ struct TensorCoreBlock {
   // or poisoned V would be NaN).
   __device__ void wait_for_tile(int i) const {
     if (!tensor_copies) {
-      ptx::copy_async_wait<STAGES - 1>();  // tiles i + 1 .. i + STAGES - 1 may still be in flight
+      // tiles i + 1 .. i + STAGES - 1 may still be in flight (BUG tc_cp_async_wait_one_late: tile i too)
+      ptx::copy_async_wait<BUG == GpuBug::tc_cp_async_wait_one_late ? STAGES : STAGES - 1>();
+    } else if constexpr (BUG == GpuBug::mbarrier_parity_flipped) {
+      // The other parity: true at once while tile i's phase runs; once it has completed, it names the next phase,
+      // which only this warp's refill starts, so the wait gives up after a bounded spin instead of hanging.
+      ptx::barrier_wait_bounded(&barriers[(i % STAGES) * kWarps + warp], ((i / STAGES) & 1) ^ 1, 1024);
     } else {
       ptx::barrier_wait(&barriers[(i % STAGES) * kWarps + warp], (i / STAGES) & 1);
       const int live_keys = warp_live_keys(i);
@@ -471,8 +481,11 @@ struct TensorCoreBlock {
   // 2 n + x, x = 0 or 1. Swizzled, piece c of key k sits at (c % 8) ^ (k % 8) in box c / 8 = n / 4, and since
   // 2 n % 8 is even, (2 n % 8 + x) ^ (k % 8) = (2 n % 8) ^ (x ^ k % 8): a per-lane term XORed with a constant of
   // the (unrolled) n.
+  // BUG swizzle_xor_of_4_rows: the reads XOR with key % 4, so keys 4-7 of every 8 read another key's piece.
   __device__ static MatrixRow matrix_row(int kv, int key, int piece) {
-    if constexpr (kSwizzled) return MatrixRow{piece_offset(kv, key, 0) - (key % 8) * 16, (piece ^ (key % 8)) * 16};
+    constexpr int kXorRows = BUG == GpuBug::swizzle_xor_of_4_rows ? 4 : 8;
+    if constexpr (kSwizzled)
+      return MatrixRow{piece_offset(kv, key, 0) - (key % 8) * 16, (piece ^ (key % kXorRows)) * 16};
     else return MatrixRow{piece_offset(kv, key, piece), 0};
   }
   __device__ MatrixRow k_matrix_row() const {
@@ -515,7 +528,8 @@ struct TensorCoreBlock {
       warp_max[e] = fmaxf(score[e][0], score[e][1]);
       warp_max[e] = fmaxf(warp_max[e], __shfl_xor_sync(0xffffffffu, warp_max[e], 4));
       warp_max[e] = fmaxf(warp_max[e], __shfl_xor_sync(0xffffffffu, warp_max[e], 8));
-      warp_max[e] = fmaxf(warp_max[e], __shfl_xor_sync(0xffffffffu, warp_max[e], 16));
+      if constexpr (BUG != GpuBug::tc_warp_max_missing_step)  // BUG: lanes 0-15 and 16-31 keep their own max
+        warp_max[e] = fmaxf(warp_max[e], __shfl_xor_sync(0xffffffffu, warp_max[e], 16));
     }
   }
 
@@ -616,12 +630,12 @@ struct TensorCoreBlock {
 };
 
 // The kernel: TensorCoreBlock's steps in order.
-template <int LANES, int ROWS, int STAGES, TileCopies COPIES>
+template <int LANES, int ROWS, int STAGES, TileCopies COPIES, GpuBug BUG = GpuBug::none>
 __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core::min_blocks<LANES, ROWS, STAGES>()))
     tensor_core_attention_kernel(const DeviceBatch batch, const DevicePlan plan, const FastDivmod block_div,
                                  const __grid_constant__ KvTensorMaps maps) {
   extern __shared__ __align__(1024) unsigned char tensor_core_shared[];
-  using Block = TensorCoreBlock<LANES, ROWS, STAGES, COPIES>;
+  using Block = TensorCoreBlock<LANES, ROWS, STAGES, COPIES, BUG>;
   ptx::allow_dependent_launch();  // a split-K merge may start preparing now
   const Block block(batch, plan, block_div, maps, tensor_core_shared);
   block.stage_queries();

@@ -99,8 +99,8 @@ std::string joined(const std::vector<std::string>& names) {
   return out;
 }
 
-std::vector<const Variant*> selected_mutants(const std::vector<std::string>& names) {
-  const std::vector<const Variant*> all = Registry::instance().mutants();
+std::vector<const Variant*> selected_mutants(const std::vector<std::string>& names, bool gpu) {
+  const std::vector<const Variant*> all = matrix_mutants(gpu);
   if (names.empty()) return all;
   std::vector<std::string> known;
   for (const Variant* m : all) known.push_back(m->name());
@@ -109,8 +109,9 @@ std::vector<const Variant*> selected_mutants(const std::vector<std::string>& nam
     const auto it = std::find_if(all.begin(), all.end(), [&](const Variant* m) { return m->name() == name; });
     if (it == all.end()) {
       const bool is_variant = Registry::instance().find(name) != nullptr;
-      throw std::invalid_argument("'" + name + "' is " + (is_variant ? "a variant, not a mutant" : "no known mutant") +
-                                  "; mutants: " + joined(known));
+      throw std::invalid_argument("'" + name + "' is " +
+                                  (is_variant ? "a variant, not a " : std::string("no known ")) +
+                                  (gpu ? "GPU mutant" : "mutant") + "; mutants: " + joined(known));
     }
     if (std::find(out.begin(), out.end(), *it) == out.end()) out.push_back(*it);
   }
@@ -183,8 +184,15 @@ std::vector<std::string> column_labels(const std::vector<std::string>& propertie
 
 }  // namespace
 
+std::vector<const Variant*> matrix_mutants(bool gpu) {
+  std::vector<const Variant*> out;
+  for (const Variant* m : Registry::instance().mutants())
+    if (m->capabilities().needs_gpu == gpu && m->name().rfind("gpu_mutant_none_", 0) != 0) out.push_back(m);
+  return out;
+}
+
 KillMatrix run_kill_matrix(const KillOptions& options) {
-  const std::vector<const Variant*> mutants = selected_mutants(options.mutants);
+  const std::vector<const Variant*> mutants = selected_mutants(options.mutants, options.gpu);
   KillMatrix matrix;
   matrix.cases_per_property = options.cases;
   matrix.seed = options.seed;
@@ -201,23 +209,34 @@ KillMatrix run_kill_matrix(const KillOptions& options) {
 
 KillCell replay_kill(const KillCell& cell, const KillOptions& options) {
   if (!cell.killed) throw std::invalid_argument(cell.mutant + " survived " + cell.property + ": nothing to replay");
-  const std::vector<const Variant*> mutant = selected_mutants({cell.mutant});
+  const std::vector<const Variant*> mutant = selected_mutants({cell.mutant}, options.gpu);
   return run_cell(*mutant.front(), property_named(cell.property), options, cell.reproduce);
 }
+
+namespace {
+
+// The properties that killed mutant i, and in `best` the fewest cases any of them needed (0: none killed it).
+std::vector<std::string> killers_of(const KillMatrix& m, std::size_t i, int& best) {
+  best = 0;
+  std::vector<std::string> killers;
+  for (std::size_t j = 0; j < m.properties.size(); ++j) {
+    const KillCell& c = m.at(i, j);
+    if (!c.killed) continue;
+    killers.push_back(c.property);
+    if (best == 0 || c.cases_to_kill < best) best = c.cases_to_kill;
+  }
+  return killers;
+}
+
+}  // namespace
 
 KillSummary summarize(const KillMatrix& m) {
   KillSummary s;
   std::vector<bool> property_killed(m.properties.size(), false);
   for (std::size_t i = 0; i < m.mutants.size(); ++i) {
     int best = 0;
-    std::vector<std::string> killers;
-    for (std::size_t j = 0; j < m.properties.size(); ++j) {
-      const KillCell& c = m.at(i, j);
-      if (!c.killed) continue;
-      property_killed[j] = true;
-      killers.push_back(c.property);
-      if (best == 0 || c.cases_to_kill < best) best = c.cases_to_kill;
-    }
+    const std::vector<std::string> killers = killers_of(m, i, best);
+    for (std::size_t j = 0; j < m.properties.size(); ++j) property_killed[j] = property_killed[j] || m.at(i, j).killed;
     if (killers.empty()) {
       s.survivors.push_back(m.mutants[i]);
       continue;
@@ -309,8 +328,17 @@ nlohmann::json to_json(const KillMatrix& m) {
   const KillSummary s = summarize(m);
   nlohmann::json single = nlohmann::json::array();
   for (const auto& [mutant, property] : s.single_kills) single.push_back({{"mutant", mutant}, {"property", property}});
+  // Per mutant, the properties that killed it and the fewest cases any of them needed (null: it survived).
+  nlohmann::json per_mutant = nlohmann::json::array();
+  for (std::size_t i = 0; i < m.mutants.size(); ++i) {
+    int first = 0;
+    const std::vector<std::string> killers = killers_of(m, i, first);
+    per_mutant.push_back({{"mutant", m.mutants[i]}, {"killed_by", killers},
+                          {"cases_to_first_kill", first ? nlohmann::json(first) : nlohmann::json(nullptr)}});
+  }
   return {{"seed", m.seed},
           {"cases_per_property", m.cases_per_property},
+          {"per_mutant", std::move(per_mutant)},
           {"mutants", m.mutants},
           {"properties", m.properties},
           {"cells", std::move(cells)},

@@ -15,6 +15,8 @@
 
 namespace pacheck {
 
+class Variant;
+
 struct KillCell {
   std::string mutant;
   std::string property;
@@ -49,10 +51,15 @@ struct KillOptions {
   std::uint64_t seed = 1;
   std::filesystem::path failure_dir = "pacheck-failures/mutants";
   std::string replay_program = "pacheck";
-  std::vector<std::string> mutants;            // empty: every mutant
+  std::vector<std::string> mutants;            // empty: every mutant of the kind `gpu` selects
+  // The GPU mutants (needs_gpu, cuda/mutants/) instead of the CPU ones; their bug-free forms (gpu_mutant_none_*)
+  // are never part of a matrix.
+  bool gpu = false;
   std::function<void(const KillCell&)> progress;  // called after each cell
 };
 
+// The mutants a matrix runs: the CPU mutants, or with `gpu` the GPU mutants, less the bug-free forms.
+std::vector<const Variant*> matrix_mutants(bool gpu);
 // Throws std::invalid_argument naming the registered mutants when options.mutants names an unknown mutant (or a
 // variant that is not a mutant).
 KillMatrix run_kill_matrix(const KillOptions& options);

@@ -244,7 +244,7 @@ void run_kill_matrix_into(Report& report, const ReportSettings& settings, const 
     report.kill_matrix_note = "left out (--kill-cases 0)";
     return;
   }
-  const std::size_t mutants = Registry::instance().mutants().size();
+  const std::size_t mutants = matrix_mutants(false).size();
   if (mutants == 0) {
     report.kill_matrix_note = "no mutants are registered";
     return;

@@ -8,10 +8,10 @@
 
 namespace pacheck::cuda::instances {
 
-template <Storage S, int LANES, int ROWS>
+template <Storage S, int LANES, int ROWS, GpuBug BUG>
 void launch_cuda_core(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream) {
   using T = typename kernels::StorageType<S>::type;
-  kernels::AttentionLauncher<kernels::cuda_core_attention_kernel<T, LANES, ROWS>, ROWS, kCudaCoreThreads,
+  kernels::AttentionLauncher<kernels::cuda_core_attention_kernel<T, LANES, ROWS, BUG>, ROWS, kCudaCoreThreads,
                              kernels::cuda_core::shared_layout<T, LANES, ROWS>().total>::launch(batch, plan, stream);
 }
 

@@ -19,17 +19,17 @@ struct TensorCoreLayoutTraits {
       LAYOUT == KernelLayout::wide_evict_first ? TileCopies::async_evict_first : tensor_core_copies(LANES);
 };
 
-template <int LANES, int ROWS, KernelLayout LAYOUT>
+template <int LANES, int ROWS, KernelLayout LAYOUT, GpuBug BUG = GpuBug::none>
 using TensorCoreLauncher = kernels::AttentionLauncher<
     kernels::tensor_core_attention_kernel<LANES, ROWS, TensorCoreLayoutTraits<LANES, LAYOUT>::kStages,
-                                          TensorCoreLayoutTraits<LANES, LAYOUT>::kCopies>,
+                                          TensorCoreLayoutTraits<LANES, LAYOUT>::kCopies, BUG>,
     ROWS, kernels::tensor_core::kThreads,
     kernels::tensor_core::shared_layout(LANES, ROWS, TensorCoreLayoutTraits<LANES, LAYOUT>::kStages).total,
     /*TENSOR_MAPS=*/true, /*ENCODE_MAPS=*/TensorCoreLayoutTraits<LANES, LAYOUT>::kCopies == TileCopies::tensor>;
 
-template <int LANES, int ROWS, KernelLayout LAYOUT>
+template <int LANES, int ROWS, KernelLayout LAYOUT, GpuBug BUG>
 void launch_tensor_core(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream) {
-  TensorCoreLauncher<LANES, ROWS, LAYOUT>::launch(batch, plan, stream);
+  TensorCoreLauncher<LANES, ROWS, LAYOUT, BUG>::launch(batch, plan, stream);
 }
 
 }  // namespace pacheck::cuda::instances

@@ -52,8 +52,17 @@ echo '[{"variant": "'$kernel'", "dtype": "bf16", "cases": 7, "worst_error": 0.00
 echo "[==========] 1 test from 1 test suite ran. (1 ms total)"
 echo "[  PASSED  ] 1 test."
 """
+# `mutants --gpu` writes a kill matrix in which seed 2's gpu_mutant_b survives.
 FAKE_PACHECK = """#!/bin/bash
 echo "pacheck $*"
+if [ "$1" = mutants ]; then
+  while [ $# -gt 0 ]; do case $1 in --seed) seed=$2 ;; --json) json=$2 ;; esac; shift; done
+  b=$([ "$seed" = 2 ] && echo null || echo 3)
+  echo '{"cases_per_property": 100, "per_mutant": [
+          {"mutant": "gpu_mutant_a", "killed_by": ["Determinism"], "cases_to_first_kill": '$seed'},
+          {"mutant": "gpu_mutant_b", "killed_by": [], "cases_to_first_kill": '$b'}],
+        "descriptions": {"gpu_mutant_a": "bug a", "gpu_mutant_b": "bug b"}}' > "$json"
+fi
 """
 # Runs the program it is given; racecheck on cuda_splitk with the deep layout on engine shapes reports 2 errors.
 FAKE_SANITIZER = """#!/bin/bash
@@ -180,6 +189,21 @@ class RunGpuSuite(unittest.TestCase):
         self.assertEqual(gpu["correctness"]["sanitizers"], {"skipped": "SKIP_CHECKS=1"})
         self.assertEqual(len(gpu["sass_check"]["runs"]), 3)
         self.assertEqual([f["flush"] for f in gpu["benchmark"]["flushes"]], ["dirty"])
+
+    def test_the_gpu_kill_matrix_runs_on_three_seeds_and_reaches_the_page(self):
+        _, gpu = self.suite(CLEAN_FLUSH="0", SKIP_BENCH="1")
+        runs = gpu["correctness"]["gpu_mutants"]["runs"]
+        self.assertEqual([(r["seed"], r["status"]) for r in runs], [("1", "pass"), ("2", "fail"), ("3", "pass")])
+        logs = self.logs()
+        self.assertIn("--sanitizers --sanitizer-cases 5", logs["logs/mutants/1.log"].splitlines()[0])
+        self.assertNotIn("--sanitizers", logs["logs/mutants/2.log"].splitlines()[0])
+        self.assertEqual(runs[0]["mutants"][0], {"mutant": "gpu_mutant_a", "killed_by": ["Determinism"],
+                                                 "cases_to_first_kill": 1, "description": "bug a"})
+        page = (self.out / "RESULTS.md").read_text()
+        self.assertIn("| `gpu_mutant_a` | bug a | Determinism | 2 / 3 | - |", page)
+        self.assertIn("| `gpu_mutant_b` | bug b | SURVIVED | 3 / 3 (survived 1 seeds) | - |", page)
+        _, gpu = self.suite(CLEAN_FLUSH="0", SKIP_BENCH="1", SKIP_MUTANTS="1")
+        self.assertEqual(gpu["correctness"]["gpu_mutants"], {"skipped": "SKIP_MUTANTS=1"})
 
     def test_a_catalogue_that_lists_no_suites_is_an_error(self):
         write_executable(self.build / "tests" / "cuda" / "gpu_catalogue_test", "#!/bin/sh\necho 'GpuSplitK.'\n")

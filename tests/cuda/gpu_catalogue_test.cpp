@@ -31,18 +31,6 @@
 #include "properties/catalogue.h"
 #include "tests/fixtures/property_in_gtest.h"
 
-// Skips the test, saying why, when no GPU answers; fails it instead under PACHECK_REQUIRE_GPU=1.
-#define PACHECK_SKIP_WITHOUT_GPU()                                                        \
-  do {                                                                                     \
-    std::optional<std::string> skip_reason;                                                \
-    try {                                                                                  \
-      skip_reason = reason_to_skip_gpu_tests();                                            \
-    } catch (const std::exception& e) {                                                    \
-      FAIL() << e.what();                                                                  \
-    }                                                                                      \
-    if (skip_reason) GTEST_SKIP() << *skip_reason;                                         \
-  } while (0)
-
 namespace pacheck {
 namespace {
 

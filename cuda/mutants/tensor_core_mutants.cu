@@ -1,0 +1,16 @@
+// The GPU mutants of the tensor-core kernel: only the pinned instantiation their draws need (bf16, 64 head lanes,
+// 4 rows, the one 64-lane layout: swizzled, three stages, tensor copies where the launch allows them).
+#include "cuda/instances/tensor_core_instances.cuh"
+
+namespace pacheck::cuda::instances {
+
+#define PACHECK_TENSOR_CORE_MUTANT(BUG)                                                                            \
+  template void launch_tensor_core<64, 4, KernelLayout::automatic, BUG>(const DeviceBatch&, const DevicePlan&, \
+                                                                        cudaStream_t);
+PACHECK_TENSOR_CORE_MUTANT(GpuBug::tc_cp_async_wait_one_late)
+PACHECK_TENSOR_CORE_MUTANT(GpuBug::tc_warp_max_missing_step)
+PACHECK_TENSOR_CORE_MUTANT(GpuBug::swizzle_xor_of_4_rows)
+PACHECK_TENSOR_CORE_MUTANT(GpuBug::tma_box_one_row_late)
+PACHECK_TENSOR_CORE_MUTANT(GpuBug::mbarrier_parity_flipped)
+
+}  // namespace pacheck::cuda::instances
