@@ -47,6 +47,9 @@ ErrorModel tiled_kernel_error_model(const Problem& p, const OracleResult& oracle
   // A sink is one more term of the denominator, joined once (first, last, or in the reduce), as the CPU variants
   // count it.
   const int sink = c.has_sink ? 1 : 0;
+  // An fp8 cache's K and V times their scales in fp32: one rounding of each term of the logit and of P V
+  // (ERROR_MODEL.md, "fp8 caches"; fp32_logit_coefficient counts the logit's).
+  const int dequantisation = p.fp8_cache ? 1 : 0;
   if (!shape.tensor_cores) {
     // A head_dim-term fp32 dot product in any order is within gamma_{head_dim}; the scale multiply adds one, and
     // the logit options their fp32 roundings (fp32_logit_coefficient).
@@ -54,21 +57,21 @@ ErrorModel tiled_kernel_error_model(const Problem& p, const OracleResult& oracle
     // A term is rounded when it joins its key group's sum and by each later add there (fewer than num_keys, the
     // sink's one more), by each rescale (records_in_item), and by the adds of the key groups' sums at the end
     // (key_groups - 1).
-    m.accumulation_chain = c.num_keys + sink + records_in_item + shape.key_groups + 2 + merge_chain;
+    m.accumulation_chain = c.num_keys + sink + records_in_item + shape.key_groups + 2 + merge_chain + dequantisation;
     return m;
   }
   // Tensor cores: a weight's bf16 hi and lo lose up to half bf16's subnormal spacing each, or all of a value below
   // 2^-126 if the hardware flushes subnormal inputs (not documented): 2^-126 per rounding covers both.
   m.weight_underflow = 0x1p-126;
   // A logit is ceil(head_dim / 16) chained mma steps, then the scale multiply, then the options in fp32.
-  m.logit_coefficient = kMmaError * ceil_div(p.head_dim, 16) + 2 + fp32_logit_option_cost(p);
+  m.logit_coefficient = kMmaError * ceil_div(p.head_dim, 16) + 2 + fp32_logit_option_cost(p) + dequantisation;
   // A term of P V enters one mma and passes through the two (hi, lo) of every later tile of its item; the
   // weights' split, the rescales, the warp sums at the end (key_groups), and the merges add theirs, and 4 more
   // cover the end's adds with room to spare. (The denominator is an fp32 sum of a thread's 2 keys a tile, then
   // 3 adds over the row's 8 threads and the warp sums: a far shorter chain.)
   const int tile = std::max(1, shape.tile_keys);
   m.accumulation_chain = kMmaError * 2 * ceil_div(item_keys, tile) + kWeightSplitError + records_in_item +
-                         shape.key_groups + 2 + 2 + sink + merge_chain;
+                         shape.key_groups + 2 + 2 + sink + merge_chain + dequantisation;
   return m;
 }
 
@@ -134,11 +137,15 @@ ErrorModel declared_error_model(const DeclaredErrorModel& declared, const Proble
   const int splits = split_k ? c.chunks(split_size) : 1;
   const int tiles = c.chunks(std::max(1, knobs.tile_size));
   ErrorModel m;
-  // The coefficients describe the plain logit; the logit options add their fp32 cost, and a sink is one more key.
-  m.logit_coefficient = k.logit_constant + k.logit_per_head_dim * p.head_dim + fp32_logit_option_cost(p);
+  // The coefficients describe the plain logit; the logit options add their fp32 cost, a sink is one more key, and an
+  // fp8 cache's dequantisation one rounding of each term of the logit and of P V.
+  const int dequantisation = p.fp8_cache ? 1 : 0;
+  m.logit_coefficient =
+      k.logit_constant + k.logit_per_head_dim * p.head_dim + fp32_logit_option_cost(p) + dequantisation;
   m.weight_error = k.weight_constant + k.weight_per_record * records + k.weight_per_split * splits;
   m.accumulation_chain = k.chain_constant + k.chain_per_key * (c.num_keys + (c.has_sink ? 1 : 0)) +
-                         k.chain_per_record * records + k.chain_per_split * splits + k.chain_per_tile * tiles;
+                         k.chain_per_record * records + k.chain_per_split * splits + k.chain_per_tile * tiles +
+                         dequantisation;
   m.accumulator_unit_roundoff = k.accumulator_unit_roundoff;
   m.weight_underflow = k.weight_underflow;
   m.absolute_error = k.absolute_error;

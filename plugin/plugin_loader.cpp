@@ -119,16 +119,20 @@ cuda::DeviceBuffer<unsigned char> device_copy(const void* host, std::size_t byte
 }
 
 // The same views in device memory: the inputs, the tables and the NaN-filled output copied over, the output back.
-void call_plugin_on_device(const PluginKernel& k, const plugin::HostInputs& in, const LogitOptions& options,
+void call_plugin_on_device(const PluginKernel& k, const plugin::HostInputs& in, const Problem& problem,
                            plugin::HostOutput& out, pacheck_run_args args) {
   const std::string what = "copying the problem to the device for " + where(k);
   const auto q = device_copy(in.queries(), in.query_elements() * in.element_bytes(), what);
-  const auto kp = device_copy(in.k_pool(), in.pool_elements() * in.element_bytes(), what);
-  const auto vp = device_copy(in.v_pool(), in.pool_elements() * in.element_bytes(), what);
+  const auto kp = device_copy(in.k_pool(), in.pool_elements() * in.pool_element_bytes(), what);
+  const auto vp = device_copy(in.v_pool(), in.pool_elements() * in.pool_element_bytes(), what);
   const cuda::DeviceBuffer<std::int32_t> tables(in.block_tables()), context_lens(in.context_lens()),
       query_lens(in.query_lens()), query_starts(in.query_starts());
-  // Absent options stay null: an empty buffer holds no pointer.
+  // Absent options and scales stay null: an empty buffer holds no pointer.
+  const LogitOptions& options = problem.options;
   const cuda::DeviceBuffer<float> alibi_slopes(options.alibi_slopes), sinks(options.sinks);
+  const std::vector<float> none;
+  const cuda::DeviceBuffer<float> k_scales(problem.fp8_cache ? problem.fp8_cache->k_scales : none),
+      v_scales(problem.fp8_cache ? problem.fp8_cache->v_scales : none);
   auto o = device_copy(out.data(), out.bytes(), what);
   args.memory = PACHECK_MEMORY_DEVICE;
   args.queries = q.get();
@@ -140,6 +144,8 @@ void call_plugin_on_device(const PluginKernel& k, const plugin::HostInputs& in, 
   args.query_starts = query_starts.get();
   args.alibi_slopes = alibi_slopes.get();
   args.sinks = sinks.get();
+  args.k_scales = k_scales.get();
+  args.v_scales = v_scales.get();
   args.output = o.get();
   call_plugin(k, args);
   cuda::cuda_check(cudaDeviceSynchronize(), "after " + where(k) + "'s run");
@@ -155,7 +161,7 @@ Output run_plugin_variant(const PluginKernel& k, const Problem& problem, const K
   const pacheck_run_args args = plugin::host_run_args(problem, knobs, inputs, output);
 #ifdef PACHECK_HAVE_CUDA
   if (k.device) {
-    call_plugin_on_device(k, inputs, problem.options, output, args);
+    call_plugin_on_device(k, inputs, problem, output, args);
     return output.to_floats();
   }
 #endif
@@ -208,6 +214,12 @@ LogitOptionSupport logit_options_of(std::uint32_t bits) {
   takes.alibi = (bits & PACHECK_LOGIT_ALIBI) != 0;
   takes.sinks = (bits & PACHECK_LOGIT_SINKS) != 0;
   return takes;
+}
+
+// The fp8 cache formats a variant declares; 0 (and a plugin built before the field) declares none.
+std::vector<Fp8Format> fp8_caches_of(std::uint32_t bits) {
+  return flags<Fp8Format>(bits, PACHECK_FP8_E4M3 | PACHECK_FP8_E5M2, "fp8_caches", "PACHECK_FP8_E4M3, _E5M2",
+                          {{PACHECK_FP8_E4M3, Fp8Format::e4m3}, {PACHECK_FP8_E5M2, Fp8Format::e5m2}});
 }
 
 bool flag(std::uint32_t value, const char* field) {
@@ -269,6 +281,7 @@ ExternalVariantSpec spec_of(const pacheck_variant& v, const std::string& path) {
   c.batch_invariant = flag(v.batch_invariant, "batch_invariant");
   c.uses_splits = flag(v.uses_splits, "uses_splits");
   c.logit_options = logit_options_of(v.logit_options);
+  c.fp8_caches = fp8_caches_of(v.fp8_caches);
   if (v.memory != PACHECK_MEMORY_HOST && v.memory != PACHECK_MEMORY_DEVICE)
     throw BadDeclaration{"memory must be PACHECK_MEMORY_HOST (1) or PACHECK_MEMORY_DEVICE (2), got " +
                          std::to_string(v.memory)};

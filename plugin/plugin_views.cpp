@@ -28,6 +28,8 @@ std::uint32_t abi_dtype(DType dtype) {
   return 0;
 }
 
+std::uint32_t abi_fp8(Fp8Format format) { return format == Fp8Format::e4m3 ? PACHECK_FP8_E4M3 : PACHECK_FP8_E5M2; }
+
 HostInputs::HostInputs(const Problem& p)
     : query_elements_(p.queries.size()), pool_elements_(p.k_pool.size()) {
   if (p.dtype == DType::f32) {
@@ -42,6 +44,21 @@ HostInputs::HostInputs(const Problem& p)
     queries_ = queries16_.data();
     k_pool_ = k16_.data();
     v_pool_ = v16_.data();
+  }
+  if (p.fp8_cache) {
+    // The pools in the cache's format: every value is representable (validate checks), so the bytes are exact.
+    const auto to_bytes = [format = p.fp8_cache->format](const std::vector<float>& values) {
+      std::vector<std::uint8_t> bytes(values.size());
+      std::transform(values.begin(), values.end(), bytes.begin(), [format](float x) { return to_fp8_bits(x, format); });
+      return bytes;
+    };
+    pool_element_bytes_ = 1;
+    k8_ = to_bytes(p.k_pool);
+    v8_ = to_bytes(p.v_pool);
+    k_pool_ = k8_.data();
+    v_pool_ = v8_.data();
+  } else {
+    pool_element_bytes_ = element_bytes_;
   }
   for (const Sequence& s : p.sequences)
     block_table_width_ = std::max(block_table_width_, static_cast<int>(s.block_table.size()));
@@ -114,6 +131,14 @@ pacheck_run_args host_run_args(const Problem& p, const Knobs& knobs, const HostI
   a.window = o.window.value_or(0);
   a.alibi_slopes = o.alibi_slopes.empty() ? nullptr : o.alibi_slopes.data();
   a.sinks = o.sinks.empty() ? nullptr : o.sinks.data();
+  // The fp8 cache, absent as 0 and null.
+  if (const std::optional<Fp8Cache>& fp8 = p.fp8_cache) {
+    a.fp8_cache = abi_fp8(fp8->format);
+    a.num_k_scales = static_cast<std::int32_t>(fp8->k_scales.size());
+    a.k_scales = fp8->k_scales.data();
+    a.num_v_scales = static_cast<std::int32_t>(fp8->v_scales.size());
+    a.v_scales = fp8->v_scales.data();
+  }
   return a;
 }
 

@@ -13,11 +13,12 @@
 
 namespace pacheck::plugin {
 
-// PACHECK_DTYPE_* of a dtype.
+// PACHECK_DTYPE_* of a dtype; PACHECK_FP8_* of an fp8 format.
 std::uint32_t abi_dtype(DType dtype);
+std::uint32_t abi_fp8(Fp8Format format);
 
 // The inputs in host memory. fp32 arrays are read in place from the problem (which must outlive this); fp16 and
-// bf16 arrays are converted to their bit patterns. Not copyable or movable: its pointers point into itself.
+// bf16 arrays are converted to their bit patterns, and the pools of an fp8 cache to its one-byte patterns. Not copyable or movable: its pointers point into itself.
 class HostInputs {
  public:
   explicit HostInputs(const Problem& problem);
@@ -25,6 +26,7 @@ class HostInputs {
   HostInputs& operator=(const HostInputs&) = delete;
 
   std::size_t element_bytes() const { return element_bytes_; }
+  std::size_t pool_element_bytes() const { return pool_element_bytes_; }  // 1 for an fp8 cache
   const void* queries() const { return queries_; }
   const void* k_pool() const { return k_pool_; }
   const void* v_pool() const { return v_pool_; }
@@ -40,7 +42,9 @@ class HostInputs {
 
  private:
   std::size_t element_bytes_ = 4;
+  std::size_t pool_element_bytes_ = 4;
   std::vector<std::uint16_t> queries16_, k16_, v16_;
+  std::vector<std::uint8_t> k8_, v8_;
   const void* queries_ = nullptr;
   const void* k_pool_ = nullptr;
   const void* v_pool_ = nullptr;
@@ -68,8 +72,8 @@ class HostOutput {
   std::vector<std::uint16_t> bits_;
 };
 
-// The run arguments over these views with contiguous strides, and the problem's logit options (its ALiBi slopes and
-// sinks read in place: the problem must outlive the call); the pointers are the host ones (a device run replaces
+// The run arguments over these views with contiguous strides, the problem's logit options and its fp8 cache (the
+// ALiBi slopes, sinks and fp8 scales read in place: the problem must outlive the call); the pointers are the host ones (a device run replaces
 // them with its copies').
 pacheck_run_args host_run_args(const Problem& problem, const Knobs& knobs, const HostInputs& inputs, HostOutput& output);
 

@@ -7,16 +7,20 @@
 
 namespace pacheck {
 
-void require_declared_logit_options(const std::string& variant, const Capabilities& caps, const Problem& problem) {
-  // A kernel that does not declare an option never sees it: it would compute another function, or read a field
-  // (a plugin built before the option) that pacheck's arguments do not hold for it.
+void require_declared_features(const std::string& variant, const Capabilities& caps, const Problem& problem) {
+  // A kernel that does not declare an option or a cache format never sees it: it would compute another function,
+  // or read a field (a plugin built before the feature) that pacheck's arguments do not hold for it.
+  const auto refuse = [&](const std::string& gap, const char* feature) {
+    throw std::invalid_argument(variant + " is not given this problem: " + gap + " (its declaration leaves that " +
+                                feature + " out)");
+  };
   if (const std::string gap = logit_option_gap(caps.logit_options, problem.options); !gap.empty())
-    throw std::invalid_argument(variant + " is not given this problem: " + gap +
-                                " (its declaration leaves that logit option out)");
+    refuse(gap, "logit option");
+  if (const std::string gap = fp8_cache_gap(caps.fp8_caches, problem); !gap.empty()) refuse(gap, "fp8 format");
 }
 
 Output ExternalVariant::run(const Problem& problem, const Knobs& knobs) const {
-  require_declared_logit_options(spec_.name, spec_.capabilities, problem);
+  require_declared_features(spec_.name, spec_.capabilities, problem);
   Output out = spec_.run(problem, knobs);
   if (out.size() != problem.output_size())
     throw std::runtime_error(spec_.name + " returned " + std::to_string(out.size()) + " output elements, expected " +

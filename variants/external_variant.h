@@ -28,8 +28,8 @@ class ExternalVariant final : public Variant {
   std::string name() const override { return spec_.name; }
   std::string description() const override { return spec_.description; }
   Capabilities capabilities() const override { return spec_.capabilities; }
-  // Throws std::invalid_argument, without calling the kernel, for a problem that sets a logit option it does not
-  // declare.
+  // Throws std::invalid_argument, without calling the kernel, for a problem that sets a logit option or an fp8
+  // cache format it does not declare.
   Output run(const Problem& problem, const Knobs& knobs) const override;
   ErrorModel error_model(const Problem& problem, const OracleResult& oracle, std::size_t row,
                          const Knobs& knobs) const override;
@@ -43,9 +43,9 @@ class ExternalVariant final : public Variant {
 // positive, a mutant flag, nonsense error-model coefficients, no run function.
 std::string external_variant_problem(const ExternalVariantSpec& spec);
 
-// Throws std::invalid_argument naming the variant and the option when the problem sets a logit option that `caps`
-// leaves out: every door calls it before its kernel sees a problem.
-void require_declared_logit_options(const std::string& variant, const Capabilities& caps, const Problem& problem);
+// Throws std::invalid_argument naming the variant and the feature when the problem sets a logit option or has an fp8
+// cache format that `caps` leaves out: every door calls it before its kernel sees a problem.
+void require_declared_features(const std::string& variant, const Capabilities& caps, const Problem& problem);
 
 // Validates the spec and adds it to the registry. Throws std::invalid_argument naming the variant and what is
 // wrong, or that a variant of that name is already registered.

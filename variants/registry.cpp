@@ -52,6 +52,11 @@ std::string logit_option_gap(const LogitOptionSupport& takes, const LogitOptions
   return "";
 }
 
+std::string fp8_cache_gap(const std::vector<Fp8Format>& takes, const Problem& problem) {
+  if (!problem.fp8_cache || std::find(takes.begin(), takes.end(), problem.fp8_cache->format) != takes.end()) return "";
+  return "kv_cache " + std::string(fp8_name(problem.fp8_cache->format)) + " not supported";
+}
+
 std::string coverage_gap(const Capabilities& caps, const Problem& problem) {
   if (std::find(caps.dtypes.begin(), caps.dtypes.end(), problem.dtype) == caps.dtypes.end())
     return std::string("dtype ") + std::string(dtype_name(problem.dtype)) + " not supported";
@@ -65,9 +70,7 @@ std::string coverage_gap(const Capabilities& caps, const Problem& problem) {
   if (problem.num_kv_heads > 0 && !listed(caps.gqa_ratios, problem.num_query_heads / problem.num_kv_heads))
     return "GQA ratio " + std::to_string(problem.num_query_heads / problem.num_kv_heads) + " not supported";
   if (std::string gap = logit_option_gap(caps.logit_options, problem.options); !gap.empty()) return gap;
-  if (problem.fp8_cache && std::find(caps.fp8_caches.begin(), caps.fp8_caches.end(), problem.fp8_cache->format) ==
-                               caps.fp8_caches.end())
-    return std::string("kv_cache ") + std::string(fp8_name(problem.fp8_cache->format)) + " not supported";
+  if (std::string gap = fp8_cache_gap(caps.fp8_caches, problem); !gap.empty()) return gap;
   for (int s = 0; s < static_cast<int>(problem.sequences.size()); ++s) {
     const Mode mode = problem.mode_of(s);
     if (std::find(caps.modes.begin(), caps.modes.end(), mode) == caps.modes.end())

@@ -61,12 +61,15 @@ class Variant {
                                  const Knobs& knobs) const = 0;
 };
 
-// Whether the variant's capabilities cover the problem (dtype, every sequence's mode, head dim, logit options).
+// Whether the variant's capabilities cover the problem (dtype, every sequence's mode, head dim, logit options, fp8
+// cache).
 bool covers(const Capabilities& caps, const Problem& problem);
 // Why not, in words, or "" when it does.
 std::string coverage_gap(const Capabilities& caps, const Problem& problem);
 // The first logit option the problem sets that `takes` leaves out ("window not supported"), or "".
 std::string logit_option_gap(const LogitOptionSupport& takes, const LogitOptions& options);
+// "kv_cache fp8_e5m2 not supported" when the problem's fp8 cache is in a format `takes` leaves out, else "".
+std::string fp8_cache_gap(const std::vector<Fp8Format>& takes, const Problem& problem);
 
 class Registry {
  public:

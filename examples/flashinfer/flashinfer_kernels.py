@@ -1,7 +1,8 @@
 # FlashInfer's paged-attention wrappers as pacheck kernels: each takes a pacheck.Problem and returns its output, with
 # the capabilities and error model FlashInfer's arithmetic has.
-"""FlashInfer's BatchDecodeWithPagedKVCacheWrapper (on the CUDA cores and on the tensor cores) and
-BatchPrefillWithPagedKVCacheWrapper, declared for pacheck. check_flashinfer.py runs the catalogue on them.
+"""FlashInfer's BatchDecodeWithPagedKVCacheWrapper (on the CUDA cores and on the tensor cores, over fp16/bf16 pages
+and over fp8 pages with per-tensor scales) and BatchPrefillWithPagedKVCacheWrapper, declared for pacheck.
+check_flashinfer.py runs the catalogue on them.
 
 The paged layout maps one to one: pacheck's pools [num_blocks, block_size, num_kv_heads, head_dim] are FlashInfer's
 NHD pages; a sequence's pages are the first ceil(context_len / block_size) entries of its block table, and its last
@@ -39,16 +40,36 @@ def _window_left(problem):
     return -1 if problem.window is None else problem.window - 1
 
 
-def decode(problem, *, tensor_cores):
+def _decode(problem, x, queries, k_pool, v_pool, *, tensor_cores, k_scale=None, v_scale=None):
     import flashinfer
-    x = pacheck.torch_inputs(problem, device="cuda")
     indptr, indices, last = _paged_kv(problem, x)
     wrapper = flashinfer.BatchDecodeWithPagedKVCacheWrapper(_workspace_buffer(), "NHD",
                                                             use_tensor_cores=tensor_cores)
-    wrapper.plan(indptr, indices, last, problem.num_query_heads, problem.num_kv_heads, problem.head_dim,
+    wrapper.plan(indptr, indices, last, queries.shape[1], k_pool.shape[2], problem.head_dim,
                  problem.block_size, pos_encoding_mode="NONE", window_left=_window_left(problem),
-                 q_data_type=x.queries.dtype, kv_data_type=x.k_pool.dtype, sm_scale=problem.scale)
-    return wrapper.run(x.queries, (x.k_pool, x.v_pool))
+                 q_data_type=queries.dtype, kv_data_type=k_pool.dtype, sm_scale=problem.scale)
+    return wrapper.run(queries, (k_pool, v_pool), k_scale=k_scale, v_scale=v_scale)
+
+
+def decode(problem, *, tensor_cores):
+    """The decode wrapper; an fp8 cache (problem.kv_cache) arrives as torch.float8_e4m3fn / float8_e5m2 pages with
+    run()'s per-tensor k_scale and v_scale. The wrapper takes one scale per tensor, so a cache with scales per KV head
+    runs one KV head (and its query heads) at a time, each with its own head's scales."""
+    x = pacheck.torch_inputs(problem, device="cuda")
+    if problem.kv_cache is None:
+        return _decode(problem, x, x.queries, x.k_pool, x.v_pool, tensor_cores=tensor_cores)
+    k_scales, v_scales = problem.k_scales.tolist(), problem.v_scales.tolist()
+    if len(k_scales) == len(v_scales) == 1:
+        return _decode(problem, x, x.queries, x.k_pool, x.v_pool, tensor_cores=tensor_cores, k_scale=k_scales[0],
+                       v_scale=v_scales[0])
+    ratio, out = problem.gqa_ratio, torch.empty_like(x.queries)
+    for g in range(problem.num_kv_heads):
+        heads = slice(g * ratio, (g + 1) * ratio)
+        out[:, heads] = _decode(problem, x, x.queries[:, heads].contiguous(), x.k_pool[:, :, g:g + 1].contiguous(),
+                                x.v_pool[:, :, g:g + 1].contiguous(), tensor_cores=tensor_cores,
+                                k_scale=k_scales[g if len(k_scales) > 1 else 0],
+                                v_scale=v_scales[g if len(v_scales) > 1 else 0])
+    return out
 
 
 def prefill(problem):
@@ -105,6 +126,19 @@ def tensor_core_model(dtype):
 LOGIT_OPTIONS = ["window"]
 
 
+# fp8 caches (not yet run on a GPU: README.md, "fp8 caches"): the decode kernels read fp8 pages by converting each
+# value to fp32 or to the query dtype, exactly (every e4m3 and e5m2 value is an fp16 and a bf16 value), and fold
+# k_scale into sm_scale (sm_scale * k_scale rounded once to fp32), both within the one rounding of each logit term
+# that pacheck adds to every declared model for an fp8 cache. The wrapper applies v_scale after the kernel, as
+# `out *= v_scale` on the output already rounded to its dtype: one more rounding of the output in that dtype (2^15 or
+# 2^13 u on every term, as chain_constant), beyond the V rounding pacheck adds.
+FP8_CACHES = ["fp8_e4m3", "fp8_e5m2"]
+
+
+def fp8_model(model, dtype):
+    return dict(model, chain_constant=model["chain_constant"] + dtype_rounding(dtype))
+
+
 def kernels(head_dims=None):
     """(name, callable, capabilities, error model) of every FlashInfer kernel pacheck checks."""
     head_dims = list(head_dims or HEAD_DIMS)
@@ -118,6 +152,15 @@ def kernels(head_dims=None):
         out.append((f"flashinfer_decode_tc_{dtype}", lambda p: decode(p, tensor_cores=True),
                     {"dtypes": [dtype], "modes": ["decode"], "head_dims": head_dims, "logit_options": LOGIT_OPTIONS},
                     tensor_core_model(dtype)))
+        for fp8 in FP8_CACHES:  # one entry per format: a failure names the format it came from
+            out.append((f"flashinfer_decode_{fp8}_{dtype}", lambda p: decode(p, tensor_cores=False),
+                        {"dtypes": [dtype], "modes": ["decode"], "head_dims": head_dims, "gqa_ratios": decode_gqa,
+                         "logit_options": LOGIT_OPTIONS, "fp8_caches": [fp8]},
+                        fp8_model(cuda_core_model(dtype), dtype)))
+            out.append((f"flashinfer_decode_tc_{fp8}_{dtype}", lambda p: decode(p, tensor_cores=True),
+                        {"dtypes": [dtype], "modes": ["decode"], "head_dims": head_dims,
+                         "logit_options": LOGIT_OPTIONS, "fp8_caches": [fp8]},
+                        fp8_model(tensor_core_model(dtype), dtype)))
         # The prefill plan divides the work by the whole batch, so a sequence's output depends on its batch.
         out.append((f"flashinfer_prefill_{dtype}", prefill,
                     {"dtypes": [dtype], "modes": ["decode", "prefill", "continuation"], "head_dims": head_dims,

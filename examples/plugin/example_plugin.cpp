@@ -7,7 +7,7 @@
 // It lists two variants of the same kernel: example_streaming declares pacheck's stock fp32_online_softmax error
 // model (which describes this arithmetic), example_streaming_coefficients the same model as explicit coefficients and
 // a narrower set of shapes, to show the optional lists. Both compute every logit option of plugin.h (soft cap,
-// sliding window, ALiBi, sinks) and declare them.
+// sliding window, ALiBi, sinks) and read fp8 KV caches (e4m3, e5m2, scales per tensor or per head), and declare them.
 //
 // pacheck's own tests (tests/plugin/) build this file with one PACHECK_TEST_* definition each, to plant a bug or a
 // fault; a copy can drop every #if that names one.
@@ -72,6 +72,24 @@ std::uint16_t to_bf16(float f) {
   return static_cast<std::uint16_t>((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
 }
 
+// An fp8 byte's value, exactly: e4m3 has a bias of 7, no infinities and NaN only at S.1111.111; e5m2 a bias of 15
+// and IEEE infinities and NaNs. Subnormals are mantissa * 2^(1 - bias - mantissa bits).
+float from_fp8(std::uint8_t b, std::uint32_t format) {
+  const bool e4m3 = format == PACHECK_FP8_E4M3;
+  const int mantissa_bits = e4m3 ? 3 : 2, bias = e4m3 ? 7 : 15;
+  const int exponent = (b & 0x7f) >> mantissa_bits, mantissa = b & ((1 << mantissa_bits) - 1);
+  float magnitude;
+  if (e4m3 && (b & 0x7f) == 0x7f)
+    magnitude = NAN;
+  else if (!e4m3 && exponent == 31)
+    magnitude = mantissa != 0 ? NAN : INFINITY;
+  else if (exponent == 0)
+    magnitude = std::ldexp(static_cast<float>(mantissa), 1 - bias - mantissa_bits);
+  else
+    magnitude = std::ldexp(static_cast<float>((1 << mantissa_bits) + mantissa), exponent - bias - mantissa_bits);
+  return (b & 0x80) != 0 ? -magnitude : magnitude;
+}
+
 // Element i of an array in the run's dtype.
 float load(const void* data, std::int64_t i, std::uint32_t dtype) {
   if (dtype == PACHECK_DTYPE_F32) return static_cast<const float*>(data)[i];
@@ -98,6 +116,39 @@ struct LogitOptions {
   const float* sinks = nullptr;         // per query head; null: none
 };
 
+// The run's K and V storage: the dtype, or an fp8 cache (format and scales) when pacheck wrote one.
+struct KvCache {
+  std::uint32_t fp8 = 0;  // 0: the pools hold the dtype
+  std::int32_t num_k_scales = 0, num_v_scales = 0;
+  const float* k_scales = nullptr;
+  const float* v_scales = nullptr;
+
+  explicit KvCache(const pacheck_run_args& a) {
+    if (!PACHECK_HAS_FIELD(&a, pacheck_run_args, v_scales) || a.fp8_cache == 0) return;
+    fp8 = a.fp8_cache;
+    num_k_scales = a.num_k_scales;
+    k_scales = a.k_scales;
+    num_v_scales = a.num_v_scales;
+    v_scales = a.v_scales;
+  }
+  // The scales of KV head g (one for the whole tensor, or one per head).
+  float k_scale(int g) const { return k_scales[num_k_scales == 1 ? 0 : g]; }
+  float v_scale(int g) const { return v_scales[num_v_scales == 1 ? 0 : g]; }
+  // Element i of a pool of KV head g: an fp8 value times the head's scale (one fp32 rounding), or the dtype's value.
+  float load_k(const pacheck_run_args& a, std::int64_t i, int g) const {
+    if (fp8 == 0) return load(a.k_pool, i, a.dtype);
+#if defined(PACHECK_TEST_FP8_V_SCALE_ON_K)
+    return from_fp8(static_cast<const std::uint8_t*>(a.k_pool)[i], fp8) * v_scale(g);  // K scaled by the V scale
+#else
+    return from_fp8(static_cast<const std::uint8_t*>(a.k_pool)[i], fp8) * k_scale(g);
+#endif
+  }
+  float load_v(const pacheck_run_args& a, std::int64_t i, int g) const {
+    if (fp8 == 0) return load(a.v_pool, i, a.dtype);
+    return from_fp8(static_cast<const std::uint8_t*>(a.v_pool)[i], fp8) * v_scale(g);
+  }
+};
+
 LogitOptions logit_options(const pacheck_run_args& a) {
   LogitOptions o;
   if (PACHECK_HAS_FIELD(&a, pacheck_run_args, soft_cap)) o.soft_cap = a.soft_cap;
@@ -110,8 +161,8 @@ LogitOptions logit_options(const pacheck_run_args& a) {
 // One query row of query head `head`: starts its online-softmax state (running max m, denominator d, accumulator
 // acc) from the head's sink, then walks the keys of its window a tile at a time, reading K and V through the block
 // table, and folds each tile into the state. Logits take the options in plugin.h's order: soft cap, then ALiBi.
-void attend(const pacheck_run_args& a, const LogitOptions& o, int sequence, int position, const float* q, int head,
-            int kv_head, float* out) {
+void attend(const pacheck_run_args& a, const LogitOptions& o, const KvCache& kv, int sequence, int position,
+            const float* q, int head, int kv_head, float* out) {
   const std::int32_t* table = a.block_tables + sequence * a.block_table_stride;
   // The window's first key: the last `window` positions end at the query's own.
   int first = o.window > 0 && position + 1 > o.window ? position + 1 - o.window : 0;
@@ -135,7 +186,7 @@ void attend(const pacheck_run_args& a, const LogitOptions& o, int sequence, int 
       const int t = begin + j;
       const std::int64_t k = slot_offset(a.k_strides, t);
       float dot = 0.0f;
-      for (int i = 0; i < a.head_dim; ++i) dot += q[i] * load(a.k_pool, k + i * a.k_strides[3], a.dtype);
+      for (int i = 0; i < a.head_dim; ++i) dot += q[i] * kv.load_k(a, k + i * a.k_strides[3], kv_head);
       float s = dot * a.scale;
       if (o.soft_cap > 0) s = o.soft_cap * std::tanh(s / o.soft_cap);
       if (o.alibi_slopes != nullptr) s += o.alibi_slopes[head] * static_cast<float>(t - position);
@@ -155,7 +206,7 @@ void attend(const pacheck_run_args& a, const LogitOptions& o, int sequence, int 
       const float p = std::exp(scores[j] - m);
       const std::int64_t v = slot_offset(a.v_strides, begin + j);
       d += p;
-      for (int i = 0; i < a.head_dim; ++i) acc[i] += p * load(a.v_pool, v + i * a.v_strides[3], a.dtype);
+      for (int i = 0; i < a.head_dim; ++i) acc[i] += p * kv.load_v(a, v + i * a.v_strides[3], kv_head);
     }
   }
   for (int i = 0; i < a.head_dim; ++i) out[i] = acc[i] / d;
@@ -175,6 +226,7 @@ int run(void*, const pacheck_run_args* a, char* message, std::size_t message_siz
   }
   const int group = a->num_query_heads / a->num_kv_heads;  // query heads per KV head
   const LogitOptions options = logit_options(*a);
+  const KvCache kv(*a);
   float q[kMaxHeadDim], out[kMaxHeadDim];
   for (int s = 0; s < a->num_sequences; ++s) {
     for (int j = 0; j < a->query_lens[s]; ++j) {
@@ -183,7 +235,7 @@ int run(void*, const pacheck_run_args* a, char* message, std::size_t message_siz
       for (int h = 0; h < a->num_query_heads; ++h) {
         const std::int64_t at = row * a->query_strides[0] + h * a->query_strides[1];
         for (int i = 0; i < a->head_dim; ++i) q[i] = load(a->queries, at + i * a->query_strides[2], a->dtype);
-        attend(*a, options, s, position, q, h, h / group, out);
+        attend(*a, options, kv, s, position, q, h, h / group, out);
         const std::int64_t to = row * a->output_strides[0] + h * a->output_strides[1];
         for (int i = 0; i < a->head_dim; ++i) store(a->output, to + i * a->output_strides[2], a->dtype, out[i]);
       }
@@ -218,10 +270,11 @@ pacheck_variant streaming() {
   // Every logit option; the stock model adds their cost (a soft cap's tanh, ALiBi's product and add, the sink's
   // one more term of the sum).
   v.logit_options = PACHECK_LOGIT_SOFT_CAP | PACHECK_LOGIT_WINDOW | PACHECK_LOGIT_ALIBI | PACHECK_LOGIT_SINKS;
-#if defined(PACHECK_TEST_NO_LOGIT_OPTIONS)
-  v.logit_options = 0;  // declares none: pacheck must never give it a problem with options
-#elif defined(PACHECK_TEST_UNKNOWN_LOGIT_OPTION)
-  v.logit_options |= 1u << 7;  // a flag no ABI defines
+  // Both fp8 formats; the stock model adds the dequantisation's two roundings (K and V times their scales).
+  v.fp8_caches = PACHECK_FP8_E4M3 | PACHECK_FP8_E5M2;
+#if defined(PACHECK_TEST_NO_SERVING_FEATURES)
+  v.logit_options = 0;  // declares none: pacheck must never give it a problem with options or an fp8 cache
+  v.fp8_caches = 0;
 #endif
   return v;
 }

@@ -58,7 +58,7 @@ extern "C" {
 #endif
 
 /* Storage dtypes: bit flags in pacheck_variant.dtypes, exactly one of them in pacheck_run_args.dtype. The queries,
- * both KV pools and the output are stored in the problem's dtype: f32 elements are `float`; f16 and bf16 elements
+ * both KV pools (unless they are an fp8 cache: PACHECK_FP8_*) and the output are stored in the problem's dtype: f32 elements are `float`; f16 and bf16 elements
  * are `uint16_t` bit patterns (IEEE binary16; bfloat16, the high half of a binary32). Every stored input value is
  * exactly representable in the dtype, so reading it loses nothing. The kernel writes its output rounded to the
  * dtype (round to nearest even is what the error models assume). No other bit may be set. */
@@ -81,6 +81,14 @@ extern "C" {
 #define PACHECK_LOGIT_WINDOW (1u << 1)
 #define PACHECK_LOGIT_ALIBI (1u << 2)
 #define PACHECK_LOGIT_SINKS (1u << 3)
+
+/* fp8 KV caches: bit flags in pacheck_variant.fp8_caches, the cache formats the kernel reads; pacheck_run_args.fp8_cache
+ * holds exactly one of them, or 0 when the pools are in the run's dtype. The formats are OCP FP8 as PyTorch's
+ * float8_e4m3fn and float8_e5m2 (vLLM's kv_cache_dtype fp8_e4m3 and fp8_e5m2): e4m3 has a bias of 7, no
+ * infinities, and NaN only as S.1111.111; e5m2 has a bias of 15 and IEEE infinities and NaNs. pacheck never gives a
+ * variant a problem whose cache format it did not declare. No other bit may be set. */
+#define PACHECK_FP8_E4M3 (1u << 0)
+#define PACHECK_FP8_E5M2 (1u << 1)
 
 /* Whether a struct that starts with its struct_size holds `field` whole: a plugin reads a field of pacheck_run_args
  * appended after ABI 1's first release only when PACHECK_HAS_FIELD(args, pacheck_run_args, field), else takes it
@@ -122,13 +130,13 @@ typedef struct pacheck_error_coefficients {
   double weight_underflow;          /* absolute error a weight may lose to underflow */
 } pacheck_error_coefficients;
 
-/* The arguments of one run. Shapes are in elements; strides are in elements (not bytes) of the dtype, int64, and
- * index the arrays as written: element [i][h][d] of the queries is at queries + i * query_strides[0] + h *
- * query_strides[1] + d * query_strides[2]. A kernel must honour the strides (pacheck passes contiguous arrays today
- * and may pass others). Every pointer is in the memory the variant declared (host or CUDA device). */
+/* The arguments of one run. Shapes are in elements; strides are in elements (not bytes) of the dtype (of one byte
+ * for an fp8 cache's pools), int64, and index the arrays as written: element [i][h][d] of the queries is at
+ * queries + i * query_strides[0] + h * query_strides[1] + d * query_strides[2]. A kernel must honour the strides
+ * (pacheck passes contiguous arrays today and may pass others). Every pointer is in the memory the variant declared (host or CUDA device). */
 typedef struct pacheck_run_args {
   uint32_t struct_size; /* sizeof(pacheck_run_args) as pacheck was built: read no field past it */
-  uint32_t dtype;       /* one PACHECK_DTYPE_*: the storage of queries, k_pool, v_pool and output */
+  uint32_t dtype;       /* one PACHECK_DTYPE_*: the storage of queries, output and (without fp8_cache) the pools */
   uint32_t memory;      /* PACHECK_MEMORY_HOST or PACHECK_MEMORY_DEVICE, as the variant declared */
 
   int32_t num_sequences;
@@ -190,6 +198,20 @@ typedef struct pacheck_run_args {
   int32_t window;            /* >= 1 (FlashInfer's window_left is window - 1); 0: no window */
   const float* alibi_slopes; /* [num_query_heads], each finite; null: no ALiBi */
   const float* sinks;        /* [num_query_heads], each finite or -inf; null: no sinks */
+
+  /* Appended within ABI 1 (read them only when PACHECK_HAS_FIELD says they are there): an fp8 KV cache, set only
+   * for a variant that declared its format (pacheck_variant.fp8_caches). With fp8_cache set, k_pool and v_pool hold
+   * one byte per element, the format's bit patterns (their strides count bytes), and the exact key and value of KV
+   * head g are
+   *   k = fp8 value of k_pool[...] * k_scales[num_k_scales == 1 ? 0 : g]
+   *   v = fp8 value of v_pool[...] * v_scales[num_v_scales == 1 ? 0 : g]
+   * (a scale per tensor or per KV head); the queries and the output stay in the dtype. The scale arrays are in the
+   * variant's declared memory. Without an fp8 cache all four are 0 or null and the pools hold the dtype. */
+  uint32_t fp8_cache;      /* 0, or one PACHECK_FP8_* */
+  int32_t num_k_scales;    /* 1 (per tensor) or num_kv_heads (per head); 0 without an fp8 cache */
+  const float* k_scales;   /* [num_k_scales], each finite and > 0 */
+  int32_t num_v_scales;    /* likewise for V */
+  const float* v_scales;   /* [num_v_scales], each finite and > 0 */
 } pacheck_run_args;
 
 /* Runs the kernel on one problem. `context` is the variant's own context pointer. Returns 0 on success; otherwise
@@ -234,6 +256,12 @@ typedef struct pacheck_variant {
    * the fp32 cost of each option to its logit term and a sink's one more term to its sums, and so do explicit
    * coefficients (which describe the plain logit: oracle/ERROR_MODEL.md, "Logit options"). */
   uint32_t logit_options;
+  /* Appended within ABI 1 (absent, 0, in a plugin built before it): PACHECK_FP8_* flags, the fp8 KV cache formats
+   * the kernel reads as pacheck_run_args defines them; 0, none. The error model covers the dequantisation: every
+   * model adds one fp32 rounding to each term of the logit (K times its scale) and one to each term of P V (V times
+   * its scale), as oracle/ERROR_MODEL.md, "fp8 caches", derives; a kernel that folds a scale elsewhere rounds no
+   * more than that. */
+  uint32_t fp8_caches;
 } pacheck_variant;
 
 /* What the entry point returns. */

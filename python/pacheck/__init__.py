@@ -14,7 +14,7 @@ from ._pacheck import (
     save_case,
 )
 from ._check import PropertyFailure, PropertyResult, ReplayResult, WorstElement, check, replay
-from ._bridge import TorchInputs, torch_inputs
+from ._bridge import TorchInputs, torch_float8, torch_inputs
 
 __all__ = [
     "CaseFileError",
@@ -33,5 +33,6 @@ __all__ = [
     "properties",
     "replay",
     "save_case",
+    "torch_float8",
     "torch_inputs",
 ]

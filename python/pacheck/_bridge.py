@@ -1,6 +1,6 @@
 # The bridge's Python side: what the C++ bridge calls (a kernel's output read into host memory, a kernel's exception
-# as text), and pacheck.torch_inputs, a problem's arrays as torch tensors in its own dtype on the device a kernel
-# wants.
+# as text), pacheck.torch_inputs, a problem's arrays as torch tensors in its own dtype on the device a kernel wants,
+# and pacheck.torch_float8, an fp8 cache's bytes as torch float8 tensors.
 from __future__ import annotations
 
 import dataclasses
@@ -46,7 +46,9 @@ def exception_text(exc):
 class TorchInputs:
     """A problem's inputs as torch tensors: values in the problem's dtype (float32, float16 or bfloat16), tables
     and lengths in int32, the per-head logit options in float32 (None when the problem does not set them; the
-    scalar options are problem.soft_cap and problem.window)."""
+    scalar options are problem.soft_cap and problem.window). For an fp8 cache (problem.kv_cache) the pools are
+    torch.float8_e4m3fn or torch.float8_e5m2 tensors of the fp8 values before their scales, and k_scales and v_scales
+    float32 [1] or [num_kv_heads] (None without a cache)."""
 
     queries: object  # [total_queries, num_query_heads, head_dim]
     k_pool: object  # [num_blocks, block_size, num_kv_heads, head_dim]
@@ -57,16 +59,37 @@ class TorchInputs:
     query_starts: object  # [num_sequences + 1]
     alibi_slopes: object = None  # [num_query_heads] float32, or None without ALiBi
     sinks: object = None  # [num_query_heads] float32 (-inf: no sink for that head), or None without sinks
+    k_scales: object = None  # [1] or [num_kv_heads] float32, or None without an fp8 cache
+    v_scales: object = None  # likewise
+
+
+def _torch():
+    try:
+        import torch
+    except ImportError as e:
+        raise ImportError("pacheck's torch helpers need torch; install it, or read the problem's numpy arrays") from e
+    return torch
+
+
+def torch_float8(array, kv_cache):
+    """An fp8 cache's uint8 bit patterns (problem.k_pool_storage, problem.v_pool_storage) as a torch float8 tensor
+    of the same shape: torch.float8_e4m3fn for kv_cache 'fp8_e4m3', torch.float8_e5m2 for 'fp8_e5m2'. On the CPU it
+    shares the array's memory (DLPack, then a view of the bytes), so it is valid as long as the array is."""
+    torch = _torch()
+    formats = {"fp8_e4m3": "float8_e4m3fn", "fp8_e5m2": "float8_e5m2"}
+    if kv_cache not in formats:
+        raise ValueError(f"kv_cache must be 'fp8_e4m3' or 'fp8_e5m2', got {kv_cache!r}")
+    dtype = getattr(torch, formats[kv_cache], None)
+    if dtype is None:
+        raise ImportError(f"this torch ({torch.__version__}) has no torch.{formats[kv_cache]}")
+    return torch.from_dlpack(array).view(dtype)
 
 
 def torch_inputs(problem, device="cpu") -> TorchInputs:
     """The problem's arrays as torch tensors on `device`, exactly: every value of the float views is representable
     in the problem's dtype, so torch's conversion to it rounds nothing. On the CPU an fp32 problem's value tensors
     share the problem's memory, so they are valid only during the kernel call, like the problem's own views."""
-    try:
-        import torch
-    except ImportError as e:
-        raise ImportError("pacheck.torch_inputs needs torch; install it, or read the problem's numpy arrays") from e
+    torch = _torch()
     dtype = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}[problem.dtype]
 
     def values(view):
@@ -78,14 +101,21 @@ def torch_inputs(problem, device="cpu") -> TorchInputs:
     def per_head(array):
         return None if array is None else torch.from_dlpack(array).to(device)
 
+    def pool(view, storage):
+        if problem.kv_cache is None:
+            return values(view)
+        return torch_float8(storage, problem.kv_cache).to(device)
+
     return TorchInputs(
         queries=values(problem.queries),
-        k_pool=values(problem.k_pool),
-        v_pool=values(problem.v_pool),
+        k_pool=pool(problem.k_pool, problem.k_pool_storage),
+        v_pool=pool(problem.v_pool, problem.v_pool_storage),
         block_tables=integers(problem.block_tables),
         context_lens=integers(problem.context_lens),
         query_lens=integers(problem.query_lens),
         query_starts=integers(problem.query_starts),
         alibi_slopes=per_head(problem.alibi_slopes),
         sinks=per_head(problem.sinks),
+        k_scales=per_head(problem.k_scales),
+        v_scales=per_head(problem.v_scales),
     )

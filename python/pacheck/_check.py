@@ -89,18 +89,18 @@ def _default_name(kernel) -> str:
     return cleaned or "kernel"
 
 
-def _replay_line(case_file: str, kernel, name: str, error_model, uses_splits: bool, logit_options: list) -> str:
+def _replay_line(case_file: str, kernel, name: str, error_model, uses_splits: bool, features: dict) -> str:
     reference = getattr(kernel, "__name__", "")
     if not reference.isidentifier():
         reference = "kernel"
     splits = ", uses_splits=True" if uses_splits else ""
-    options = f", logit_options={logit_options!r}" if logit_options else ""
+    declared = "".join(f", {key}={names!r}" for key, names in features.items() if names)
     return (f"pacheck.replay({case_file!r}, {reference}, name={name!r}, error_model={error_model!r}{splits}"
-            f"{options})")
+            f"{declared})")
 
 
 def _raise_on_failure(outcome: dict, property: str, kernel, name: str, error_model, uses_splits: bool,
-                      logit_options: list) -> None:
+                      features: dict) -> None:
     """Raises what a run's outcome calls for: the kernel's interrupt, a KernelContractError, a give-up or a
     PropertyFailure. Returns when the property held."""
     if outcome["interrupt"] is not None:
@@ -116,7 +116,7 @@ def _raise_on_failure(outcome: dict, property: str, kernel, name: str, error_mod
     message = outcome["message"]
     replay = ""
     if case_file is not None:
-        replay = _replay_line(case_file, kernel, name, error_model, uses_splits, logit_options)
+        replay = _replay_line(case_file, kernel, name, error_model, uses_splits, features)
         cli_line = f"replay: pacheck replay {case_file} --variant {name}"
         if cli_line in message:
             message = message.replace(cli_line, f"replay: {replay}")
@@ -139,10 +139,14 @@ def _uses_splits(capabilities) -> bool:
     return isinstance(capabilities, dict) and capabilities.get("uses_splits") is True
 
 
-def _logit_options(capabilities) -> list:
-    """The declared logit options as a list of names (DeclaredKernel has already checked them)."""
-    declared = capabilities.get("logit_options", []) if isinstance(capabilities, dict) else []
-    return [declared] if isinstance(declared, str) else list(declared)
+def _features(capabilities) -> dict:
+    """The declared serving features, logit options and fp8 cache formats, each as a list of names (DeclaredKernel
+    has already checked them)."""
+    features = {}
+    for key in ("logit_options", "fp8_caches"):
+        declared = capabilities.get(key, []) if isinstance(capabilities, dict) else []
+        features[key] = [declared] if isinstance(declared, str) else list(declared)
+    return features
 
 
 def property_names(declared, properties) -> list:
@@ -164,7 +168,7 @@ def check(kernel, *, name: str, capabilities: dict, error_model, properties=None
 
     name           the kernel's name in messages and case files: letters, digits, '_', '-', '.'
     capabilities   dict: dtypes, modes, max_head_dim and/or head_dims, block_sizes, gqa_ratios, deterministic,
-                   batch_invariant, uses_splits (python/README.md)
+                   batch_invariant, uses_splits, logit_options, fp8_caches (python/README.md)
     error_model    a stock model's name (fp32_online_softmax, fp32_split_k, bf16_tensor_cores) or a dict of
                    coefficients
     properties     None: every property that applies to the capabilities; or a name or a list of names
@@ -184,30 +188,32 @@ def check(kernel, *, name: str, capabilities: dict, error_model, properties=None
     for property in names:
         outcome = declared.run_property(property, cases, seed, bool(engine_shapes), os.fspath(failure_dir), reproduce)
         _raise_on_failure(outcome, property, kernel, name, error_model, _uses_splits(capabilities),
-                          _logit_options(capabilities))
+                          _features(capabilities))
         results.append(PropertyResult(property, outcome["cases"]))
     return results
 
 
-def replay(case_file, kernel, *, error_model, uses_splits: bool = False, logit_options=(),
+def replay(case_file, kernel, *, error_model, uses_splits: bool = False, logit_options=(), fp8_caches=(),
            name: Optional[str] = None) -> ReplayResult:
     """Runs `kernel` on a saved case and compares its output with the oracle under `error_model`.
 
     Returns a ReplayResult when every element is within its bound; raises PropertyFailure (property
     UlpBoundedAgreement) when one is not or the kernel raises, KernelContractError as check() does. `uses_splits`
     selects the split-K form of the model, as the capability of that name does in check(). `logit_options` names
-    the logit options the kernel computes, as capabilities['logit_options'] does: a case that sets another raises
-    ValueError without calling the kernel.
+    the logit options the kernel computes, as capabilities['logit_options'] does, and `fp8_caches` the fp8 cache
+    formats it reads, as capabilities['fp8_caches'] does: a case that sets another raises ValueError without calling
+    the kernel.
     """
     name = _default_name(kernel) if name is None else name
     capabilities = {"dtypes": list(ALL_DTYPES), "modes": list(ALL_MODES), "max_head_dim": 256,
-                    "uses_splits": uses_splits, "logit_options": list(logit_options)}
+                    "uses_splits": uses_splits, "logit_options": list(logit_options),
+                    "fp8_caches": list(fp8_caches)}
     declared = _pacheck.DeclaredKernel(kernel, name, capabilities, error_model)
     path = os.fspath(case_file)
     outcome = declared.replay(path)
     if outcome["note"]:
         outcome["message"] = f"case {path} ({outcome['note']})\n{outcome['message']}"
     _raise_on_failure(outcome, "UlpBoundedAgreement", kernel, name, error_model, uses_splits,
-                      _logit_options(capabilities))
+                      _features(capabilities))
     return ReplayResult(case_file=path, problem=_pacheck.load_case(path), worst=WorstElement(**outcome["worst"]),
                         fits_fp32=outcome["fits_fp32"])

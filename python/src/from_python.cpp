@@ -169,6 +169,21 @@ LogitOptionSupport parse_logit_options(nb::handle value, const std::string& what
   return takes;
 }
 
+// A list of fp8 cache formats (empty: none), by vLLM's names or torch's, each given once.
+std::vector<Fp8Format> parse_fp8_caches(nb::handle value, const std::string& what) {
+  std::vector<Fp8Format> formats;
+  if ((nb::isinstance<nb::list>(value) || nb::isinstance<nb::tuple>(value)) && nb::len(value) == 0) return formats;
+  for (const std::string& name : strings(value, what)) {
+    const Fp8Format format = name == "float8_e4m3fn" ? Fp8Format::e4m3
+                             : name == "float8_e5m2"  ? Fp8Format::e5m2
+                                                      : parse_named(name, what, {Fp8Format::e4m3, Fp8Format::e5m2}, fp8_name);
+    if (std::find(formats.begin(), formats.end(), format) != formats.end())
+      throw std::invalid_argument(what + " names " + std::string(fp8_name(format)) + " twice");
+    formats.push_back(format);
+  }
+  return formats;
+}
+
 }  // namespace
 
 std::vector<std::string> logit_option_names(const LogitOptions& options) {
@@ -184,7 +199,8 @@ Capabilities parse_capabilities(nb::handle declared) {
   std::vector<int> head_dims;
   for (const auto& [key, value] : entries(declared, "capabilities",
                                           {"dtypes", "modes", "max_head_dim", "head_dims", "block_sizes", "gqa_ratios",
-                                           "deterministic", "batch_invariant", "uses_splits", "logit_options"})) {
+                                           "deterministic", "batch_invariant", "uses_splits", "logit_options",
+                                           "fp8_caches"})) {
     const std::string what = "capabilities['" + key + "']";
     if (key == "dtypes") {
       for (const std::string& name : strings(value, what)) caps.dtypes.push_back(parse_dtype_name(name, what));
@@ -209,6 +225,8 @@ Capabilities parse_capabilities(nb::handle declared) {
       caps.batch_invariant = boolean(value, what);
     } else if (key == "logit_options") {
       caps.logit_options = parse_logit_options(value, what);
+    } else if (key == "fp8_caches") {
+      caps.fp8_caches = parse_fp8_caches(value, what);
     } else {
       caps.uses_splits = boolean(value, what);
     }

@@ -35,7 +35,8 @@ T parse_named(const std::string& name, const std::string& what, std::initializer
 Knobs parse_knobs(int tile_size, int split_size, int num_splits, const std::string& what);
 
 // A dict of Capabilities fields (python/README.md): dtypes, modes, max_head_dim and/or head_dims, block_sizes,
-// gqa_ratios, deterministic, batch_invariant, uses_splits, logit_options (a list of option names; absent: none).
+// gqa_ratios, deterministic, batch_invariant, uses_splits, logit_options (a list of option names; absent: none),
+// fp8_caches (a list of fp8 formats: fp8_e4m3 / float8_e4m3fn, fp8_e5m2 / float8_e5m2; absent: none).
 Capabilities parse_capabilities(nanobind::handle declared);
 
 // The logit options by name, as capabilities['logit_options'] and Problem.logit_options spell them: "soft_cap",

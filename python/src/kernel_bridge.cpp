@@ -269,7 +269,7 @@ nb::dict DeclaredKernel::replay(const std::string& case_file) {
 
 nb::object DeclaredKernel::run(const ProblemObject& problem) {
   const Problem& p = problem.problem();
-  require_declared_logit_options(name(), variant_->capabilities(), p);
+  require_declared_features(name(), variant_->capabilities(), p);
   state_->start("");
   Output out = state_->call(p, problem.knobs(), true);
   return owned_array(std::move(out), {static_cast<std::size_t>(p.total_queries()),

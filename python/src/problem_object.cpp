@@ -36,6 +36,18 @@ const Problem& ProblemObject::problem() const {
   return *problem_;
 }
 
+const std::vector<std::uint8_t>& ProblemObject::fp8_bytes(const std::vector<float> Problem::*pool) const {
+  const Problem& p = problem();
+  std::vector<std::uint8_t>& bytes = pool == &Problem::k_pool ? k_bytes_ : v_bytes_;
+  if (bytes.empty() && p.fp8_cache) {
+    // Every value is representable in the format (validate checks), so the bytes are exact.
+    bytes.resize((p.*pool).size());
+    std::transform((p.*pool).begin(), (p.*pool).end(), bytes.begin(),
+                   [format = p.fp8_cache->format](float x) { return to_fp8_bits(x, format); });
+  }
+  return bytes;
+}
+
 namespace {
 
 // A numpy array over `data` that keeps `owner` (the Python object holding the memory) alive.
@@ -52,9 +64,16 @@ Shape pool_shape(const Problem& p) {
   return {size(p.num_blocks), size(p.block_size), size(p.num_kv_heads), size(p.head_dim)};
 }
 
-// The values in the problem's storage dtype: the float view itself for fp32, 16-bit patterns for fp16 and bf16.
-nb::object storage(nb::handle self, const std::vector<float>& values, Shape shape) {
+// The values in the problem's storage: an fp8 cache's pools as the format's bytes (a view of the object's one copy),
+// else the float view itself for fp32 and 16-bit patterns for fp16 and bf16.
+nb::object storage(nb::handle self, const std::vector<float> Problem::*array, Shape shape) {
   const Problem& p = problem_of(self);
+  if (p.fp8_cache && array != &Problem::queries) {
+    const std::vector<std::uint8_t>& bytes = object_of(self).fp8_bytes(array);
+    return nb::cast(nb::ndarray<nb::numpy, std::uint8_t>(const_cast<std::uint8_t*>(bytes.data()), shape.size(),
+                                                          shape.data(), self));
+  }
+  const std::vector<float>& values = p.*array;
   if (p.dtype == DType::f32) return view(values.data(), shape, self);
   std::vector<std::uint16_t> bits(values.size());
   const auto to_bits = p.dtype == DType::f16 ? to_f16_bits : to_bf16_bits;
@@ -71,7 +90,7 @@ nb::object per_sequence(nb::handle self, Field field) {
   return owned_array(std::move(values), {p.sequences.size()});
 }
 
-// One float per query head, or None when the option is absent.
+// One float per head, or None when the option is absent.
 nb::object per_head(const std::vector<float>& values) {
   if (values.empty()) return nb::none();
   return owned_array(values, {values.size()});
@@ -141,9 +160,11 @@ const ValueArray kValueArrays[] = {
      "queries in the storage dtype: the float32 view for fp32, else uint16 bit patterns (a copy)."},
     {"k_pool", "k_pool_storage", &Problem::k_pool, pool_shape,
      "float32 [num_blocks, block_size, num_kv_heads, head_dim]; a zero-copy view.",
-     "k_pool in the storage dtype: the float32 view for fp32, else uint16 bit patterns (a copy)."},
+     "k_pool in its storage: an fp8 cache's uint8 bit patterns (one buffer per problem object, zero-copy after the "
+     "first read; pacheck.torch_float8 views them as torch float8), else the float32 view for fp32 or uint16 bit "
+     "patterns for fp16 and bf16 (a copy)."},
     {"v_pool", "v_pool_storage", &Problem::v_pool, pool_shape, "float32, the shape of k_pool; a zero-copy view.",
-     "v_pool in the storage dtype: the float32 view for fp32, else uint16 bit patterns (a copy)."},
+     "v_pool in its storage, as k_pool_storage."},
 };
 
 }  // namespace
@@ -229,6 +250,21 @@ void bind_problem(nb::module_& m) {
       .def_prop_ro("sinks", [](nb::handle self) { return per_head(problem_of(self).options.sinks); },
                    "float32 [num_query_heads] (a copy): query head h's softmax has one more logit, sinks[h], whose "
                    "value is the zero vector (-inf: no sink for that head); None: no sinks.")
+      .def_prop_ro("kv_cache", [](nb::handle self) {
+        const Problem& p = problem_of(self);
+        return p.fp8_cache ? std::optional<std::string>(fp8_name(p.fp8_cache->format)) : std::nullopt;
+      }, "'fp8_e4m3' or 'fp8_e5m2' (vLLM's kv_cache_dtype names; torch's float8_e4m3fn and float8_e5m2) when the "
+         "pools are an fp8 KV cache: k_pool and v_pool then hold the fp8 values before their scales, "
+         "k_pool_storage and v_pool_storage their uint8 bit patterns; None: the pools hold `dtype` values.")
+      .def_prop_ro("k_scales", [](nb::handle self) {
+        const Problem& p = problem_of(self);
+        return p.fp8_cache ? per_head(p.fp8_cache->k_scales) : nb::none();
+      }, "float32 [1] (per tensor) or [num_kv_heads] (a copy): KV head g's key is k_pool[..., g, :] * "
+         "k_scales[0 if len(k_scales) == 1 else g]; None without an fp8 cache.")
+      .def_prop_ro("v_scales", [](nb::handle self) {
+        const Problem& p = problem_of(self);
+        return p.fp8_cache ? per_head(p.fp8_cache->v_scales) : nb::none();
+      }, "float32 [1] or [num_kv_heads] (a copy): the scales of V, as k_scales; None without an fp8 cache.")
       .def_prop_ro("logit_options", [](nb::handle self) { return logit_option_names(problem_of(self).options); },
                    "The names of the logit options the problem sets, in the order they apply (a kernel's "
                    "capabilities['logit_options'] must list each).")
@@ -243,7 +279,7 @@ void bind_problem(nb::module_& m) {
     }, array.doc);
     problem.def_prop_ro(array.storage_name, [&array](nb::handle self) {
       const Problem& p = problem_of(self);
-      return storage(self, p.*array.values, array.shape(p));
+      return storage(self, array.values, array.shape(p));
     }, array.storage_doc);
   }
 
@@ -263,7 +299,7 @@ void bind_problem(nb::module_& m) {
            int spare_blocks, bool shared_prefix, int table_padding, bool padding_invalid, const std::string& poison,
            std::optional<float> scale, std::uint64_t seed, int tile_size, int split_size, int num_splits,
            std::optional<float> soft_cap, std::optional<int> window, std::optional<std::vector<float>> alibi_slopes,
-           std::optional<std::vector<float>> sinks) {
+           std::optional<std::vector<float>> sinks, std::optional<std::string> kv_cache, const std::string& fp8_scales) {
           ProblemSpec spec;
           spec.dtype = parse_dtype_name(dtype, "make_problem: dtype");
           spec.num_kv_heads = num_kv_heads;
@@ -286,6 +322,14 @@ void bind_problem(nb::module_& m) {
           spec.spread = spread;
           spec.explicit_scale = scale;
           spec.seed = seed;
+          if (kv_cache) {
+            spec.fp8.format = parse_named(*kv_cache, "make_problem: kv_cache", {Fp8Format::e4m3, Fp8Format::e5m2},
+                                          fp8_name);
+            spec.fp8.scales = parse_named(fp8_scales, "make_problem: fp8_scales",
+                                          {Fp8ScaleChoice::amax, Fp8ScaleChoice::amax_per_head,
+                                           Fp8ScaleChoice::power_of_two, Fp8ScaleChoice::underflowing},
+                                          fp8_scale_choice_name);
+          }
           check_spec(spec);
           const Knobs knobs = parse_knobs(tile_size, split_size, num_splits, "make_problem");
           Problem problem = materialize(spec);
@@ -306,11 +350,14 @@ void bind_problem(nb::module_& m) {
         nb::arg("table_padding") = 0, nb::arg("padding_invalid") = false, nb::arg("poison") = "none",
         nb::arg("scale") = nb::none(), nb::arg("seed") = 0, nb::arg("tile_size") = 16, nb::arg("split_size") = 64,
         nb::arg("num_splits") = 0, nb::arg("soft_cap") = nb::none(), nb::arg("window") = nb::none(),
-        nb::arg("alibi_slopes") = nb::none(), nb::arg("sinks") = nb::none(),
+        nb::arg("alibi_slopes") = nb::none(), nb::arg("sinks") = nb::none(), nb::arg("kv_cache") = nb::none(),
+        nb::arg("fp8_scales") = "amax",
         "A problem built the way the generators build theirs (properties/problem_spec.h): `sequences` is a list of "
         "(context_len, num_queries) pairs; blocks are scattered over the pool; the same seed gives the same values. "
         "soft_cap, window, alibi_slopes and sinks (one float per query head; -inf: no sink) set the logit options "
-        "(problem/problem.h); each float is rounded to float32.");
+        "(problem/problem.h); each float is rounded to float32. kv_cache ('fp8_e4m3' or 'fp8_e5m2') quantises the "
+        "pools into an fp8 cache as an engine writes one, with scales chosen by fp8_scales: 'amax' (one per tensor "
+        "from the largest magnitude), 'amax-per-head', 'power-of-two' or 'underflowing' (most values subnormal).");
 }
 
 }  // namespace pacheck::python

@@ -1,6 +1,7 @@
 // pacheck.Problem: a Problem and its knobs as Python sees them, with its arrays as numpy views and copies.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
@@ -38,12 +39,16 @@ class ProblemObject {
   const std::string& note() const { return note_; }
   bool lent() const { return owned_ == nullptr; }
   void release() { problem_ = nullptr; }
+  // An fp8 cache's pool (k_pool or v_pool) as the format's bytes, converted on first use and kept with this object,
+  // so that every view of it shares one buffer.
+  const std::vector<std::uint8_t>& fp8_bytes(const std::vector<float> Problem::*pool) const;
 
  private:
   std::shared_ptr<const Problem> owned_;
   const Problem* problem_ = nullptr;
   Knobs knobs_;
   std::string note_;
+  mutable std::vector<std::uint8_t> k_bytes_, v_bytes_;
 };
 
 // Adds pacheck.Problem, pacheck.Sequence, load_case, save_case and make_problem to the module.

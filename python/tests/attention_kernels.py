@@ -1,4 +1,5 @@
-# Paged-attention kernels in numpy for the tests: a correct online softmax with logit options, and planted-bug copies.
+# Paged-attention kernels in numpy for the tests: a correct online softmax with logit options and fp8 caches, and
+# planted-bug copies.
 import numpy as np
 
 # The declaration every kernel here shares: it takes every dtype, mode and head dim, and its arithmetic is the fp32
@@ -7,6 +8,8 @@ CAPABILITIES = {"dtypes": ["fp32", "fp16", "bf16"], "modes": ["decode", "prefill
                 "max_head_dim": 256}
 # The same kernels compute every logit option; the stock model adds the options' fp32 cost to its bound.
 WITH_OPTIONS = dict(CAPABILITIES, logit_options=["soft_cap", "window", "alibi_slopes", "sinks"])
+# And read both fp8 cache formats; every model adds the dequantisation's fp32 roundings to its bound.
+WITH_FP8 = dict(WITH_OPTIONS, fp8_caches=["fp8_e4m3", "fp8_e5m2"])
 ERROR_MODEL = "fp32_online_softmax"
 
 
@@ -20,7 +23,8 @@ def round_to_bf16(x):
 def in_output_dtype(out, dtype):
     """The fp32 result stored the way a kernel stores it: float16 for fp16, bf16 values for bf16."""
     if dtype == "fp16":
-        return out.astype(np.float16)
+        with np.errstate(over="ignore"):  # values past fp16's range round to inf, as a kernel's store does
+            return out.astype(np.float16)
     if dtype == "bf16":
         return round_to_bf16(out)
     return out
@@ -36,12 +40,19 @@ def tanh_fp32(x):
     return np.tanh(x.astype(np.float64)).astype(np.float32)
 
 
-def online_softmax_attention(problem, *, mask_shift=0, rescale_accumulator=True, alibi_sign=1):
+def dequantised(gathered, scales):
+    """An fp8 cache's gathered values [keys, num_kv_heads, head_dim] times their scales (one or one per KV head),
+    one float32 rounding each."""
+    return gathered * scales[None, :, None]  # a per-tensor scale, shape [1], broadcasts over the heads
+
+
+def online_softmax_attention(problem, *, mask_shift=0, rescale_accumulator=True, alibi_sign=1, v_scale_on_k=False):
     """Attention over the paged KV cache by an online softmax over tiles of problem.tile_size keys, vectorised over
     a sequence's queries and heads, with the problem's logit options (soft cap, ALiBi, window, sinks) in fp32.
     `mask_shift` > 0 lets each query see that many future keys (a causal mask off by one);
     rescale_accumulator=False forgets to rescale the running sum of V when the running max rises; alibi_sign=-1
-    adds the ALiBi bias with the wrong sign (newer keys lose)."""
+    adds the ALiBi bias with the wrong sign (newer keys lose). An fp8 cache (problem.kv_cache) is dequantised in
+    float32; v_scale_on_k=True multiplies K by the V scales."""
     queries, k_pool, v_pool = problem.queries, problem.k_pool, problem.v_pool
     heads, dim, ratio = problem.num_query_heads, problem.head_dim, problem.gqa_ratio
     scale = np.float32(problem.scale)
@@ -54,15 +65,20 @@ def online_softmax_attention(problem, *, mask_shift=0, rescale_accumulator=True,
     for s, seq in enumerate(problem.sequences):
         context, count = seq.context_len, seq.num_queries
         blocks = np.asarray(seq.block_table[: -(-context // problem.block_size)])
-        keys = np.repeat(k_pool[blocks].reshape(-1, problem.num_kv_heads, dim)[:context], ratio, axis=1)
-        values = np.repeat(v_pool[blocks].reshape(-1, problem.num_kv_heads, dim)[:context], ratio, axis=1)
+        keys = k_pool[blocks].reshape(-1, problem.num_kv_heads, dim)[:context]
+        values = v_pool[blocks].reshape(-1, problem.num_kv_heads, dim)[:context]
+        if problem.kv_cache is not None:
+            keys = dequantised(keys, problem.v_scales if v_scale_on_k else problem.k_scales)
+            values = dequantised(values, problem.v_scales)
+        keys, values = np.repeat(keys, ratio, axis=1), np.repeat(values, ratio, axis=1)
         q = np.array(queries[starts[s]:starts[s + 1]])  # [count, heads, dim]
         positions = np.arange(context - count, context)
         first = np.zeros_like(positions) if problem.window is None else positions - problem.window + 1
         running_max = np.broadcast_to(sinks, (count, heads)).astype(np.float32)
         denominator = np.where(np.isneginf(running_max), np.float32(0), np.float32(1))
         accumulator = np.zeros((count, heads, dim), dtype=np.float32)
-        for start in range(0, context, problem.tile_size):
+        # Keys before every query's window are never read: they may hold anything (a weight of 0 times an inf is NaN).
+        for start in range(max(0, int(first.min())), context, problem.tile_size):
             k, v = keys[start:start + problem.tile_size], values[start:start + problem.tile_size]
             keys_at = np.arange(start, start + len(k))
             logits = np.einsum("qhd,thd->qht", q, k) * scale
@@ -100,3 +116,7 @@ def unrescaled_accumulator_kernel(problem):
 
 def alibi_sign_flipped_kernel(problem):
     return online_softmax_attention(problem, alibi_sign=-1)
+
+
+def fp8_v_scale_on_k_kernel(problem):
+    return online_softmax_attention(problem, v_scale_on_k=True)

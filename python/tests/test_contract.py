@@ -117,8 +117,13 @@ def test_bad_run_arguments():
 
 def test_applicable_properties_follow_the_capabilities():
     everything = [name for name, _ in pacheck.properties()]
-    assert len(everything) == 11
-    assert pacheck.applicable_properties(with_capability(uses_splits=True)) == everything
+    assert len(everything) == 14
+    every_option = ["soft_cap", "window", "alibi_slopes", "sinks"]
+    assert pacheck.applicable_properties(with_capability(uses_splits=True, logit_options=every_option)) == everything
+    # The three laws of the logit options apply only to a kernel that takes the option each is about.
+    plain = pacheck.applicable_properties(with_capability(uses_splits=True))
+    assert set(everything) - set(plain) == {"WindowedOutKeysZeroWeight", "LargeSoftCapIsNoCap",
+                                            "MinusInfinitySinkIsNoSink"}
     narrow = pacheck.applicable_properties(with_capability(deterministic=False, batch_invariant=False,
                                                            gqa_ratios=[4]))
     assert not {"Determinism", "BatchIsolation", "GqaEquivalence", "SplitSizeInvariance"} & set(narrow)

@@ -1,4 +1,5 @@
-# torch through the bridge: DLPack views, exact bf16/fp16 inputs, a torch kernel's output (CPU, CUDA), logit options.
+# torch through the bridge: DLPack views, exact bf16/fp16 inputs, a torch kernel's output (CPU, CUDA), logit options,
+# fp8 caches as torch float8.
 import numpy as np
 import pytest
 
@@ -112,6 +113,20 @@ def test_a_torch_kernel_computes_the_logit_options_and_a_flipped_alibi_is_caught
 
     with pytest.raises(pacheck.PropertyFailure):
         pacheck.replay(path, flipped, error_model="fp32_online_softmax", logit_options=list(OPTIONS))
+
+
+@pytest.mark.parametrize("kv_cache, torch_dtype", [("fp8_e4m3", "float8_e4m3fn"), ("fp8_e5m2", "float8_e5m2")])
+def test_an_fp8_cache_is_torch_float8_sharing_the_bytes(kv_cache, torch_dtype):
+    p = pacheck.make_problem(num_kv_heads=2, head_dim=8, block_size=4, sequences=[(9, 1)], seed=5, kv_cache=kv_cache)
+    x = pacheck.torch_inputs(p)
+    assert x.k_pool.dtype == x.v_pool.dtype == getattr(torch, torch_dtype)
+    assert torch.equal(x.k_pool.float(), torch.from_dlpack(p.k_pool))  # the fp8 values, exactly
+    assert torch.equal(x.v_pool.float(), torch.from_dlpack(p.v_pool))
+    assert torch.equal(x.k_scales, torch.from_dlpack(p.k_scales)) and x.v_scales.shape == (1,)
+    storage = p.k_pool_storage
+    assert pacheck.torch_float8(storage, kv_cache).data_ptr() == storage.ctypes.data  # a view, not a copy
+    with pytest.raises(ValueError, match="kv_cache must be"):
+        pacheck.torch_float8(storage, "fp8_e3m4")
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")

@@ -1,5 +1,6 @@
 // Pins the error models an external kernel declares: the stock names, the checks on explicit coefficients, that each
-// declaration yields the model of the arithmetic it is named after, and what the logit options add to each.
+// declaration yields the model of the arithmetic it is named after, and what the logit options and an fp8 cache add
+// to each.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -197,6 +198,34 @@ TEST(StockErrorModels, LogitOptionsAddTheirCostToEveryModel) {
     EXPECT_EQ(k.accumulation_chain, 7 + 0.25 * (c.num_keys + 1) + 11.0 * records + 13.0 * splits + 17.0 * tiles);
   }
   EXPECT_TRUE(straddles) << "some row's window straddles a split boundary, so the count from position 0 matters";
+}
+
+// An fp8 cache adds its dequantisation to every model, one rounding of each logit term (K times its scale) and one of
+// each P V term (V times its scale), in either format and with scales per tensor or per head; the weights keep theirs.
+TEST(StockErrorModels, AnFp8CacheAddsItsDequantisationToEveryModel) {
+  const Problem plain = small_problem();
+  Knobs knobs;
+  knobs.tile_size = 8;
+  knobs.split_size = 16;
+  DeclaredErrorModel fused, split, tc, coefficients;
+  split.stock = StockErrorModel::fp32_split_k;
+  tc.stock = StockErrorModel::bf16_tensor_cores;
+  coefficients.stock.reset();
+  coefficients.coefficients = ErrorCoefficients{1, 0.5, 2, 3, 5, 7, 0.25, 11, 13, 17, 0x1p-11, 0x1p-100, 0};
+  for (Fp8Format format : kAllFp8Formats) {
+    const Problem p = testing::with_fp8_cache(plain, format, {0.5f}, {0.25f, 4.0f});
+    validate(p);
+    const OracleResult with = run_oracle(p, {16});
+    for (std::size_t row = 0; row < with.rows.size(); ++row)
+      for (const auto& [model, splits] : {std::pair{fused, false}, {split, true}, {tc, false}, {coefficients, true}}) {
+        const ErrorModel a = declared_error_model(model, p, with, row, knobs, splits);
+        // The plain problem with the fp8 problem's rows: the dequantised values may move the records.
+        const ErrorModel b = declared_error_model(model, plain, with, row, knobs, splits);
+        EXPECT_EQ(a.logit_coefficient, b.logit_coefficient + 1) << fp8_name(format) << " row " << row;
+        EXPECT_EQ(a.accumulation_chain, b.accumulation_chain + 1) << fp8_name(format) << " row " << row;
+        EXPECT_EQ(a.weight_error, b.weight_error) << fp8_name(format) << " row " << row;
+      }
+  }
 }
 
 }  // namespace

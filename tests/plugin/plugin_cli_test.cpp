@@ -3,7 +3,8 @@
 // every subcommand refuses a bad plugin with its error and exit status 2; a run's error fails the property with the
 // plugin's message; a crash is reported by the surviving parent with the problem it crashed on and a replay line; a
 // case with every logit option passes the example, fails a window off by one, and is skipped for a plugin that
-// declares no option.
+// declares no option; an fp8 K scaled by the V scale is killed and shrunk to an fp8 case that the example passes and
+// a plugin without fp8 is never given.
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -158,9 +159,41 @@ TEST_F(PluginCli, ACaseWithLogitOptionsPassesTheExampleAndKillsAWindowOffByOne) 
   EXPECT_EQ(off_by_one.exit_code(), 1) << off_by_one.output;
   EXPECT_NE(off_by_one.output.find("example_streaming        FAIL"), std::string::npos) << off_by_one.output;
 
-  const Subprocess undeclared = pacheck(replay + " --plugin " + quoted(PACHECK_PLUGIN_NO_LOGIT_OPTIONS));
+  const Subprocess undeclared = pacheck(replay + " --plugin " + quoted(PACHECK_PLUGIN_NO_SERVING_FEATURES));
   EXPECT_EQ(undeclared.exit_code(), 0) << undeclared.output;
   EXPECT_NE(undeclared.output.find("example_streaming        skipped: soft_cap not supported"), std::string::npos)
+      << undeclared.output;
+}
+
+TEST_F(PluginCli, AnFp8KByTheVScaleIsKilledShrunkAndTheCaseSkipsAPluginWithoutFp8) {
+  const Subprocess r = pacheck("check --plugin " + quoted(PACHECK_PLUGIN_FP8_V_SCALE_ON_K) +
+                               " --variant example_streaming --property UlpBoundedAgreement --cases 300 --failures " +
+                               failures());
+  EXPECT_EQ(r.exit_code(), 1) << r.output;
+  EXPECT_NE(r.output.find("FAIL: UlpBoundedAgreement"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("; shrunk "), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("; shrunk 0 times"), std::string::npos) << "RapidCheck shrank the counterexample\n" << r.output;
+  const std::filesystem::path saved = dir_ / "failures" / "UlpBoundedAgreement-example_streaming.json";
+  ASSERT_TRUE(std::filesystem::exists(saved)) << r.output;
+  const Case c = read_case_file(saved);
+  ASSERT_TRUE(c.problem.fp8_cache.has_value()) << "only an fp8 cache shows the bug:\n" << describe(c.problem);
+  EXPECT_LE(c.problem.sequences.size(), 2u) << "a shrunk case is small:\n" << describe(c.problem);
+  EXPECT_NE(c.problem.fp8_cache->k_scales, c.problem.fp8_cache->v_scales) << describe(c.problem);
+
+  const Subprocess fixed = pacheck("replay " + quoted(saved.string()) + " --variant example_streaming --plugin " +
+                                   quoted(PACHECK_EXAMPLE_PLUGIN));
+  EXPECT_EQ(fixed.exit_code(), 0) << "the correct kernel passes the same case\n" << fixed.output;
+  // The case without its logit options (a sink may be what lets a single key's logit matter): still an fp8 cache.
+  Problem fp8_only = c.problem;
+  fp8_only.options = LogitOptions{};
+  const std::filesystem::path fp8_saved = dir_ / "fp8_only.json";
+  write_case_file(fp8_saved, Case{fp8_only, c.knobs, "an fp8 cache alone"});
+  const Subprocess undeclared = pacheck("replay " + quoted(fp8_saved.string()) + " --variant example_streaming" +
+                                        " --plugin " + quoted(PACHECK_PLUGIN_NO_SERVING_FEATURES));
+  EXPECT_EQ(undeclared.exit_code(), 0) << undeclared.output;
+  EXPECT_NE(undeclared.output.find("example_streaming        skipped: kv_cache " +
+                                   std::string(fp8_name(c.problem.fp8_cache->format)) + " not supported"),
+            std::string::npos)
       << undeclared.output;
 }
 

@@ -1,8 +1,9 @@
 // The plugin loader in process: every nonsense declaration is refused with a message naming the plugin, the
 // variant and the field, and registers nothing; a struct from a later ABI revision is read; the conversions into the
 // ABI's storage and back are exact; a run's error surfaces with its message; dlopen's failures are named; the logit
-// options reach a variant that declares them exactly and never one that does not; and the example plugin computes
-// cpu_streaming's output bit for bit in every dtype, logit options included, within its error model.
+// options and an fp8 cache (bytes and scales) reach a variant that declares them exactly and never one that does not;
+// and the example plugin computes cpu_streaming's output bit for bit in every dtype, logit options and fp8 caches
+// included, within its error model.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
@@ -139,6 +140,8 @@ const Nonsense kNonsense[] = {
      "the description must be one line"},
     {"unknown_logit_option", [](pacheck_variant& v) { v.logit_options = PACHECK_LOGIT_SINKS | 1u << 4; },
      "logit_options holds unknown bits 0x10 (it may combine PACHECK_LOGIT_SOFT_CAP, _WINDOW, _ALIBI, _SINKS)"},
+    {"unknown_fp8_format", [](pacheck_variant& v) { v.fp8_caches = PACHECK_FP8_E5M2 | 1u << 2; },
+     "fp8_caches holds unknown bits 0x4 (it may combine PACHECK_FP8_E4M3, _E5M2)"},
     {"small_struct", [](pacheck_variant& v) { v.struct_size = 16; },
      "its pacheck_variant struct_size is 16, smaller than ABI 1's"},
 };
@@ -299,6 +302,24 @@ TEST(PluginLoader, LogitOptionFlagsBecomeCapabilities) {
   EXPECT_FALSE(b.soft_cap || b.window || b.alibi || b.sinks) << "a field past struct_size is absent: no option";
 }
 
+TEST(PluginLoader, Fp8FormatFlagsBecomeCapabilities) {
+  static pacheck_variant e5m2 = good_variant("declares_e5m2");
+  e5m2.fp8_caches = PACHECK_FP8_E5M2;
+  static pacheck_variant both = good_variant("declares_both_fp8");
+  both.fp8_caches = PACHECK_FP8_E4M3 | PACHECK_FP8_E5M2;
+  // A plugin built before the field: its struct ends before fp8_caches, whatever lies past it.
+  static pacheck_variant older = good_variant("declares_before_fp8_caches");
+  older.fp8_caches = PACHECK_FP8_E4M3 | PACHECK_FP8_E5M2;
+  older.struct_size = offsetof(pacheck_variant, fp8_caches);
+  static const pacheck_variant* const variants[] = {&e5m2, &both, &older};
+  static const pacheck_plugin plugin{PACHECK_PLUGIN_ABI_VERSION, sizeof(pacheck_plugin), 3, variants};
+  ASSERT_EQ(refusal(&plugin, "/fake/fp8_flags.so"), "");
+  const auto formats = [](const char* name) { return Registry::instance().get(name).capabilities().fp8_caches; };
+  EXPECT_EQ(formats("declares_e5m2"), std::vector<Fp8Format>{Fp8Format::e5m2});
+  EXPECT_EQ(formats("declares_both_fp8"), (std::vector<Fp8Format>{Fp8Format::e4m3, Fp8Format::e5m2}));
+  EXPECT_TRUE(formats("declares_before_fp8_caches").empty()) << "a field past struct_size is absent: no format";
+}
+
 // --- runs: conversions and errors ---
 
 // Copies the queries to the output element by element in the storage dtype, through the strides.
@@ -425,16 +446,24 @@ int record_options(void* context, const pacheck_run_args* a, char* message, std:
   return 0;
 }
 
-const Variant& registered_with_options(const char* name, std::uint32_t logit_options, SeenOptions& seen) {
+// A registered variant of every dtype and mode that declares these serving features and runs `run` on `context`.
+const Variant& registered_declaring(const char* name, std::uint32_t logit_options, std::uint32_t fp8_caches,
+                                    pacheck_run_fn run, void* context) {
   static std::vector<std::unique_ptr<FakePlugin>> plugins;  // the registry keeps pointers into them
   pacheck_variant v = good_variant(name);
+  v.dtypes = PACHECK_DTYPE_F32 | PACHECK_DTYPE_F16 | PACHECK_DTYPE_BF16;
   v.modes = PACHECK_MODE_DECODE | PACHECK_MODE_PREFILL | PACHECK_MODE_CONTINUATION;
-  v.run = record_options;
-  v.context = &seen;
+  v.run = run;
+  v.context = context;
   v.logit_options = logit_options;
+  v.fp8_caches = fp8_caches;
   plugins.push_back(std::make_unique<FakePlugin>(std::vector<pacheck_variant>{v}));
   register_plugin(&plugins.back()->plugin, std::string("/fake/") + name + ".so");
   return Registry::instance().get(name);
+}
+
+const Variant& registered_with_options(const char* name, std::uint32_t logit_options, SeenOptions& seen) {
+  return registered_declaring(name, logit_options, 0, record_options, &seen);
 }
 
 // Three heads, so that each head's slope and sink has its own place.
@@ -492,6 +521,98 @@ TEST(PluginLoader, AVariantIsNeverGivenAnOptionItDoesNotDeclare) {
     }
   }
   EXPECT_EQ(seen.calls, 0);
+}
+
+// What a run saw of an fp8 cache: the format, the scales and both pools' bytes, copied during the call.
+struct SeenFp8 {
+  int calls = 0;
+  std::uint32_t format = 99;
+  std::vector<float> k_scales, v_scales;
+  std::vector<std::uint8_t> k_pool, v_pool;
+};
+
+int record_fp8(void* context, const pacheck_run_args* a, char* message, std::size_t size) {
+  auto& seen = *static_cast<SeenFp8*>(context);
+  ++seen.calls;
+  if (!PACHECK_HAS_FIELD(a, pacheck_run_args, v_scales)) {
+    std::snprintf(message, size, "the arguments end before the fp8 cache");
+    return 1;
+  }
+  seen.format = a->fp8_cache;
+  seen.k_scales.assign(a->k_scales, a->k_scales + a->num_k_scales);
+  seen.v_scales.assign(a->v_scales, a->v_scales + a->num_v_scales);
+  const std::size_t elements = static_cast<std::size_t>(a->k_strides[0]) * a->num_blocks;
+  const auto bytes = [&](const void* pool) {
+    return a->fp8_cache == 0 ? std::vector<std::uint8_t>{}
+                             : std::vector<std::uint8_t>(static_cast<const std::uint8_t*>(pool),
+                                                         static_cast<const std::uint8_t*>(pool) + elements);
+  };
+  seen.k_pool = bytes(a->k_pool);
+  seen.v_pool = bytes(a->v_pool);
+  return 0;
+}
+
+const Variant& registered_with_fp8(const char* name, std::uint32_t fp8_caches, SeenFp8& seen) {
+  return registered_declaring(name, 0, fp8_caches, record_fp8, &seen);
+}
+
+// The pools arrive as the format's bytes, one per element (strides count them), with the scales as they are, per
+// tensor or per head, in every dtype of the queries; without a cache the fields are 0 and null.
+TEST(PluginLoader, TheFp8CacheReachesTheRunAsBytesAndScales) {
+  static SeenFp8 seen;
+  const Variant& v = registered_with_fp8("records_fp8", PACHECK_FP8_E4M3 | PACHECK_FP8_E5M2, seen);
+  const Problem plain = three_head_problem();
+  v.run(plain, Knobs{});
+  EXPECT_EQ(seen.format, 0u);
+  EXPECT_TRUE(seen.k_scales.empty() && seen.v_scales.empty()) << "absent: no scales";
+  int runs = 1;
+  for (DType dtype : {DType::f32, DType::f16, DType::bf16})
+    for (Fp8Format format : kAllFp8Formats)
+      for (const std::vector<float>& v_scales : {std::vector<float>{0.75f}, std::vector<float>{2.0f, 0x1p-4f, 3.5f}}) {
+        Problem p = plain;
+        p.dtype = dtype;
+        for (float& x : p.queries) x = round_to_dtype_f(x, dtype);
+        p = testing::with_fp8_cache(p, format, {0.125f}, v_scales);
+        validate(p);
+        v.run(p, Knobs{});
+        ++runs;
+        EXPECT_EQ(seen.format, format == Fp8Format::e4m3 ? PACHECK_FP8_E4M3 : PACHECK_FP8_E5M2);
+        EXPECT_EQ(seen.k_scales, p.fp8_cache->k_scales);
+        EXPECT_EQ(seen.v_scales, p.fp8_cache->v_scales);
+        ASSERT_EQ(seen.k_pool.size(), p.k_pool.size());
+        for (std::size_t i = 0; i < p.k_pool.size(); ++i) {
+          ASSERT_EQ(seen.k_pool[i], to_fp8_bits(p.k_pool[i], format)) << fp8_name(format) << " k_pool[" << i << "]";
+          ASSERT_EQ(seen.v_pool[i], to_fp8_bits(p.v_pool[i], format)) << fp8_name(format) << " v_pool[" << i << "]";
+        }
+      }
+  EXPECT_EQ(seen.calls, runs);
+}
+
+TEST(PluginLoader, AVariantIsNeverGivenAnFp8FormatItDoesNotDeclare) {
+  static SeenFp8 seen;
+  const Variant& none = registered_with_fp8("declares_no_fp8", 0, seen);
+  const Variant& e4m3 = registered_with_fp8("declares_e4m3_only", PACHECK_FP8_E4M3, seen);
+  for (Fp8Format format : kAllFp8Formats) {
+    const Problem p = testing::with_fp8_cache(three_head_problem(), format, {0.5f}, {0.25f});
+    validate(p);
+    const std::string gap = "kv_cache " + std::string(fp8_name(format)) + " not supported";
+    EXPECT_EQ(coverage_gap(none.capabilities(), p), gap);
+    EXPECT_EQ(covers(e4m3.capabilities(), p), format == Fp8Format::e4m3);
+    for (const Variant* v : {&none, &e4m3}) {
+      if (covers(v->capabilities(), p)) {
+        v->run(p, Knobs{});
+        continue;
+      }
+      try {
+        v->run(p, Knobs{});  // a caller that skipped the coverage check: refused before the kernel is called
+        ADD_FAILURE() << fp8_name(format) << " reached " << v->name();
+      } catch (const std::invalid_argument& e) {
+        EXPECT_EQ(std::string(e.what()), v->name() + " is not given this problem: " + gap +
+                                             " (its declaration leaves that fp8 format out)");
+      }
+    }
+  }
+  EXPECT_EQ(seen.calls, 1) << "only e4m3 reached the variant that declares it";
 }
 
 // --- dlopen ---
@@ -568,9 +689,11 @@ RC_GTEST_PROP(PluginLoader, TheExampleMatchesCpuStreamingBitForBit, ()) {
   }
 }
 
-// A generated problem of the catalogue's shapes with logit options drawn from `seed`, and knobs for it.
+// A generated problem of the catalogue's shapes, with an fp8 cache in a fifth of them and logit options drawn from
+// `seed`, and knobs for it.
 std::pair<Problem, Knobs> problem_with_options() {
   gen::Limits limits = gen::Limits{};
+  limits.fp8_caches = {Fp8Format::e4m3, Fp8Format::e5m2};
   Problem p = materialize(*gen::problem_spec(limits));
   testing::add_logit_options(p, *rc::gen::inRange<std::uint64_t>(1, 1u << 20));
   validate(p);
@@ -581,20 +704,22 @@ std::pair<Problem, Knobs> problem_with_options() {
   return {std::move(p), knobs};
 }
 
-// The options pass through the ABI exactly and the example computes them as cpu_streaming does, to the bit.
-RC_GTEST_PROP(PluginLoader, TheExampleMatchesCpuStreamingBitForBitWithLogitOptions, ()) {
+// The options and the fp8 cache pass through the ABI exactly and the example computes them as cpu_streaming does, to
+// the bit.
+RC_GTEST_PROP(PluginLoader, TheExampleMatchesCpuStreamingBitForBitWithServingFeatures, ()) {
   load_plugin(PACHECK_EXAMPLE_PLUGIN);
   const auto [p, knobs] = problem_with_options();
   RC_TAG(p.options.soft_cap.has_value(), p.options.window.has_value(), !p.options.alibi_slopes.empty(),
-         !p.options.sinks.empty());
+         !p.options.sinks.empty(), p.fp8_cache.has_value());
   const Output want = Registry::instance().get("cpu_streaming").run(p, knobs);
   const Output got = Registry::instance().get("example_streaming").run(p, knobs);
   RC_ASSERT(got.size() == want.size());
   RC_ASSERT(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) == 0);
 }
 
-// Both example variants, the stock model and the explicit coefficients, hold their bounds with the options' costs.
-RC_GTEST_PROP(PluginLoader, TheExampleHoldsItsErrorModelsWithLogitOptions, ()) {
+// Both example variants, the stock model and the explicit coefficients, hold their bounds with the options' and the
+// dequantisation's costs.
+RC_GTEST_PROP(PluginLoader, TheExampleHoldsItsErrorModelsWithServingFeatures, ()) {
   load_plugin(PACHECK_EXAMPLE_PLUGIN);
   const auto [p, knobs] = problem_with_options();
   const OracleResult oracle = run_oracle(p, oracle_split_sizes(p, knobs));

@@ -1,0 +1,288 @@
+# The serving features through the Python door, the logit options and fp8 KV caches: Problem exposes them, a kernel
+# declares those it takes and sees them during its call, one that declares none is never given them, and cases with
+# them catch a wrong kernel, shrunk.
+import sys
+
+import numpy as np
+import pytest
+
+import pacheck
+from attention_kernels import (CAPABILITIES, ERROR_MODEL, WITH_FP8, WITH_OPTIONS, alibi_sign_flipped_kernel,
+                               fp8_v_scale_on_k_kernel, reference_kernel)
+
+ALL_OPTIONS = ["soft_cap", "window", "alibi_slopes", "sinks"]
+
+
+def with_options(dtype="fp32", **options):
+    """Two sequences (a decode step and a continuation) over four query heads, GQA 2, with the given options."""
+    return pacheck.make_problem(dtype=dtype, num_kv_heads=2, gqa_ratio=2, head_dim=8, block_size=4,
+                                sequences=[(19, 1), (23, 9)], table_padding=1, seed=11, tile_size=5, **options)
+
+
+EVERY_OPTION = dict(soft_cap=2.5, window=6, alibi_slopes=[0.5, 0.25, -0.125, 0.0], sinks=[float("-inf"), 0.5, -1.0, 2.0])
+
+
+def test_a_problem_without_options_has_none():
+    p = with_options()
+    assert (p.soft_cap, p.window, p.alibi_slopes, p.sinks) == (None, None, None, None)
+    assert p.logit_options == []
+
+
+def test_the_options_are_read_only_properties_that_round_trip_through_a_case_file(tmp_path):
+    p = with_options(**EVERY_OPTION)
+    assert p.soft_cap == 2.5 and p.window == 6
+    assert p.alibi_slopes.dtype == np.float32 and p.alibi_slopes.shape == (4,)
+    np.testing.assert_array_equal(p.alibi_slopes, np.float32([0.5, 0.25, -0.125, 0.0]))
+    np.testing.assert_array_equal(p.sinks, np.float32([-np.inf, 0.5, -1.0, 2.0]))
+    assert p.logit_options == ALL_OPTIONS
+    with pytest.raises(AttributeError):
+        p.window = 3
+    path = tmp_path / "options.json"
+    pacheck.save_case(str(path), p)
+    q = pacheck.load_case(str(path))
+    assert (q.soft_cap, q.window, q.logit_options) == (2.5, 6, ALL_OPTIONS)
+    np.testing.assert_array_equal(q.alibi_slopes, p.alibi_slopes)
+    np.testing.assert_array_equal(q.sinks, p.sinks)
+    assert "window=6" in q.describe()
+
+
+@pytest.mark.parametrize("options, message", [
+    (dict(window=0), "window must be at least 1"),
+    (dict(soft_cap=-1.0), "soft_cap must be finite and positive"),
+    (dict(alibi_slopes=[0.5, 0.25]), "alibi_slopes"),
+    (dict(alibi_slopes=[]), "alibi_slopes is empty"),
+    (dict(sinks=[0.0, float("nan"), 0.0, 0.0]), "sinks"),
+])
+def test_make_problem_refuses_bad_options_naming_them(options, message):
+    with pytest.raises(ValueError, match=message):
+        with_options(**options)
+
+
+def test_a_kernel_that_declares_the_options_sees_them_during_its_call():
+    seen = {}
+
+    def kernel(problem):
+        seen.update(soft_cap=problem.soft_cap, window=problem.window, alibi=np.array(problem.alibi_slopes),
+                    sinks=np.array(problem.sinks), names=problem.logit_options)
+        return reference_kernel(problem)
+
+    p = with_options(**EVERY_OPTION)
+    declared = pacheck._pacheck.DeclaredKernel(kernel, "sees_options", WITH_OPTIONS, ERROR_MODEL)
+    np.testing.assert_array_equal(declared.run(p), reference_kernel(p))
+    assert (seen["soft_cap"], seen["window"], seen["names"]) == (2.5, 6, ALL_OPTIONS)
+    np.testing.assert_array_equal(seen["alibi"], p.alibi_slopes)
+    np.testing.assert_array_equal(seen["sinks"], p.sinks)
+
+
+def recording_kernel(field):
+    """The reference kernel, and the list of problem.<field> of every call it gets."""
+    calls = []
+
+    def kernel(problem):
+        calls.append(getattr(problem, field))
+        return reference_kernel(problem)
+
+    return kernel, calls
+
+
+@pytest.mark.parametrize("option", ALL_OPTIONS)
+def test_a_kernel_that_declares_no_option_is_never_given_one(option, tmp_path):
+    kernel, calls = recording_kernel("logit_options")
+
+    p = with_options(**{option: EVERY_OPTION[option]})
+    declared = pacheck._pacheck.DeclaredKernel(kernel, "declares_none", CAPABILITIES, ERROR_MODEL)
+    with pytest.raises(ValueError, match=f"declares_none is not given this problem: {option} not supported"):
+        declared.run(p)
+    others = [o for o in ALL_OPTIONS if o != option]
+    partial = pacheck._pacheck.DeclaredKernel(kernel, "declares_the_others", dict(CAPABILITIES, logit_options=others),
+                                              ERROR_MODEL)
+    with pytest.raises(ValueError, match=f"{option} not supported"):
+        partial.run(p)
+    path = tmp_path / "case.json"
+    pacheck.save_case(str(path), p)
+    with pytest.raises(ValueError, match=f"{option} not supported"):
+        pacheck.replay(path, kernel, error_model=ERROR_MODEL)
+    assert calls == []
+
+
+@pytest.mark.parametrize("declared, error, message", [
+    (["softcap"], ValueError, "unknown logit option 'softcap'; known: soft_cap, window, alibi_slopes, sinks"),
+    (["window", "window"], ValueError, "names 'window' twice"),
+    ([1], TypeError, "must hold strings"),
+    ({"window": True}, TypeError, "must be a string or a list of strings"),
+])
+def test_a_declaration_naming_no_known_option_is_refused(declared, error, message):
+    with pytest.raises(error, match=message):
+        pacheck._pacheck.DeclaredKernel(reference_kernel, "bad", dict(CAPABILITIES, logit_options=declared),
+                                        ERROR_MODEL)
+
+
+# One option at a time, then all four, in each dtype: the reference passes, within the stock model with the options'
+# costs.
+CASES = [dict(soft_cap=1.5), dict(window=4), dict(window=1), dict(alibi_slopes=[0.5, 0.25, 0.125, 0.0625]),
+         dict(sinks=[1.0, float("-inf"), -0.5, 3.0]), EVERY_OPTION]
+
+
+@pytest.mark.parametrize("dtype", ["fp32", "fp16", "bf16"])
+@pytest.mark.parametrize("options", CASES, ids=lambda o: "+".join(o))
+def test_the_reference_kernel_passes_cases_with_options(dtype, options, tmp_path):
+    path = tmp_path / "case.json"
+    pacheck.save_case(str(path), with_options(dtype, **options))
+    result = pacheck.replay(path, reference_kernel, error_model=ERROR_MODEL, logit_options=list(options))
+    assert result.worst.error <= result.worst.bound
+
+
+def test_the_options_change_the_answer():
+    plain = reference_kernel(with_options())
+    for options in CASES:
+        assert not np.array_equal(reference_kernel(with_options(**options)), plain), options
+
+
+def test_alibi_with_its_sign_flipped_is_caught_with_a_replay_line(tmp_path):
+    path = tmp_path / "alibi.json"
+    pacheck.save_case(str(path), with_options(alibi_slopes=[0.5, 0.25, 0.125, 0.0625]))
+    with pytest.raises(pacheck.PropertyFailure) as caught:
+        pacheck.replay(path, alibi_sign_flipped_kernel, error_model=ERROR_MODEL, logit_options=["alibi_slopes"])
+    failure = caught.value
+    assert failure.worst is not None and failure.worst.error > failure.worst.bound
+    assert "logit_options=['alibi_slopes']" in failure.replay
+
+
+# --- fp8 KV caches ---
+
+FORMATS = ["fp8_e4m3", "fp8_e5m2"]
+SCALES = ["amax", "amax-per-head", "power-of-two", "underflowing"]
+
+
+def with_fp8(kv_cache="fp8_e4m3", fp8_scales="amax-per-head", dtype="fp32", **options):
+    return with_options(dtype, kv_cache=kv_cache, fp8_scales=fp8_scales, **options)
+
+
+def fp8_values(bits, kv_cache):
+    """The values of fp8 bit patterns, decoded here independently of pacheck (OCP FP8: e4m3 bias 7, no infinities,
+    NaN at S.1111.111; e5m2 bias 15, IEEE specials)."""
+    mantissa_bits, bias = (3, 7) if kv_cache == "fp8_e4m3" else (2, 15)
+    bits = bits.astype(np.int64)
+    exponent, mantissa = (bits & 0x7F) >> mantissa_bits, bits & ((1 << mantissa_bits) - 1)
+    normal = np.ldexp(((1 << mantissa_bits) + mantissa).astype(np.float64), exponent - bias - mantissa_bits)
+    subnormal = np.ldexp(mantissa.astype(np.float64), 1 - bias - mantissa_bits)
+    magnitude = np.where(exponent == 0, subnormal, normal)
+    return np.where(bits & 0x80, -magnitude, magnitude).astype(np.float32)
+
+
+def test_a_problem_without_an_fp8_cache_has_none():
+    p = with_options()
+    assert (p.kv_cache, p.k_scales, p.v_scales) == (None, None, None)
+    assert p.k_pool_storage.dtype == np.float32
+
+
+@pytest.mark.parametrize("kv_cache", FORMATS)
+@pytest.mark.parametrize("dtype", ["fp32", "bf16"])
+def test_the_fp8_pools_are_zero_copy_uint8_views_of_the_exact_values(kv_cache, dtype):
+    p = with_fp8(kv_cache, dtype=dtype)
+    assert p.kv_cache == kv_cache and p.dtype == dtype
+    assert p.k_scales.dtype == np.float32 and p.k_scales.shape == (p.num_kv_heads,)
+    assert p.v_scales.shape == (p.num_kv_heads,) and not np.array_equal(p.k_scales, p.v_scales)
+    for storage, values in [(p.k_pool_storage, p.k_pool), (p.v_pool_storage, p.v_pool)]:
+        assert storage.dtype == np.uint8 and storage.shape == values.shape
+        np.testing.assert_array_equal(fp8_values(storage, kv_cache), values)
+    # One buffer per problem object: a second read is a view of the same bytes, and DLPack exports it.
+    assert np.shares_memory(p.k_pool_storage, p.k_pool_storage)
+    assert not np.shares_memory(p.k_pool_storage, p.v_pool_storage)
+    np.testing.assert_array_equal(np.from_dlpack(p.v_pool_storage), p.v_pool_storage)
+    assert p.queries_storage.dtype == (np.float32 if dtype == "fp32" else np.uint16)  # the queries keep the dtype
+
+
+def test_a_per_tensor_cache_has_one_scale_each_and_round_trips_through_a_case_file(tmp_path):
+    p = with_fp8("fp8_e5m2", "amax")
+    assert p.k_scales.shape == (1,) and p.v_scales.shape == (1,)
+    path = tmp_path / "fp8.json"
+    pacheck.save_case(str(path), p)
+    q = pacheck.load_case(str(path))
+    assert q.kv_cache == "fp8_e5m2"
+    np.testing.assert_array_equal(q.k_scales, p.k_scales)
+    np.testing.assert_array_equal(q.v_scales, p.v_scales)
+    np.testing.assert_array_equal(q.k_pool_storage, p.k_pool_storage)
+    assert "kv_cache=fp8_e5m2" in q.describe()
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (dict(kv_cache="fp8_e4m4"), "unknown value 'fp8_e4m4'; known: fp8_e4m3, fp8_e5m2"),
+    (dict(kv_cache="fp8_e4m3", fp8_scales="max"), "fp8_scales: unknown value 'max'"),
+])
+def test_make_problem_refuses_a_bad_fp8_cache_naming_it(arguments, message):
+    with pytest.raises(ValueError, match=message):
+        with_options(**arguments)
+
+
+@pytest.mark.parametrize("declared, error, message", [
+    (["fp8_e4m4"], ValueError, "unknown value 'fp8_e4m4'; known: fp8_e4m3, fp8_e5m2"),
+    (["fp8_e5m2", "float8_e5m2"], ValueError, "names fp8_e5m2 twice"),
+    ([8], TypeError, "must hold strings"),
+])
+def test_a_declaration_naming_no_known_fp8_format_is_refused(declared, error, message):
+    with pytest.raises(error, match=message):
+        pacheck._pacheck.DeclaredKernel(reference_kernel, "bad", dict(CAPABILITIES, fp8_caches=declared), ERROR_MODEL)
+
+
+@pytest.mark.parametrize("kv_cache", FORMATS)
+def test_a_kernel_is_never_given_an_fp8_format_it_does_not_declare(kv_cache, tmp_path):
+    kernel, calls = recording_kernel("kv_cache")
+
+    p = with_fp8(kv_cache)
+    other = [f for f in FORMATS if f != kv_cache]
+    for name, declared in [("declares_no_fp8", CAPABILITIES), ("declares_the_other", dict(CAPABILITIES, fp8_caches=other))]:
+        with pytest.raises(ValueError, match=f"{name} is not given this problem: kv_cache {kv_cache} not supported"):
+            pacheck._pacheck.DeclaredKernel(kernel, name, declared, ERROR_MODEL).run(p)
+    path = tmp_path / "case.json"
+    pacheck.save_case(str(path), p)
+    with pytest.raises(ValueError, match=f"kv_cache {kv_cache} not supported"):
+        pacheck.replay(path, kernel, error_model=ERROR_MODEL, fp8_caches=other)
+    assert calls == []
+    torch_name = "float8_e4m3fn" if kv_cache == "fp8_e4m3" else "float8_e5m2"  # torch's names declare it too
+    declared = pacheck._pacheck.DeclaredKernel(kernel, "declares_it", dict(CAPABILITIES, fp8_caches=[torch_name]),
+                                               ERROR_MODEL)
+    np.testing.assert_array_equal(declared.run(p), reference_kernel(p))
+    assert calls == [kv_cache]
+
+
+@pytest.mark.parametrize("dtype", ["fp32", "fp16", "bf16"])
+@pytest.mark.parametrize("fp8_scales", SCALES)
+@pytest.mark.parametrize("kv_cache", FORMATS)
+def test_the_reference_kernel_passes_fp8_caches(kv_cache, fp8_scales, dtype, tmp_path):
+    path = tmp_path / "case.json"
+    pacheck.save_case(str(path), with_fp8(kv_cache, fp8_scales, dtype, **EVERY_OPTION))
+    result = pacheck.replay(path, reference_kernel, error_model=ERROR_MODEL, logit_options=ALL_OPTIONS,
+                            fp8_caches=[kv_cache])
+    assert result.worst.error <= result.worst.bound
+
+
+def test_the_reference_kernel_passes_the_catalogue_with_fp8_caches(tmp_path):
+    results = pacheck.check(reference_kernel, name="reference_fp8", capabilities=WITH_FP8, error_model=ERROR_MODEL,
+                            cases=60, failure_dir=tmp_path)
+    assert [r.property for r in results] == pacheck.applicable_properties(WITH_FP8)
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_k_scaled_by_the_v_scale_fails_with_a_shrunk_fp8_case_and_a_replay_line(tmp_path):
+    with pytest.raises(pacheck.PropertyFailure) as caught:
+        pacheck.check(fp8_v_scale_on_k_kernel, name="v_scale_on_k", capabilities=WITH_FP8, error_model=ERROR_MODEL,
+                      properties=["UlpBoundedAgreement"], cases=300, failure_dir=tmp_path)
+    failure = caught.value
+    problem = failure.problem
+    assert problem.kv_cache in FORMATS  # only an fp8 cache shows the bug
+    assert not np.array_equal(problem.k_scales, problem.v_scales)
+    # Shrunk: one sequence of one head of dimension 1 (a sink may stay: it makes a single key's logit matter).
+    assert problem.num_sequences == 1 and problem.num_query_heads == 1 and problem.head_dim == 1
+    assert failure.worst.error > failure.worst.bound
+    assert "fp8_caches=['fp8_e4m3', 'fp8_e5m2']" in failure.replay
+    pacheck.replay(failure.case_file, reference_kernel, error_model=ERROR_MODEL, logit_options=ALL_OPTIONS,
+                   fp8_caches=FORMATS)  # the fix passes
+
+
+def test_torch_float8_needs_torch_only_when_called(monkeypatch):
+    monkeypatch.setitem(sys.modules, "torch", None)  # torch unimportable, whether or not it is installed
+    p = with_fp8()
+    with pytest.raises(ImportError, match="need torch"):
+        pacheck.torch_float8(p.k_pool_storage, p.kv_cache)
+    assert reference_kernel(p).shape == p.queries.shape  # a numpy kernel reads the cache without it
