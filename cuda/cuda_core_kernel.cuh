@@ -188,21 +188,25 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
   // Each row attends to keys [row_begin, row_end): from the item's first or its window's start, to its own
   // position + 1, cut at the item's end.
   int row_end[ROWS_PER_THREAD], row_begin[ROWS_PER_THREAD];
+  int begin_max = item.key_begin;  // the latest row_begin of the present rows: every row sees a key from here on
 #pragma unroll
   for (int r = 0; r < ROWS_PER_THREAD; ++r) {
     const int block_row = first_row + r;
     const int token = (item.first_row + block_row) / gqa;
     row_end[r] = block_row < item.num_rows ? min(first_position + token + 1, item.key_end) : item.key_begin;
     row_begin[r] = row_first_key(batch, work, block_row);
+    if (block_row < item.num_rows) begin_max = max(begin_max, row_begin[r]);
   }
-  // The soft cap and ALiBi of the rows this lane holds (it scores only those): one uniform test per score.
+  // What the lane needs of the rows it holds (it scores only those): their first keys, and their soft cap and ALiBi
+  // (one uniform test per score).
   const bool logit_arithmetic = has_logit_arithmetic(batch);
   float held_slope[kHeld];
-  int held_position[kHeld];
+  int held_position[kHeld], held_begin[kHeld];
 #pragma unroll
   for (int h = 0; h < kHeld; ++h) {
     held_slope[h] = row_alibi_slope(batch, work, first_row + first_held_row + h);
     held_position[h] = row_position(work, first_row + first_held_row + h);
+    held_begin[h] = row_first_key(batch, work, first_row + first_held_row + h);
   }
 
   // This thread's lanes of q for its rows, in fp32 registers (zero past the head and for absent rows).
@@ -324,26 +328,21 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
     else ptx::copy_async_commit();
     const unsigned char* const k_stage = kv_tiles + (i % STAGES) * TILE_KEYS * kRowBytes;
     const unsigned char* const v_stage = k_stage + STAGES * TILE_KEYS * kRowBytes;
-    int keys[ROWS_PER_THREAD];  // each row attends to this tile's keys [skipped, keys): all but a window's cut
-    int skipped[ROWS_PER_THREAD];
+    int keys[ROWS_PER_THREAD];  // this tile's keys before each row's end: the row's are those from its row_begin
     int keys_min = tile, keys_max = 0;  // over the present rows (absent rows have none and weigh 0 anyway)
-    int skipped_max = 0;
 #pragma unroll
     for (int r = 0; r < ROWS_PER_THREAD; ++r) {
       keys[r] = max(0, min(row_end[r] - t0, tile));
-      skipped[r] = max(0, min(row_begin[r] - t0, tile));
       if (first_row + r < item.num_rows) keys_min = min(keys_min, keys[r]);
-      if (first_row + r < item.num_rows) skipped_max = max(skipped_max, skipped[r]);
       keys_max = max(keys_max, keys[r]);
     }
-    int held_keys[kHeld], held_skipped[kHeld];  // of the rows this lane holds, picked with constant indices
+    int held_keys[kHeld];  // keys[] of the rows this lane holds, picked with constant indices (no local memory)
 #pragma unroll
     for (int h = 0; h < kHeld; ++h) {
       held_keys[h] = 0;
-      held_skipped[h] = 0;
 #pragma unroll
       for (int r = 0; r < ROWS_PER_THREAD; ++r)
-        if (r == first_held_row + h) held_keys[h] = keys[r], held_skipped[h] = skipped[r];
+        if (r == first_held_row + h) held_keys[h] = keys[r];
     }
 
     // Scores of this thread's keys for the rows it holds, and their maxima.
@@ -372,7 +371,7 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
         // Select, not multiply: a masked key's score is -inf whatever its K holds (the options apply before).
         float s = dot[h] * batch.scale;
         if (logit_arithmetic) s = with_logit_options(batch, s, held_slope[h], t0 + t, held_position[h]);
-        score[k][h] = held_skipped[h] <= t && t < held_keys[h] ? s : -INFINITY;
+        score[k][h] = held_begin[h] <= t0 + t && t < held_keys[h] ? s : -INFINITY;
         thread_max[h] = fmaxf(thread_max[h], score[k][h]);
       }
     }
@@ -440,13 +439,13 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
 #pragma unroll
       for (int c = 0; c < LPT / 8; ++c)
         Ops::load8(v_stage + t * kRowBytes + dim_chunk * kChunkBytes + c * 8 * kElement, vx + 8 * c);
-      if (skipped_max <= t && t < keys_min) {
+      if (begin_max <= t0 + t && t < keys_min) {
 #pragma unroll
         for (int r = 0; r < ROWS_PER_THREAD; ++r) acc[r].add_weighted(p[r], vx, LPT);
       } else {
 #pragma unroll
         for (int r = 0; r < ROWS_PER_THREAD; ++r)
-          if (skipped[r] <= t && t < keys[r]) acc[r].add_weighted(p[r], vx, LPT);
+          if (row_begin[r] <= t0 + t && t < keys[r]) acc[r].add_weighted(p[r], vx, LPT);
       }
     }
   }
