@@ -18,9 +18,14 @@
 // sequence records, the block tables, the query rows' sequence indices and the queries back into the L2 after
 // each flush, as a serving engine's upload of them just before the kernel would leave them (a diagnostic of what
 // the paged indirection's dependent loads cost when they start from memory, as they do in the benchmark).
+// The logit options' cost checks run the same shapes with an option: --soft-cap CAP, --window W (each decode query
+// sees its last W keys: the bytes counted are those of the keys read, and cuda_splitk's split fills the GPU for
+// them), --alibi (geometric slopes) and --sinks (a sink of logit 0 per query head); compare each run's ms with a
+// run without it.
 //
 //   paged_attention_bench [--json FILE] [--repeats N] [--tile-size N] [--layout L] [--merge M] [--only G,B,C]
 //                         [--split N] [--sequential-pool] [--stages] [--clean-flush] [--warm-metadata]
+//                         [--soft-cap CAP] [--window W] [--alibi] [--sinks]
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -63,6 +68,9 @@ struct Options {
   bool stages = false;  // also time split-K's attention kernel without its merge (a diagnostic)
   bool clean_flush = false;  // the flush leaves clean lines in the L2, not dirty ones (a diagnostic)
   bool warm_metadata = false;  // after each flush, the plan and the batch's metadata read back (a diagnostic)
+  float soft_cap = 0.0f;  // the logit options every launch computes (DeviceBatch's: 0 and false are none)
+  int window = 0;
+  bool alibi = false, sinks = false;
 };
 
 __device__ inline std::uint64_t splitmix(std::uint64_t x) {
@@ -202,6 +210,8 @@ int run(const Options& o) {
   if (o.warm_metadata)
     std::printf("after each flush: the plan, sequence records, block tables, query rows' sequences and queries "
                 "read back\n");
+  std::printf("logit options: soft cap %g, window %d, ALiBi %s, sinks %s\n", o.soft_cap, o.window,
+              o.alibi ? "on" : "off", o.sinks ? "on" : "off");
 
   // Device-to-device copy: 4 GiB, bytes read plus written.
   double copy_tbps = 0;
@@ -272,12 +282,26 @@ int run(const Options& o) {
         db.block_tables = tables_d.get();
         db.sequences = sequences_d.get();
         db.sequence_of_query_row = sequence_of_row_d.get();
+        // ALiBi's geometric slopes 2^(-8 (h + 1) / H); sinks of logit 0, among the scores of these values.
+        std::vector<float> slopes, sinks;
+        for (int h = 0; h < query_heads && o.alibi; ++h) slopes.push_back(std::exp2(-8.0f * (h + 1) / query_heads));
+        if (o.sinks) sinks.assign(query_heads, 0.0f);
+        const DeviceBuffer<float> slopes_d(slopes), sinks_d(sinks);
+        db.soft_cap = o.soft_cap;
+        db.window = o.window;
+        db.alibi_slopes = slopes_d.get();
+        db.sinks = sinks_d.get();
 
-        const double bytes = 2.0 * batch * context * kKvHeads * kHeadDim * 2 + 2.0 * q_elems * 2;
-        const int split = o.split > 0 ? o.split : split_size_filling_gpu(batch, context, gqa, prop.multiProcessorCount);
-        const AttentionPlan fused_host = plan_attention(sequences, query_heads, kKvHeads, o.tile_size, {});
-        const AttentionPlan splitk_host =
-            plan_attention(sequences, query_heads, kKvHeads, o.tile_size, std::vector<int>(batch, split));
+        // The bytes read: the K and V of the keys the query sees (the window's, with one), Q, the per-head option
+        // arrays, and the output written.
+        const int keys_read = o.window > 0 ? std::min(o.window, context) : context;
+        const double bytes = 2.0 * batch * keys_read * kKvHeads * kHeadDim * 2 + 2.0 * q_elems * 2 +
+                             4.0 * (slopes.size() + sinks.size());
+        const int split =
+            o.split > 0 ? o.split : split_size_filling_gpu(batch, keys_read, gqa, prop.multiProcessorCount);
+        const AttentionPlan fused_host = plan_attention(sequences, query_heads, kKvHeads, o.tile_size, {}, o.window);
+        const AttentionPlan splitk_host = plan_attention(sequences, query_heads, kKvHeads, o.tile_size,
+                                                         std::vector<int>(batch, split), o.window);
         const PlanOnDevice fused_plan(fused_host, kKvHeads, kHeadDim);
         const PlanOnDevice splitk_plan(splitk_host, kKvHeads, kHeadDim);
         // What a launch reads before any K/V: the batch's metadata and queries, the plan's work items and (split-K)
@@ -346,6 +370,8 @@ int run(const Options& o) {
   std::fprintf(f, "  \"clean_flush\": %s,\n  \"warm_metadata\": %s,\n", o.clean_flush ? "true" : "false",
                o.warm_metadata ? "true" : "false");
   std::fprintf(f, "  \"layout\": \"%s\",\n  \"merge\": \"%s\",\n", knob_name(o.pins.layout), knob_name(o.pins.merge));
+  std::fprintf(f, "  \"logit_options\": {\"soft_cap\": %g, \"window\": %d, \"alibi\": %s, \"sinks\": %s},\n",
+               o.soft_cap, o.window, o.alibi ? "true" : "false", o.sinks ? "true" : "false");
   std::fprintf(f, "  \"shape\": {\"dtype\": \"bf16\", \"head_dim\": %d, \"block_size\": %d, \"num_kv_heads\": %d, "
                   "\"mode\": \"decode\", \"blocks\": \"scattered\"},\n", kHeadDim, kBlockSize, kKvHeads);
   std::fprintf(f, "  \"copy_tbps\": %.4f,\n  \"results\": [\n", copy_tbps);
@@ -397,6 +423,21 @@ int main(int argc, char** argv) {
     else if (a == "--stages") o.stages = true;
     else if (a == "--clean-flush") o.clean_flush = true;
     else if (a == "--warm-metadata") o.warm_metadata = true;
+    else if (a == "--soft-cap" || a == "--window") {
+      const std::string text = value();
+      char* end = nullptr;
+      const double x = std::strtod(text.c_str(), &end);
+      const bool whole = a == "--soft-cap" || x == std::floor(x);
+      if (end == text.c_str() || *end != '\0' || !(x > 0 && x < 1e9) || !whole) {
+        std::fprintf(stderr, "%s takes a positive %s, got '%s'\n", a.c_str(),
+                     a == "--soft-cap" ? "finite number" : "whole number", text.c_str());
+        return 2;
+      }
+      if (a == "--soft-cap") o.soft_cap = static_cast<float>(x);
+      else o.window = static_cast<int>(x);
+    }
+    else if (a == "--alibi") o.alibi = true;
+    else if (a == "--sinks") o.sinks = true;
     else if (a == "--only") {
       if (std::sscanf(value().c_str(), "%d,%d,%d", &o.only_gqa, &o.only_batch, &o.only_context) != 3) {
         std::fprintf(stderr, "--only takes GQA,BATCH,CONTEXT\n");
@@ -406,7 +447,8 @@ int main(int argc, char** argv) {
     else {
       std::fprintf(stderr,
                    "unknown option %s\nusage: %s [--json FILE] [--repeats N] [--tile-size N] [--layout L] [--merge M] "
-                   "[--only G,B,C] [--split N] [--sequential-pool] [--stages] [--clean-flush] [--warm-metadata]\n",
+                   "[--only G,B,C] [--split N] [--sequential-pool] [--stages] [--clean-flush] [--warm-metadata] "
+                   "[--soft-cap CAP] [--window W] [--alibi] [--sinks]\n",
                    a.c_str(), argv[0]);
       return 2;
     }

@@ -6,15 +6,17 @@
 #include "cuda/launch_rules.h"
 #include "cuda/paged_attention.h"
 #include "cuda/plan_on_device.h"
+#include "variants/online_softmax.h"
 
 namespace pacheck::cuda {
 
 AttentionPlan plan_attention(const std::vector<SequenceMeta>& sequences, int num_query_heads, int num_kv_heads,
-                             int tile_size, const std::vector<int>& split_sizes) {
+                             int tile_size, const std::vector<int>& split_sizes, int window) {
   if (num_kv_heads <= 0 || num_query_heads % num_kv_heads != 0)
     throw std::invalid_argument("plan_attention: the GQA ratio must be a positive integer");
   if (!split_sizes.empty() && split_sizes.size() != sequences.size())
     throw std::invalid_argument("plan_attention: one split size per sequence");
+  if (window < 0) throw std::invalid_argument("plan_attention: the window must be 0 (none) or positive");
   const int gqa = num_query_heads / num_kv_heads;
   AttentionPlan plan;
   plan.row_capacity = row_capacity(gqa);
@@ -35,8 +37,10 @@ AttentionPlan plan_attention(const std::vector<SequenceMeta>& sequences, int num
       item.num_rows = static_cast<int>(std::min<long long>(plan.rows_per_chunk, rows - first_row));
       const int last_token = (item.first_row + item.num_rows - 1) / gqa;
       const int keys = first_position + last_token + 1;  // the chunk's last row attends to this many keys
+      // The chunk's first row has the earliest window: no row of the chunk sees a key before it.
+      const int first_key = window_start(first_position + item.first_row / gqa, window);
       if (!plan.split_k) {
-        item.key_begin = 0;
+        item.key_begin = first_key;
         item.key_end = keys;
         plan.items.push_back(item);
         continue;
@@ -44,8 +48,9 @@ AttentionPlan plan_attention(const std::vector<SequenceMeta>& sequences, int num
       const int split = split_sizes[s];
       if (split <= 0) throw std::invalid_argument("plan_attention: split sizes must be positive");
       plan.chunk_first_item.push_back(static_cast<int>(plan.items.size()));
-      for (long long begin = 0; begin < keys; begin += split) {
-        item.key_begin = static_cast<int>(begin);
+      // Splits are cut from position 0 (as cpu_splitk's); the merge finds the chunk's first one from first_key.
+      for (long long begin = first_key / split * static_cast<long long>(split); begin < keys; begin += split) {
+        item.key_begin = static_cast<int>(std::max<long long>(begin, first_key));
         item.key_end = static_cast<int>(std::min<long long>(begin + split, keys));
         plan.items.push_back(item);
       }

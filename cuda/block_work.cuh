@@ -1,8 +1,9 @@
 // What one thread block of either attention kernel works on: work item blockIdx.x of the plan, for KV head
-// blockIdx.y, with what both kernels derive from it. C++17 CUDA.
+// blockIdx.y, with what both kernels derive from it, its rows' logit options among them. C++17 CUDA.
 #pragma once
 
 #include "cuda/paged_attention.h"
+#include "variants/online_softmax.h"
 
 namespace pacheck::cuda::kernels {
 
@@ -22,6 +23,34 @@ __device__ inline BlockWork load_block_work(const DeviceBatch& batch, const Devi
   work.gqa = batch.num_query_heads / batch.num_kv_heads;
   work.first_position = work.seq.context_len - work.seq.num_queries;
   return work;
+}
+
+// Block row r's query head and position (r within the item's rows).
+__device__ inline int row_query_head(const BlockWork& work, int r) {
+  return work.kv_head * work.gqa + (work.item.first_row + r) % work.gqa;
+}
+__device__ inline int row_position(const BlockWork& work, int r) {
+  return work.first_position + (work.item.first_row + r) / work.gqa;
+}
+
+// The logit options as the kernels apply them (variants/online_softmax.h's arithmetic, in problem.h's order).
+// Whether a score needs any arithmetic beyond the scale: one uniform test, so that the plain path pays a branch.
+__device__ inline bool has_logit_arithmetic(const DeviceBatch& batch) {
+  return batch.soft_cap > 0.0f || batch.alibi_slopes != nullptr;
+}
+// A present row's ALiBi slope (0 without ALiBi, or for an absent row: then never used).
+__device__ inline float row_alibi_slope(const DeviceBatch& batch, const BlockWork& work, int r) {
+  return batch.alibi_slopes && r < work.item.num_rows ? batch.alibi_slopes[row_query_head(work, r)] : 0.0f;
+}
+// The scaled score s of key `key` for a row at `position` with its slope: soft-capped, then biased. Applied to the
+// score before masking, so a masked key stays -inf (a soft cap would make -inf into -cap).
+__device__ inline float with_logit_options(const DeviceBatch& batch, float s, float slope, int key, int position) {
+  if (batch.soft_cap > 0.0f) s = soft_capped(s, batch.soft_cap);
+  return batch.alibi_slopes ? alibi_biased(s, slope, key, position) : s;
+}
+// The first key block row r attends to: the item's first, or its window's start if later.
+__device__ inline int row_first_key(const DeviceBatch& batch, const BlockWork& work, int r) {
+  return max(work.item.key_begin, window_start(row_position(work, r), batch.window));
 }
 
 }  // namespace pacheck::cuda::kernels

@@ -24,9 +24,11 @@
 //            fast-math intrinsics anywhere.
 //   sums     each key group accumulates p * v (and its row holders p) over its keys in position order, rescaled
 //            with the rest of the state; the groups' sums are added once at the end, in group order.
-// Masked keys (past the context, past the row's position, past the split) never reach a multiply: scores are
-// -inf, weights exactly 0, and the value loop skips a row's keys past its last. Keys past the item's range are
-// never loaded (their shared-memory rows are zero-filled) and table entries past the range are never read.
+// Masked keys (past the context, past the row's position, past the split, before the row's window) never reach a
+// multiply: scores are -inf, weights exactly 0, and the value loop skips a row's keys outside its range. Keys
+// outside the item's range are never loaded (their shared-memory rows are zero-filled) and table entries outside
+// it are never read. Logit options: the soft cap and ALiBi apply to each score after the scale in fp32
+// (block_work.cuh), a window sets each row's first key, and a sink joins in the epilogue.
 #pragma once
 
 #include <cstdint>
@@ -196,13 +198,28 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
   const int tile = max(1, min(plan.tile_size, TILE_KEYS));
   const int first_position = work.first_position;
 
-  // Each row attends to keys [item.key_begin, row_end): its own position + 1, cut at the item's end.
-  int row_end[ROWS_PER_THREAD];
+  // Each row attends to keys [row_begin, row_end): from the item's first or its window's start, to its own
+  // position + 1, cut at the item's end.
+  int row_end[ROWS_PER_THREAD], row_begin[ROWS_PER_THREAD];
+  int begin_max = item.key_begin;  // the latest row_begin of the present rows: every row sees a key from here on
 #pragma unroll
   for (int r = 0; r < ROWS_PER_THREAD; ++r) {
     const int block_row = first_row + r;
     const int token = (item.first_row + block_row) / gqa;
     row_end[r] = block_row < item.num_rows ? min(first_position + token + 1, item.key_end) : item.key_begin;
+    row_begin[r] = row_first_key(batch, work, block_row);
+    if (block_row < item.num_rows) begin_max = max(begin_max, row_begin[r]);
+  }
+  // What the lane needs of the rows it holds (it scores only those): their first keys, and their soft cap and ALiBi
+  // (one uniform test per score).
+  const bool logit_arithmetic = has_logit_arithmetic(batch);
+  float held_slope[kHeld];
+  int held_position[kHeld], held_begin[kHeld];
+#pragma unroll
+  for (int h = 0; h < kHeld; ++h) {
+    held_slope[h] = row_alibi_slope(batch, work, first_row + first_held_row + h);
+    held_position[h] = row_position(work, first_row + first_held_row + h);
+    held_begin[h] = row_first_key(batch, work, first_row + first_held_row + h);
   }
 
   // This thread's lanes of q for its rows, in fp32 registers (zero past the head and for absent rows).
@@ -325,7 +342,7 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
     else ptx::copy_async_commit();
     const unsigned char* const k_stage = kv_tiles + (i % STAGES) * TILE_KEYS * kRowBytes;
     const unsigned char* const v_stage = k_stage + STAGES * TILE_KEYS * kRowBytes;
-    int keys[ROWS_PER_THREAD];  // keys of this tile each row attends to: a prefix of the tile
+    int keys[ROWS_PER_THREAD];  // this tile's keys before each row's end: the row's are those from its row_begin
     int keys_min = tile, keys_max = 0;  // over the present rows (absent rows have none and weigh 0 anyway)
 #pragma unroll
     for (int r = 0; r < ROWS_PER_THREAD; ++r) {
@@ -365,8 +382,10 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
       Butterfly::template reduce<BUG>(dot, lane);
 #pragma unroll
       for (int h = 0; h < kHeld; ++h) {
-        // Select, not multiply: a masked key's score is -inf whatever its K holds.
-        score[k][h] = t < held_keys[h] ? dot[h] * batch.scale : -INFINITY;
+        // Select, not multiply: a masked key's score is -inf whatever its K holds (the options apply before).
+        float s = dot[h] * batch.scale;
+        if (logit_arithmetic) s = with_logit_options(batch, s, held_slope[h], t0 + t, held_position[h]);
+        score[k][h] = held_begin[h] <= t0 + t && t < held_keys[h] ? s : -INFINITY;
         thread_max[h] = fmaxf(thread_max[h], score[k][h]);
       }
     }
@@ -438,13 +457,13 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
 #pragma unroll
       for (int c = 0; c < LPT / 8; ++c)
         Ops::load8(v_stage + t * kRowBytes + dim_chunk * kChunkBytes + c * 8 * kElement, vx + 8 * c);
-      if (t < keys_min) {
+      if (begin_max <= t0 + t && t < keys_min) {
 #pragma unroll
         for (int r = 0; r < ROWS_PER_THREAD; ++r) acc[r].add_weighted(p[r], vx, LPT);
       } else {
 #pragma unroll
         for (int r = 0; r < ROWS_PER_THREAD; ++r)
-          if (t < keys[r]) acc[r].add_weighted(p[r], vx, LPT);
+          if (row_begin[r] <= t0 + t && t < keys[r]) acc[r].add_weighted(p[r], vx, LPT);
       }
     }
   }

@@ -28,6 +28,9 @@ Capabilities cuda_capabilities(bool uses_splits) {
   c.max_head_dim = cuda::kMaxHeadDim;  // every head dim from 1 to 256
   c.needs_gpu = true;
   c.uses_splits = uses_splits;
+  // Every logit option, computed in fp32 as the CPU variants do (variants/online_softmax.h), so the tiled model's
+  // fp32 option cost and sink term cover them on either kernel.
+  c.logit_options = LogitOptionSupport::all();
   return c;
 }
 

@@ -56,7 +56,9 @@ DeviceProblem::DeviceProblem(const Problem& p)
       k_pool_(encode(p.k_pool, p.dtype)),
       v_pool_(encode(p.v_pool, p.dtype)),
       queries_(encode(p.queries, p.dtype)),
-      output_(p.output_size() * (p.dtype == DType::f32 ? 4 : 2)) {
+      output_(p.output_size() * (p.dtype == DType::f32 ? 4 : 2)),
+      alibi_slopes_(p.options.alibi_slopes),
+      sinks_(p.options.sinks) {
   std::vector<std::int32_t> tables;
   std::vector<int> sequence_of_query_row;
   int query_row = 0;
@@ -94,6 +96,10 @@ DeviceProblem::DeviceProblem(const Problem& p)
   batch_.block_tables = tables_.get();
   batch_.sequences = sequences_.get();
   batch_.sequence_of_query_row = sequence_of_query_row_.get();
+  batch_.soft_cap = p.options.soft_cap.value_or(0.0f);
+  batch_.window = p.options.window.value_or(0);
+  batch_.alibi_slopes = alibi_slopes_.get();
+  batch_.sinks = sinks_.get();
 }
 
 Output DeviceProblem::download_output() const { return decode(output_.download(), dtype_); }
@@ -114,7 +120,8 @@ Output run_paged_attention(const Problem& problem, const Knobs& knobs, bool spli
     if (split_k) split_sizes.push_back(effective_split_size(knobs, s.context_len));
   const DeviceProblem device(problem);
   const AttentionPlan plan =
-      plan_attention(device.sequences(), problem.num_query_heads, problem.num_kv_heads, knobs.tile_size, split_sizes);
+      plan_attention(device.sequences(), problem.num_query_heads, problem.num_kv_heads, knobs.tile_size, split_sizes,
+                     device.batch().window);
   const PlanOnDevice plan_on_device(plan, problem.num_kv_heads, problem.head_dim);
   launch(device.batch(), plan_on_device.view(), knobs.pins, nullptr);
   check_completion(nullptr, variant);

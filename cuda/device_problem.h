@@ -32,6 +32,7 @@ class DeviceProblem {
   std::vector<SequenceMeta> sequences_host_;
   DeviceBuffer<SequenceMeta> sequences_;
   DeviceBuffer<int> sequence_of_query_row_;
+  DeviceBuffer<float> alibi_slopes_, sinks_;  // empty (null) without the option
   DeviceBatch batch_;
 };
 

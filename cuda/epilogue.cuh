@@ -27,8 +27,8 @@ __device__ inline bool output_aligned_for_lanes(const DeviceBatch& batch) {
 // The last step of every attention kernel, once the key groups' sums are in shared memory (group_acc
 // [kKeyGroups][kRows][kRowStride], the first LANES floats of a row used; den_s [kKeyGroups][kRows]; max_s [kRows]):
 // each output element of the item's rows is the sum of its key groups' accumulators in group order, likewise its
-// denominator; fused, it is normalised and stored in the output dtype; split-K, stored as the item's partial state
-// (max, denominator, fp32 accumulator). A thread takes N consecutive lanes of a row at a time (write_item_result
+// denominator; fused, it joins the row's sink (if any), is normalised and stored in the output dtype; split-K,
+// stored as the item's partial state (max, denominator, fp32 accumulator). A thread takes N consecutive lanes of a row at a time (write_item_result
 // picks N): the same sums per element whatever N is.
 template <int N, typename T, int kRows, int LANES, int kRowStride, int kKeyGroups, int kBlockThreads>
 __device__ void write_item_lanes(const DeviceBatch& batch, const DevicePlan& plan, const BlockWork& work,
@@ -56,6 +56,11 @@ __device__ void write_item_lanes(const DeviceBatch& batch, const DevicePlan& pla
       state.d = d;
 #pragma unroll
       for (int i = 0; i < N; ++i) state.o[i] = o.element[i];
+      if (batch.sinks) {  // the row's sink joins once, last: a merge with its state (-inf: none, the identity)
+        OnlineSoftmaxState<N> sink;
+        sink.init_sink(batch.sinks[row_query_head(work, r)], N);
+        state.merge(sink, N);
+      }
       float normalized[N];
       state.normalize(normalized, N);
       const int row = item.first_row + r;

@@ -1,5 +1,6 @@
 // launch_attention: checks what the kernels need, resolves the kernel choices by launch_rules.h, and calls the
 // instantiation that serves the batch (kernel_instances.h); none of the kernels' code is compiled here.
+#include <cmath>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -115,6 +116,12 @@ void launch_attention(const DeviceBatch& batch, const DevicePlan& plan, const Ke
     if (reinterpret_cast<std::uintptr_t>(pointer) % 16 != 0)
       throw std::invalid_argument(std::string("the CUDA kernels need the ") + array +
                                   " 16-byte aligned (they copy it 16 bytes at a time)");
+  // The logit options' scalars: the kernels test them for presence (0 is none), so anything else is refused.
+  if (!(batch.soft_cap == 0.0f || (std::isfinite(batch.soft_cap) && batch.soft_cap > 0.0f)))
+    throw std::invalid_argument("the soft cap must be finite and positive, or 0 for none, got " +
+                                std::to_string(batch.soft_cap));
+  if (batch.window < 0)
+    throw std::invalid_argument("the window must be at least 1, or 0 for none, got " + std::to_string(batch.window));
   if (plan.row_capacity != 4 && plan.row_capacity != kMaxRows)
     throw std::invalid_argument("row capacity must be 4 or 8, got " + std::to_string(plan.row_capacity));
   switch (batch.storage) {

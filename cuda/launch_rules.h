@@ -7,6 +7,7 @@
 
 #include "cuda/paged_attention.h"
 #include "problem/knobs.h"
+#include "variants/online_softmax.h"
 
 #if defined(__CUDACC__)
 #define PACHECK_RULE __host__ __device__
@@ -36,6 +37,16 @@ PACHECK_RULE constexpr int lanes_for(int head_dim) {
 inline int row_capacity(int gqa_ratio) { return gqa_ratio <= 4 ? 4 : kMaxRows; }
 
 PACHECK_RULE constexpr int round_up(int x, int to) { return (x + to - 1) / to * to; }
+
+// --- split-K's items under a sliding window ------------------------------------------------------------------------
+
+// Split-K cuts a sequence's positions into splits from position 0, and plan_attention gives a chunk of rows one item
+// per split from the one holding its first row's window start (at chunk_first_position); a row at `position` merges
+// the items from the split holding its own window's start to the one holding its position. The first of them,
+// counted from the chunk's first item (window 0: no window, 0).
+PACHECK_RULE constexpr int row_first_split_offset(int chunk_first_position, int position, int split, int window) {
+  return window_start(position, window) / split - window_start(chunk_first_position, window) / split;
+}
 
 // --- which kernel --------------------------------------------------------------------------------------------------
 

@@ -7,7 +7,7 @@
 // (sequence, KV head), where the rows of a (sequence, KV head) are its (query token, query head of the GQA group) pairs
 // in token-major order, and a range of key positions. It walks that range through the block table one tile of keys at a
 // time (asynchronous copies into shared memory, several tiles in flight, the table itself staged in shared memory),
-// masks the ragged tail and the causal future, and folds each tile into the rows' online-softmax states
+// masks the ragged tail, the causal future and the keys before each row's sliding window, and folds each tile into the rows' online-softmax states
 // (variants/online_softmax.h). A block holds whole GQA groups whenever a group fits (up to 8 query heads), so every K/V
 // tile it reads serves all query heads of the group.
 //   cuda_fused:  one item per run of rows, covering every key the rows attend to; the block writes the output
@@ -15,7 +15,10 @@
 //   cuda_splitk: the history is cut into splits of a fixed number of keys per sequence (flash-decoding); one item
 //                per (run of rows, split) writes its partial state (max, denominator, fp32 accumulator) to
 //                global memory, and a merge kernel (splitk_merge.cuh) merges each row's non-empty splits in order with
-//                the same merge as cpu_splitk, then normalises.
+//                the same merge as cpu_splitk, starting from the row's attention sink (if any), then normalises.
+// Logit options (DeviceBatch): the soft cap and ALiBi apply to each score in fp32 (variants/online_softmax.h's
+// functions, as the CPU variants); a window starts each item's keys at its first row's window and masks the keys
+// before each row's; a sink joins each row once: last, in the epilogue (cuda_fused), or first, in the merge.
 //
 // This header is C++17 and free of device code: the variants (C++20) and the benchmark include it.
 #pragma once
@@ -80,6 +83,12 @@ struct DeviceBatch {
   const std::int32_t* block_tables = nullptr;  // every sequence's table, padding included (never followed)
   const SequenceMeta* sequences = nullptr;
   const int* sequence_of_query_row = nullptr;  // [total_queries]
+  // The logit options (problem/problem.h), each absent by default: a soft cap and a window of 0 are none, the
+  // per-query-head arrays (device memory) null.
+  float soft_cap = 0.0f;
+  int window = 0;
+  const float* alibi_slopes = nullptr;
+  const float* sinks = nullptr;
 };
 
 // One thread block's work: rows [first_row, first_row + num_rows) of `sequence` (for every KV head: grid.y),
@@ -108,9 +117,11 @@ struct AttentionPlan {
 };
 
 // Plans a launch over the batch's sequences (the records of DeviceBatch::sequences, which the work items copy).
-// split_sizes empty: cuda_fused; otherwise one split size (keys) per sequence: cuda_splitk.
+// split_sizes empty: cuda_fused; otherwise one split size (keys) per sequence: cuda_splitk. window: the batch's
+// sliding window (DeviceBatch::window, 0: none); an item's keys then begin at its first row's window, and splits
+// wholly before it get no item.
 AttentionPlan plan_attention(const std::vector<SequenceMeta>& sequences, int num_query_heads, int num_kv_heads,
-                             int tile_size, const std::vector<int>& split_sizes);
+                             int tile_size, const std::vector<int>& split_sizes, int window = 0);
 
 // The plan on the device, plus the scratch space for the partial states.
 struct DevicePlan {

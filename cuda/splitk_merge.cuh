@@ -1,12 +1,14 @@
 // The split-K merge: one output row per group of threads merges the row's non-empty splits' partial states in
-// split order with the online-softmax merge (variants/online_softmax.h, as cpu_splitk does), then normalises and
-// stores the row. Launched as a programmatic dependent of the attention kernel (ptx.cuh). C++17 CUDA.
+// split order with the online-softmax merge (variants/online_softmax.h, as cpu_splitk does, from the row's attention
+// sink), then normalises and stores the row. Launched as a programmatic dependent of the attention kernel
+// (ptx.cuh). C++17 CUDA.
 #pragma once
 
 #include <cstdint>
 #include <type_traits>
 
 #include "cuda/epilogue.cuh"
+#include "cuda/launch_rules.h"
 #include "cuda/paged_attention.h"
 #include "cuda/ptx.cuh"
 #include "cuda/storage.cuh"
@@ -58,10 +60,16 @@ __global__ void __launch_bounds__(MergeThreads<LANES, LANES_PER_THREAD>::kBlockT
   const int rows_per_item = BUG == GpuBug::merge_slot_by_row_capacity ? plan.row_capacity : plan.rows_per_chunk;
   const int chunk = row / rows_per_item;
   const int r = row % rows_per_item;
-  const int first_item = plan.chunk_first_item[plan.chunk_offsets[s] + chunk];
-  const int position = seq.context_len - seq.num_queries + token;
-  // splits holding a key at or before the query (BUG merge_reads_one_split_past: one more, inside the workspace)
-  int used_splits = position / plan.split_sizes[s] + 1;
+  const int first_position = seq.context_len - seq.num_queries;
+  const int position = first_position + token;
+  // The row's splits run from the one holding its window's start (0 without a window) to the one holding its
+  // position; the chunk's items start at the split holding its first row's window start (attention_plan.cpp).
+  const int split = plan.split_sizes[s];
+  const int first_item = plan.chunk_first_item[plan.chunk_offsets[s] + chunk] +
+                         row_first_split_offset(first_position + chunk * plan.rows_per_chunk / gqa, position, split,
+                                                batch.window);
+  // BUG merge_reads_one_split_past: one split more than the row has, still inside the workspace.
+  int used_splits = position / split + 1 - window_start(position, batch.window) / split;
   if constexpr (BUG == GpuBug::merge_reads_one_split_past)
     if (first_item + used_splits < plan.num_items) ++used_splits;
   const int head_dim = batch.head_dim;
@@ -98,7 +106,7 @@ __global__ void __launch_bounds__(MergeThreads<LANES, LANES_PER_THREAD>::kBlockT
   static_assert(kBatch <= 32, "a batch's (m, d) fit one per lane");
   using State = OnlineSoftmaxState<kPerThread>;
   State merged;
-  merged.init(kPerThread);
+  merged.init_sink(batch.sinks ? batch.sinks[query_head] : -INFINITY, kPerThread);  // the sink joins once, first
   const auto merge_batch = [&](int k0, auto parts_constant) {
     constexpr int kParts = decltype(parts_constant)::value;
     float lane_max = -INFINITY, lane_denominator = 0.0f;

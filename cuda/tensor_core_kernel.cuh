@@ -27,7 +27,10 @@
 // forms C + sum of 16 exact products per output element; the model takes its error to be at most 72 u times
 // |C| + sum |products| (the alignment-and-truncation behaviour measured on NVIDIA tensor cores, with a factor 2
 // to spare), a logit passes through ceil(head_dim / 16) of them, an accumulator term through two per tile, and
-// the hi + lo split leaves a relative weight error of at most 2^-18 = 64 u in the numerator.
+// the hi + lo split leaves a relative weight error of at most 2^-18 = 64 u in the numerator. The logit options are
+// the CUDA-core kernel's (block_work.cuh): fp32 on the scaled score, each row's keys from its window's start, the
+// sink in the epilogue. An item whose first key is not a multiple of 16 (a window's start need not be) takes the
+// asynchronous copies.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -187,7 +190,11 @@ struct TensorCoreBlock {
   int g;  // the row of this thread's q fragment; its keys g and g + 8 of the scores
   int t;  // its rows 2t, 2t + 1 of the scores, weights and accumulator
   int tile;
-  int row_end[2];  // rows 2t, 2t + 1 attend to keys [item.key_begin, row_end)
+  int row_end[2];  // rows 2t, 2t + 1 attend to keys [row_begin, row_end)
+  int row_begin[2];
+  float row_slopes[2];  // their ALiBi slopes (0 without ALiBi) and positions
+  int row_positions[2];
+  bool logit_arithmetic;  // a soft cap or ALiBi: one uniform test per score
   bool tensor_copies;
   int first_block;
   bool table_staged;
@@ -220,6 +227,12 @@ struct TensorCoreBlock {
     tile = max(1, min(plan.tile_size, kTileKeys));
     row_end[0] = row_end_of(2 * t);
     row_end[1] = row_end_of(2 * t + 1);
+    for (int e = 0; e < 2; ++e) {
+      row_begin[e] = row_first_key(batch, work, 2 * t + e);
+      row_slopes[e] = row_alibi_slope(batch, work, 2 * t + e);
+      row_positions[e] = row_position(work, 2 * t + e);
+    }
+    logit_arithmetic = has_logit_arithmetic(batch);
     // The host allowed tensor copies for the launch (block size and tile multiples of 16); this item's warp tiles
     // are then whole runs of 16 slots of one block if it starts at a multiple of 16. The swizzle needs the stages
     // 1024-byte aligned, which the declaration asks for; should a toolchain not honour it, fail loudly rather than
@@ -518,11 +531,16 @@ struct TensorCoreBlock {
     const int t0 = work.item.key_begin + i * tile;
 #pragma unroll
     for (int e = 0; e < 2; ++e) {
-      const int row_keys = max(0, min(row_end[e] - t0, tile));  // keys of this tile the row attends to: a prefix
+      // The row attends to this tile's keys [skipped, row_keys): skipped are before its window.
+      const int row_keys = max(0, min(row_end[e] - t0, tile));
+      const int skipped = max(0, min(row_begin[e] - t0, tile));
 #pragma unroll
       for (int k = 0; k < 2; ++k) {
-        // Select, not multiply: a masked key's score is -inf whatever its K holds.
-        score[e][k] = warp * kWarpKeys + g + 8 * k < row_keys ? s[2 * k + e] * batch.scale : -INFINITY;
+        // Select, not multiply: a masked key's score is -inf whatever its K holds (the options apply before).
+        const int key = warp * kWarpKeys + g + 8 * k;
+        float logit = s[2 * k + e] * batch.scale;
+        if (logit_arithmetic) logit = with_logit_options(batch, logit, row_slopes[e], t0 + key, row_positions[e]);
+        score[e][k] = skipped <= key && key < row_keys ? logit : -INFINITY;
       }
       // The row's max over the warp's keys: over this thread's two, then over the 8 threads of its t.
       warp_max[e] = fmaxf(score[e][0], score[e][1]);

@@ -58,8 +58,8 @@ inline float score_fp32(const float* q, const float* k, int head_dim, float scal
 inline float logit_fp32(const Problem& p, const RowProgram& row, const float* q, const float* k, int key) {
   float s = score_fp32(q, k, p.head_dim, p.scale());
   const LogitOptions& o = p.options;
-  if (o.soft_cap) s = *o.soft_cap * tanhf(s / *o.soft_cap);
-  if (!o.alibi_slopes.empty()) s += o.alibi_slopes[row.query_head] * static_cast<float>(key - row.position);
+  if (o.soft_cap) s = soft_capped(s, *o.soft_cap);
+  if (!o.alibi_slopes.empty()) s = alibi_biased(s, o.alibi_slopes[row.query_head], key, row.position);
   return s;
 }
 

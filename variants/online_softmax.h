@@ -64,6 +64,24 @@ PACHECK_HOST_DEVICE inline float key_weight(float score, float m) {
   return expf(score == -INFINITY ? -INFINITY : score - m);
 }
 
+// The logit options' arithmetic (problem/problem.h), for the CPU variants and both CUDA kernels alike, so that they
+// round the same way (oracle/ERROR_MODEL.md, "Logit options", counts each rounding).
+
+// Soft-capping, cap * tanh(s / cap): the quotient and the product round once each, tanhf is within 2 ulp.
+PACHECK_HOST_DEVICE inline float soft_capped(float s, float cap) { return cap * tanhf(s / cap); }
+
+// ALiBi, s + slope * (key - position): the offset is an exact integer (older keys lose), the product and the sum
+// round once each (or once together, fused).
+PACHECK_HOST_DEVICE inline float alibi_biased(float s, float slope, int key, int position) {
+  return s + slope * static_cast<float>(key - position);
+}
+
+// The first key a query at `position` sees under a sliding window of `window` keys (0: no window), as
+// Problem::first_visible_key.
+PACHECK_HOST_DEVICE constexpr int window_start(int position, int window) {
+  return window > 0 && position + 1 > window ? position + 1 - window : 0;
+}
+
 template <int Capacity>
 struct OnlineSoftmaxState {
   float m;
@@ -74,6 +92,16 @@ struct OnlineSoftmaxState {
     m = -INFINITY;
     d = 0.0f;
     for (int j = 0; j < n; ++j) o[j] = 0.0f;
+  }
+
+  // The state of a sink alone (a logit whose value is the zero vector): what fold makes of the empty state and the
+  // sink, bit for bit. A sink of -inf is no sink: the empty state.
+  PACHECK_HOST_DEVICE void init_sink(float sink, int n) {
+    init(n);
+    if (sink != -INFINITY) {
+      m = sink;
+      d = 1.0f;
+    }
   }
 
   // Folds `count` keys with scores[t] (-inf = masked) and value rows value_row(t) (this state's n lanes of key

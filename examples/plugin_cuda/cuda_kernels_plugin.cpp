@@ -46,8 +46,8 @@ std::vector<T> download(const T* device, int count) {
   return host;
 }
 
-// The run: the views as a DeviceBatch (the kernels take the ABI's contiguous layouts as they are), the per-sequence
-// records and the plan built on the host, one launch, and a wait.
+// The run: the views as a DeviceBatch (the kernels take the ABI's contiguous layouts as they are, and the logit
+// options' values as they come), the per-sequence records and the plan built on the host, one launch, and a wait.
 void run_kernel(const Kernel& kernel, const pacheck_run_args& a) {
   const int64_t hd = a.head_dim;
   if (!contiguous(a.query_strides, {a.total_queries, a.num_query_heads, hd}) ||
@@ -87,7 +87,15 @@ void run_kernel(const Kernel& kernel, const pacheck_run_args& a) {
   batch.block_tables = a.block_tables;
   batch.sequences = sequences_device.get();
   batch.sequence_of_query_row = sequence_of_row_device.get();
-  const AttentionPlan plan = plan_attention(sequences, a.num_query_heads, a.num_kv_heads, a.tile_size, split_sizes);
+  // The logit options, in device memory as the variant declared: the kernels read them as the ABI defines them.
+  if (PACHECK_HAS_FIELD(&a, pacheck_run_args, sinks)) {
+    batch.soft_cap = a.soft_cap;
+    batch.window = a.window;
+    batch.alibi_slopes = a.alibi_slopes;
+    batch.sinks = a.sinks;
+  }
+  const AttentionPlan plan =
+      plan_attention(sequences, a.num_query_heads, a.num_kv_heads, a.tile_size, split_sizes, batch.window);
   const PlanOnDevice plan_on_device(plan, a.num_kv_heads, a.head_dim);
   launch_attention(batch, plan_on_device.view(), {}, nullptr);
   check_completion(nullptr, kernel.split_k ? "plugin_cuda_splitk" : "plugin_cuda_fused");
@@ -131,6 +139,7 @@ pacheck_variant variant(const char* name, const char* description, bool tensor_c
   v.error_model = tensor_cores ? PACHECK_ERROR_MODEL_BF16_TENSOR_CORES
                   : kernel.split_k ? PACHECK_ERROR_MODEL_FP32_SPLIT_K
                                    : PACHECK_ERROR_MODEL_FP32_ONLINE_SOFTMAX;
+  v.logit_options = PACHECK_LOGIT_SOFT_CAP | PACHECK_LOGIT_WINDOW | PACHECK_LOGIT_ALIBI | PACHECK_LOGIT_SINKS;
   v.run = run;
   v.context = const_cast<Kernel*>(&kernel);
   return v;

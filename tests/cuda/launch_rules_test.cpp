@@ -1,6 +1,9 @@
 // The launch rules (cuda/launch_rules.h): which kernel, layout, merge shape and split size a launch gets, as plain
 // functions of the problem, the grid and the GPU's size; a pinned choice always wins.
+// Also the plan's work items under a sliding window (plan_attention), which the split-K merge relies on.
 #include <gtest/gtest.h>
+
+#include <stdexcept>
 
 #include "cuda/launch_rules.h"
 
@@ -95,6 +98,55 @@ TEST(LaunchRules, TheOneWaveSplitIsWholeTilesAndCoversTheContext) {
       const int splits = (context + split - 1) / split;
       EXPECT_LE(splits * rows, std::max(264, rows)) << context << " " << rows;
     }
+}
+
+// A window starts each fused item at its first row's window: the keys before it are never walked.
+TEST(PlanAttention, AWindowStartsEachFusedItemAtItsFirstRowsWindow) {
+  // 40 query tokens (GQA 2, 4 rows a chunk: 2 tokens) at the end of a 1000-key context, a window of 100.
+  const AttentionPlan plan = plan_attention({{1000, 40, 0, 0}}, 2, 1, 16, {}, 100);
+  ASSERT_EQ(plan.items.size(), 20u);
+  for (const WorkItem& item : plan.items) {
+    const int first_position = 960 + item.first_row / 2;
+    EXPECT_EQ(item.key_begin, first_position + 1 - 100);
+    EXPECT_EQ(item.key_end, first_position + 2);
+  }
+  EXPECT_EQ(plan_attention({{50, 1, 0, 0}}, 1, 1, 16, {}, 100).items[0].key_begin, 0);  // a window beyond the context
+  EXPECT_EQ(plan_attention({{50, 1, 0, 0}}, 1, 1, 16, {}, 0).items[0].key_begin, 0);    // no window
+  EXPECT_THROW(plan_attention({{50, 1, 0, 0}}, 1, 1, 16, {}, -1), std::invalid_argument);
+}
+
+// Split-K under a window: a chunk's items are the splits (cut from position 0) from the one holding its first row's
+// window start, clipped to it; the items the merge reads for each row (row_first_split_offset) are that row's
+// splits in order, exactly covering its window.
+TEST(PlanAttention, SplitKItemsStartAtTheWindowAndTheMergeReadsEachRowsOwnSplits) {
+  for (int window : {0, 1, 7, 16, 50, 333, 5000})
+    for (int split : {1, 16, 37, 64})
+      for (int gqa : {1, 3, 8}) {
+        const SequenceMeta seq{700, 45, 0, 0};
+        const AttentionPlan plan = plan_attention({seq}, gqa, 1, 16, {split}, window);
+        const int first_position = seq.context_len - seq.num_queries;
+        for (int row = 0; row < seq.num_queries * gqa; ++row) {
+          const int chunk = row / plan.rows_per_chunk;
+          const int position = first_position + row / gqa;
+          const int first_item = plan.chunk_first_item[chunk] +
+                                 row_first_split_offset(first_position + chunk * plan.rows_per_chunk / gqa, position,
+                                                        split, window);
+          const int used_splits = position / split + 1 - window_start(position, window) / split;
+          int next_key = window_start(position, window);  // the row's keys, walked through its items
+          for (int k = 0; k < used_splits; ++k) {
+            const WorkItem& item = plan.items[first_item + k];
+            ASSERT_EQ(item.first_row, chunk * plan.rows_per_chunk) << window << " " << split << " " << row;
+            EXPECT_LE(item.key_begin, next_key);
+            EXPECT_GT(item.key_end, next_key);
+            EXPECT_LE(item.key_end - item.key_begin, split);
+            next_key = item.key_end;
+          }
+          EXPECT_GE(next_key, position + 1);
+          // The chunk's first item begins at its first row's window, not before.
+          EXPECT_EQ(plan.items[plan.chunk_first_item[chunk]].key_begin,
+                    window_start(first_position + chunk * plan.rows_per_chunk / gqa, window));
+        }
+      }
 }
 
 }  // namespace

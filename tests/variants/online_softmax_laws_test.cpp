@@ -202,6 +202,19 @@ TEST(OnlineSoftmaxLaws, FoldingOnlyMaskedKeysLeavesTheStateEmpty) {
   for (float o : s.o) EXPECT_EQ(o, 0.0f);
 }
 
+// The kernels start a row from its sink (the split-K merge) as the CPU variants fold it (fold_sink): the same bits,
+// and a sink of -inf leaves the empty state.
+TEST(OnlineSoftmaxLaws, AStateStartedFromASinkIsTheSinkFoldedIntoTheEmptyState) {
+  const float zeros[kLanes] = {};
+  for (float sink : {-INFINITY, -1e30f, -3.5f, 0.0f, 0.75f, 88.0f, 1e30f}) {
+    State folded, started;
+    folded.init(kLanes);
+    folded.fold(&sink, 1, [&](int) { return zeros; }, kLanes);
+    started.init_sink(sink, kLanes);
+    EXPECT_TRUE(bit_identical(folded, started)) << sink;
+  }
+}
+
 TEST(OnlineSoftmaxLaws, MaskedKeysNeverTouchTheirValues) {
   State s;
   s.init(kLanes);
