@@ -38,7 +38,7 @@ results.json:
                                              "kernels": {NAME: {"us", "tbps", "split_size"?, "resolved_backend"?}
                                                          or {"error"}}}]}]}}
   status is pass, fail, timeout or skipped (then "reason"); a run that failed or timed out also keeps "command"
-  and "tail" (its last lines). Kernel names: our variants as paged_attention_bench names them (cuda_fused,
+  and "tail" (its last lines), and "unreadable" where the JSON it was writing was cut off with it. Kernel names: our variants as paged_attention_bench names them (cuda_fused,
   cuda_splitk, ...), torch_cudnn, torch_flash, flashinfer_cuda_cores, flashinfer_tensor_cores. Later sections
   (say "mutants", "multi_gpu") go beside these in a GPU entry; results_page.py lists those it does not render by
   name.
@@ -107,6 +107,21 @@ def read_json(path):
         raise LogError(f"{path} is not valid JSON: {error}") from error
 
 
+def read_run_json(run, log, path, empty):
+    """The JSON a run wrote beside its log (empty when there is none). A run cut off (timed out, or no exit status)
+    may have left it empty or half written: then it reads as empty, and run["unreadable"] says why. A run that ended
+    by itself and left bad JSON is an error."""
+    if not path.exists():
+        return empty
+    try:
+        return read_json(path)
+    except LogError as error:
+        if log["exit"] is not None and log["exit"] not in TIMEOUT_EXITS:
+            raise
+        run["unreadable"] = f"{path.name}: cut off with its run ({error.__cause__ or error})"
+        return empty
+
+
 def runs_in(folder, fields, read_run):
     """{"runs": [...]}, a run per log in folder, named FIELD__FIELD....log; {"skipped": why} when the folder holds
     skipped.log; {"error": what} when it holds error.log (the step could not start its runs)."""
@@ -142,7 +157,7 @@ def catalogue_run(run, log, path):
     run["skipped"] = count(r"^\[  SKIPPED \] (\d+) tests?, listed below")
     run["failed"] = sorted(set(re.findall(r"^\[  FAILED  \] ([A-Za-z_][\w/.]*)", text, re.MULTILINE)))
     summary = path.with_suffix(".summary.json")
-    run["worst"] = read_json(summary) if summary.exists() else []
+    run["worst"] = read_run_json(run, log, summary, [])
     if not isinstance(run["worst"], list):
         raise LogError(f"{summary}: expected a list of worst errors per variant and dtype")
     if log["exit"] == 0 and run["tests_run"] and not run["passed"] and run["skipped"]:
@@ -163,8 +178,7 @@ def sanitizer_run(run, log, path):
 
 
 def mutants_run(run, log, path):
-    matrix_path = path.with_suffix(".json")
-    matrix = read_json(matrix_path) if matrix_path.exists() else {}
+    matrix = read_run_json(run, log, path.with_suffix(".json"), {})
     run["exit"] = log["exit"]
     run["cases_per_property"] = matrix.get("cases_per_property")
     sanitizers = matrix.get("sanitizers", {})

@@ -112,6 +112,7 @@ def failure_notes(runs, name):
             continue
         lines.append(f"- {name(run)}: {run.get('status')}, exit {run.get('exit')}; `{run.get('command')}`")
         lines += [f"  - `{line}`" for line in run.get("tail", [])]
+        lines += [f"  - unreadable: {run['unreadable']}"] if run.get("unreadable") else []
     return lines
 
 
@@ -166,6 +167,8 @@ def gpu_mutants_lines(section):
     for run in runs:
         for entry in run.get("mutants", []):
             mutants.setdefault(entry["mutant"], []).append(entry)
+    notes = failure_notes(runs, lambda r: f"seed {r.get('seed')}")
+    lines += [""] + notes if notes else []
     if not mutants:
         return lines
     rows = []

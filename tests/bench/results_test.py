@@ -152,6 +152,23 @@ class CollectResults(unittest.TestCase):
         with self.assertRaisesRegex(collect_results.LogError, "is not a folder"):
             collect_results.collect(LOGS / "no-such-folder")
 
+    def test_json_cut_off_with_its_run_reads_as_empty_and_says_so(self):
+        with tempfile.TemporaryDirectory() as folder:
+            logs = Path(folder)
+            (logs / "environment.txt").write_text("gpu=Sample GPU\n")
+            (logs / "mutants").mkdir()
+            (logs / "mutants" / "1.log").write_text("command: pacheck mutants --gpu\nkilled: timeout\nexit 124\n")
+            (logs / "mutants" / "1.json").write_text('{"per_mutant": [')
+            run_ = collect_results.collect(logs)["gpus"][0]["correctness"]["gpu_mutants"]["runs"][0]
+            self.assertEqual((run_["status"], run_["mutants"]), ("timeout", []))
+            self.assertRegex(run_["unreadable"], r"^1\.json: cut off with its run \(Expecting value")
+            page = results_page.render(collect_results.collect(logs))
+            self.assertIn("- seed 1: timeout, exit 124; `pacheck mutants --gpu`", page)
+            self.assertIn("  - unreadable: 1.json: cut off with its run", page)
+            (logs / "mutants" / "1.log").write_text("command: pacheck mutants --gpu\nexit 0\n")
+            with self.assertRaisesRegex(collect_results.LogError, "1.json is not valid JSON"):
+                collect_results.collect(logs)
+
     def test_main_writes_the_json_and_prints_a_summary(self):
         with tempfile.TemporaryDirectory() as folder:
             output = Path(folder) / "results.json"
