@@ -44,7 +44,8 @@ struct Agreement {
 std::vector<int> oracle_split_sizes(const Problem& problem, const Knobs& knobs);
 
 // Checks every element of `output` against the oracle within the variant's bound. Both NaN, or an exactly
-// equal value (infinities included), agree; a NaN or Inf where the oracle is finite never does.
+// equal value (infinities included), agree; so does an infinity that an fp32 value within the bound rounds to in
+// the output dtype (an exact value just below the overflow threshold); a NaN never agrees with a finite value.
 // `refine_model`, when given, tightens the variant's declared model for cases whose structure makes part of the
 // error impossible (identical keys have identical rounded logits, for example).
 using ModelRefinement = std::function<ErrorModel(ErrorModel)>;
