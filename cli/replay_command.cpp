@@ -40,7 +40,11 @@ void run_replay(const ReplayOptions& o) {
   if (o.tile_size > 0) c.knobs.tile_size = o.tile_size;
   if (o.split_size > 0) c.knobs.split_size = o.split_size;
   const std::vector<const Variant*> variants = select_variants(o.variants, o.include_mutants || !o.variants.empty());
-  std::cout << "case " << printable(o.file) << (c.note.empty() ? "" : "\n  note: " + terminal_safe(c.note)) << "\n" << describe(c.problem)
+  // The note's lines (a fuzzer's note is its whole report) under "note:", indented, made safe for the terminal.
+  std::string note = printable(c.note);
+  for (std::size_t at = note.find('\n'); at != std::string::npos; at = note.find('\n', at + 1))
+    note.insert(at + 1, "        ");
+  std::cout << "case " << printable(o.file) << (note.empty() ? "" : "\n  note: " + note) << "\n" << describe(c.problem)
             << "knobs: " << knobs_text(c.knobs) << "\n";
   // A long case says how far the oracle has got, every two seconds, on stderr.
   const auto start = std::chrono::steady_clock::now();

@@ -60,8 +60,9 @@ if(NOT EXISTS ${case_file})
   fail("the replay line names ${case_file}, which was not written")
 endif()
 
-# 2. The same case with a 2048-entry block table (padded) and a note holding a window-title and a clear-screen sequence:
-#    replay elides the table, escapes the note and still reports the failure.
+# 2. The same case with a 2048-entry block table (padded) and a note holding a window-title and a clear-screen sequence
+#    and a second line: replay elides the table, escapes the note, indents its second line and still reports the
+#    failure.
 file(READ ${case_file} json)
 string(ASCII 7 bell)
 string(ASCII 27 escape)
@@ -76,7 +77,7 @@ endforeach()
 math(EXPR padding "2047 - ${entries}")
 string(REPEAT "0," ${padding} zeros)
 string(JSON json SET "${json}" sequences 0 block_table "[${table}${zeros}0]")
-string(JSON json SET "${json}" note "\"found by hand ${escape}]0;owned${bell} ${escape}[2J\"")
+string(JSON json SET "${json}" note "\"found by hand ${escape}]0;owned${bell} ${escape}[2J\\nsecond line\"")
 file(WRITE ${WORK_DIR}/long.json "${json}")
 execute_process(COMMAND ${PACHECK} replay ${WORK_DIR}/long.json --variant acc_not_rescaled
                 OUTPUT_VARIABLE output ERROR_VARIABLE output RESULT_VARIABLE status)
@@ -84,7 +85,7 @@ if(NOT status EQUAL 1)
   fail("replay of a failing case exited ${status}, not 1")
 endif()
 foreach(expected
-        "  note: found by hand \\\\x1b]0;owned\\\\x07 \\\\x1b\\[2J\n"
+        "  note: found by hand \\\\x1b]0;owned\\\\x07 \\\\x1b\\[2J\n        second line\n"
         "context_len=[0-9]+ num_queries=1 table=\\[[0-9 ]*\\.\\.\\. 2032 more\\]"
         "acc_not_rescaled +FAIL"
         "worst element: ")
