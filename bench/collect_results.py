@@ -41,7 +41,8 @@ results.json:
   and "tail" (its last lines), and "unreadable" where the JSON it was writing was cut off with it. Kernel names: our variants as paged_attention_bench names them (cuda_fused,
   cuda_splitk, ...), torch_cudnn, torch_flash, flashinfer_cuda_cores, flashinfer_tensor_cores. Later sections
   (say "mutants", "multi_gpu") go beside these in a GPU entry; results_page.py lists those it does not render by
-  name.
+  name. In bench/results.json, "earlier": {SECTION: {"commit", "date", "command"}} names the run a section was kept
+  from when a later run of another commit skipped it (results_page.py --add).
 """
 import argparse
 import json

@@ -278,8 +278,28 @@ class ResultsPage(unittest.TestCase):
             gpus = json.loads(results.read_text())["gpus"]
             self.assertEqual([g["environment"]["gpu"] for g in gpus],
                              ["Sample GPU", "Other Sample GPU", "Third Sample GPU"])
-            self.assertEqual(gpus[0], newer["gpus"][0])
+            self.assertEqual(gpus[0]["environment"], newer["gpus"][0]["environment"])
             self.assertIn("| driver | 999.2 |", page.read_text())
+            # The sections the newer run skipped keep the recorded figures, each naming the run it came from; the
+            # sample's skipped SASS check is not kept.
+            sample = json.loads(SAMPLE.read_text())["gpus"][0]
+            self.assertEqual(set(gpus[0]), {"environment", "correctness", "benchmark", "mutants", "multi_gpu",
+                                            "earlier"})
+            self.assertEqual(gpus[0]["benchmark"], sample["benchmark"])
+            provenance = {key: sample["environment"][key] for key in ("commit", "date", "command")}
+            self.assertEqual(gpus[0]["earlier"]["benchmark"], provenance)
+            self.assertIn(f"From an earlier run (commit {provenance['commit']}, {provenance['date']}, "
+                          f"`{provenance['command']}`): the latest run above did not run this.", page.read_text())
+            # A later run with a benchmark replaces it; the correctness figures keep their first run's name.
+            latest = {"schema": 1, "gpus": [{"environment": {"gpu": "Sample GPU", "commit": "feed"},
+                                             "benchmark": {"flushes": []}}]}
+            (Path(folder) / "run.json").write_text(json.dumps(latest))
+            result = run([PAGE_SCRIPT, "--results", results, "--page", page, "--add", Path(folder) / "run.json"])
+            self.assertEqual(result.returncode, 0, result.stderr)
+            gpu = json.loads(results.read_text())["gpus"][0]
+            self.assertEqual(gpu["benchmark"], {"flushes": []})
+            self.assertNotIn("benchmark", gpu["earlier"])
+            self.assertEqual(gpu["earlier"]["correctness"], provenance)
 
     def test_bad_json_is_named(self):
         with tempfile.TemporaryDirectory() as folder:
