@@ -38,11 +38,12 @@ results.json:
                                              "kernels": {NAME: {"us", "tbps", "split_size"?, "resolved_backend"?}
                                                          or {"error"}}}]}]}}
   status is pass, fail, timeout or skipped (then "reason"); a run that failed or timed out also keeps "command"
-  and "tail" (its last lines), and "unreadable" where the JSON it was writing was cut off with it. Kernel names: our variants as paged_attention_bench names them (cuda_fused,
-  cuda_splitk, ...), torch_cudnn, torch_flash, flashinfer_cuda_cores, flashinfer_tensor_cores. Later sections
-  (say "mutants", "multi_gpu") go beside these in a GPU entry; results_page.py lists those it does not render by
-  name. In bench/results.json, "earlier": {SECTION: {"commit", "date", "command"}} names the run a section was kept
-  from when a later run of another commit skipped it (results_page.py --add).
+  and "tail" (its last lines), and "unreadable" where the JSON it was writing was cut off with it. Kernel names:
+  our variants as paged_attention_bench names them (cuda_fused, cuda_splitk, ...), torch_cudnn, torch_flash,
+  flashinfer_cuda_cores, flashinfer_tensor_cores. Later sections (say "mutants", "multi_gpu") go beside these in a
+  GPU entry; results_page.py lists those it does not render by name. In bench/results.json, "earlier": {SECTION:
+  {"commit", "date", "command"}} names the run a section was kept from when a later run of another commit skipped
+  it (results_page.py --add).
 """
 import argparse
 import json

@@ -70,7 +70,8 @@ Agreement compare_with_oracle(const Problem& p, const OracleResult& oracle, cons
     if (violates) ++a.violations;
     // The worst element is a violation where there is one, the largest error / bound among its kind.
     const bool worst_violates = a.violations > (violates ? 1u : 0u);
-    if (e == 0 || (violates && !worst_violates) || (violates == worst_violates && err.normalized() > a.worst.normalized()))
+    if (e == 0 || (violates && !worst_violates) ||
+        (violates == worst_violates && err.normalized() > a.worst.normalized()))
       a.worst = err;
   }
   a.ok = a.violations == 0;
