@@ -194,7 +194,7 @@ struct TensorCoreBlock {
   int row_begin[2];
   float row_slopes[2];  // their ALiBi slopes (0 without ALiBi) and positions
   int row_positions[2];
-  bool logit_arithmetic;  // a soft cap or ALiBi: one uniform test per score
+  bool logit_arithmetic;  // a soft cap or ALiBi: one uniform test per tile
   bool tensor_copies;
   int first_block;
   bool table_staged;
@@ -529,6 +529,21 @@ struct TensorCoreBlock {
   // and, per row, the max over the warp's keys.
   __device__ void masked_scores(int i, const float (&s)[4], float (&score)[2][2], float (&warp_max)[2]) const {
     const int t0 = work.item.key_begin + i * tile;
+    // The four logits first, the options behind one uniform branch around all of them: a branch per logit would
+    // split the step, and the two rows' shuffle chains below would run one after the other, not interleaved.
+    float logit[2][2];
+#pragma unroll
+    for (int e = 0; e < 2; ++e)
+#pragma unroll
+      for (int k = 0; k < 2; ++k) logit[e][k] = s[2 * k + e] * batch.scale;
+    if (logit_arithmetic) {
+#pragma unroll
+      for (int e = 0; e < 2; ++e)
+#pragma unroll
+        for (int k = 0; k < 2; ++k)
+          logit[e][k] = with_logit_options(batch, logit[e][k], row_slopes[e], t0 + warp * kWarpKeys + g + 8 * k,
+                                           row_positions[e]);
+    }
 #pragma unroll
     for (int e = 0; e < 2; ++e) {
       // The row attends to this tile's keys [skipped, row_keys): skipped are before its window.
@@ -538,9 +553,7 @@ struct TensorCoreBlock {
       for (int k = 0; k < 2; ++k) {
         // Select, not multiply: a masked key's score is -inf whatever its K holds (the options apply before).
         const int key = warp * kWarpKeys + g + 8 * k;
-        float logit = s[2 * k + e] * batch.scale;
-        if (logit_arithmetic) logit = with_logit_options(batch, logit, row_slopes[e], t0 + key, row_positions[e]);
-        score[e][k] = skipped <= key && key < row_keys ? logit : -INFINITY;
+        score[e][k] = skipped <= key && key < row_keys ? logit[e][k] : -INFINITY;
       }
       // The row's max over the warp's keys: over this thread's two, then over the 8 threads of its t.
       warp_max[e] = fmaxf(score[e][0], score[e][1]);
