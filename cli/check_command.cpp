@@ -312,8 +312,8 @@ void add_check_command(CLI::App& app) {
   cmd->add_option("--failures", options->failure_dir, "Folder for the case files of failures");
   cmd->add_option("--reproduce", options->reproduce, "Re-run the failing case of a reproduce string");
   cmd->add_flag("--engine-shapes", options->engine_shapes,
-                "Draw only serving-engine shapes: bf16, real head dims, block sizes 16/32/64, tiles and splits in "
-                "multiples of 16 (where the CUDA kernels' tensor copies run)");
+                "Draw only serving-engine shapes: bf16 or fp16, real head dims, block sizes 16/32/64, tiles and splits "
+                "in multiples of 16 (where the CUDA kernels' tensor copies run)");
   add_pin_options(cmd, options->pins);
   add_plugin_option(cmd, options->plugins);
   cmd->callback([options, cmd] { run_check(*options, cmd->get_parent()->get_name()); });

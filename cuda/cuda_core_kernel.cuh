@@ -1,5 +1,5 @@
 // The CUDA-core attention kernel: fp32 fused multiply-adds for every storage type and head dim that the tensor-core
-// kernel does not take (fp32, fp16, and bf16 with head dims not a multiple of 8). C++17 CUDA.
+// kernel does not take (fp32, and fp16 and bf16 with head dims not a multiple of 8). C++17 CUDA.
 //
 // A block is kCudaCoreThreads threads holding all of its ROWS rows. Thread (dim chunk c, key group g) owns head
 // lanes [8c, 8c + 8) of every row and the keys t of each tile with t % key_groups == g. It copies those lanes of

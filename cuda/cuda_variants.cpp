@@ -11,13 +11,16 @@ namespace pacheck {
 namespace {
 
 // The tiled-kernel model of oracle/stock_error_models.h for the arithmetic the problem runs on (fp32 on the CUDA
-// cores, or bf16 operands on the tensor cores). It reads the same rule as the dispatch, so that bound and kernel
+// cores, or bf16 or fp16 operands on the tensor cores). It reads the same rule as the dispatch, so that bound and kernel
 // cannot disagree. split_size: the keys per split of cuda_splitk, or 0 for cuda_fused.
 ErrorModel kernel_error_model(const Problem& p, const OracleResult& oracle, std::size_t row, const Knobs& knobs,
                               int split_size) {
   const cuda::KernelArithmetic kernel = cuda::kernel_arithmetic(cuda::storage_of(p.dtype), p.head_dim);
-  const TiledKernelShape shape{kernel.tensor_cores, std::max(1, std::min(knobs.tile_size, kernel.max_tile_keys)),
-                               kernel.key_groups};
+  TiledKernelShape shape;
+  shape.tensor_cores = kernel.tensor_cores;
+  shape.fp16_operands = kernel.fp16_operands;
+  shape.tile_keys = std::max(1, std::min(knobs.tile_size, kernel.max_tile_keys));
+  shape.key_groups = kernel.key_groups;
   return tiled_kernel_error_model(p, oracle, row, shape, split_size);
 }
 
@@ -41,7 +44,7 @@ class CudaFused final : public Variant {
  public:
   std::string name() const override { return "cuda_fused"; }
   std::string description() const override {
-    return "CUDA: one block per (sequence, KV head, query run) with its GQA group, tiled online softmax; fp32 sums, bf16 on tensor cores";
+    return "CUDA: one block per (sequence, KV head, query run) with its GQA group, tiled online softmax; fp32 sums, bf16 and fp16 on tensor cores";
   }
   Capabilities capabilities() const override { return cuda_capabilities(false); }
   Output run(const Problem& p, const Knobs& knobs) const override {
@@ -61,7 +64,7 @@ class CudaSplitK final : public Variant {
  public:
   std::string name() const override { return "cuda_splitk"; }
   std::string description() const override {
-    return "CUDA split-K (flash-decoding): per-split partial states merged by a reduce kernel; fp32 sums, bf16 on tensor cores";
+    return "CUDA split-K (flash-decoding): per-split partial states merged by a reduce kernel; fp32 sums, bf16 and fp16 on tensor cores";
   }
   Capabilities capabilities() const override { return cuda_capabilities(true); }
   Output run(const Problem& p, const Knobs& knobs) const override {

@@ -15,9 +15,9 @@ namespace pacheck::cuda::instances {
 template <Storage S, int LANES, int ROWS, GpuBug BUG = GpuBug::none>
 void launch_cuda_core(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream);
 
-// The tensor-core kernel (bf16) for LANES head lanes and ROWS rows a block, in LAYOUT: deep, wide or
-// wide-evict-first at 128 lanes (launch_rules.h), automatic (the one layout there is) at 32, 64 and 256.
-template <int LANES, int ROWS, KernelLayout LAYOUT, GpuBug BUG = GpuBug::none>
+// The tensor-core kernel for storage S (bf16 or fp16), LANES head lanes and ROWS rows a block, in LAYOUT: deep, wide
+// or wide-evict-first at 128 lanes (launch_rules.h), automatic (the one layout there is) at 32, 64 and 256.
+template <Storage S, int LANES, int ROWS, KernelLayout LAYOUT, GpuBug BUG = GpuBug::none>
 void launch_tensor_core(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream);
 
 // The split-K merge for storage S and LANES head lanes in SHAPE (lanes or warps).

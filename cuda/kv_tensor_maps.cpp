@@ -33,8 +33,10 @@ void encode_pool(CUtensorMap& map, const void* pool, const DeviceBatch& batch, c
                                  static_cast<cuuint64_t>(batch.num_kv_heads) * batch.head_dim * 2};
   const cuuint32_t box[3] = {kTensorCopyLanes, 1, kTensorCopyKeys};
   const cuuint32_t element_strides[3] = {1, 1, 1};
+  const CUtensorMapDataType type =
+      batch.storage == Storage::f16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
   const CUresult status = tensor_map_encoder()(
-      &map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, const_cast<void*>(pool), dims, strides, box, element_strides,
+      &map, type, 3, const_cast<void*>(pool), dims, strides, box, element_strides,
       CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (status != CUDA_SUCCESS)

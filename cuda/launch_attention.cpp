@@ -24,10 +24,10 @@ int multiprocessor_count() {
 }
 
 // One instantiation per (ROWS, LAYOUT) for the plan's row capacity (4 or 8 rows a block).
-template <int LANES, KernelLayout LAYOUT>
+template <Storage S, int LANES, KernelLayout LAYOUT>
 void launch_tensor_core_rows(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream) {
-  if (plan.row_capacity == 4) return instances::launch_tensor_core<LANES, 4, LAYOUT>(batch, plan, stream);
-  instances::launch_tensor_core<LANES, kMaxRows, LAYOUT>(batch, plan, stream);
+  if (plan.row_capacity == 4) return instances::launch_tensor_core<S, LANES, 4, LAYOUT>(batch, plan, stream);
+  instances::launch_tensor_core<S, LANES, kMaxRows, LAYOUT>(batch, plan, stream);
 }
 template <Storage S, int LANES>
 void launch_cuda_core_rows(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream) {
@@ -35,33 +35,35 @@ void launch_cuda_core_rows(const DeviceBatch& batch, const DevicePlan& plan, cud
   instances::launch_cuda_core<S, LANES, kMaxRows>(batch, plan, stream);
 }
 
-template <int LANES>
+template <Storage S, int LANES>
 void launch_tensor_core_lanes(const DeviceBatch& batch, const DevicePlan& plan, KernelLayout pinned,
                               cudaStream_t stream) {
   if constexpr (LANES == 128) {
     const long long blocks = static_cast<long long>(plan.num_items) * batch.num_kv_heads;
     switch (choose_tensor_core_layout(blocks, multiprocessor_count(), pinned)) {
-      case KernelLayout::wide: return launch_tensor_core_rows<128, KernelLayout::wide>(batch, plan, stream);
+      case KernelLayout::wide: return launch_tensor_core_rows<S, 128, KernelLayout::wide>(batch, plan, stream);
       case KernelLayout::wide_evict_first:
-        return launch_tensor_core_rows<128, KernelLayout::wide_evict_first>(batch, plan, stream);
+        return launch_tensor_core_rows<S, 128, KernelLayout::wide_evict_first>(batch, plan, stream);
       case KernelLayout::deep:
       case KernelLayout::automatic:  // never returned: the rule resolves it
-        return launch_tensor_core_rows<128, KernelLayout::deep>(batch, plan, stream);
+        return launch_tensor_core_rows<S, 128, KernelLayout::deep>(batch, plan, stream);
     }
   } else {
-    launch_tensor_core_rows<LANES, KernelLayout::automatic>(batch, plan, stream);
+    launch_tensor_core_rows<S, LANES, KernelLayout::automatic>(batch, plan, stream);
   }
 }
 
 template <Storage S>
 void launch_storage(const DeviceBatch& batch, const DevicePlan& plan, KernelLayout pinned, cudaStream_t stream) {
   const int lanes = lanes_for(batch.head_dim);
-  if (S == Storage::bf16 && uses_tensor_cores(batch.storage, batch.head_dim)) {
-    switch (lanes) {
-      case 32: return launch_tensor_core_lanes<32>(batch, plan, pinned, stream);
-      case 64: return launch_tensor_core_lanes<64>(batch, plan, pinned, stream);
-      case 128: return launch_tensor_core_lanes<128>(batch, plan, pinned, stream);
-      default: return launch_tensor_core_lanes<256>(batch, plan, pinned, stream);
+  if constexpr (S != Storage::f32) {
+    if (uses_tensor_cores(batch.storage, batch.head_dim)) {
+      switch (lanes) {
+        case 32: return launch_tensor_core_lanes<S, 32>(batch, plan, pinned, stream);
+        case 64: return launch_tensor_core_lanes<S, 64>(batch, plan, pinned, stream);
+        case 128: return launch_tensor_core_lanes<S, 128>(batch, plan, pinned, stream);
+        default: return launch_tensor_core_lanes<S, 256>(batch, plan, pinned, stream);
+      }
     }
   }
   switch (lanes) {
@@ -98,8 +100,9 @@ void launch_all(const DeviceBatch& batch, const DevicePlan& plan, const KernelPi
 }  // namespace
 
 int resident_blocks_per_multiprocessor(Storage storage, int head_dim, int gqa_ratio) {
-  if (storage != Storage::bf16 || head_dim != 128)
-    throw std::invalid_argument("resident_blocks_per_multiprocessor: only bf16 with head dim 128 is asked for");
+  // fp16's instantiations are bf16's with another operand type: the same shared memory, registers within bf16's.
+  if (storage == Storage::f32 || head_dim != 128)
+    throw std::invalid_argument("resident_blocks_per_multiprocessor: only bf16 or fp16 with head dim 128 is asked for");
   return instances::deep_layout_resident_blocks(row_capacity(gqa_ratio));
 }
 

@@ -50,10 +50,10 @@ PACHECK_RULE constexpr int row_first_split_offset(int chunk_first_position, int 
 
 // --- which kernel --------------------------------------------------------------------------------------------------
 
-// bf16 with head_dim % 8 == 0 runs on the tensor cores (whole 16-byte rows, as ldmatrix reads them): at GQA 8,
-// 2 x head_dim x 8 multiply-adds per key are 4 per byte of K/V, more than half the H200's fp32 peak at full
-// bandwidth. Everything else runs fp32 fused multiply-adds on the CUDA cores.
-inline bool uses_tensor_cores(Storage storage, int head_dim) { return storage == Storage::bf16 && head_dim % 8 == 0; }
+// bf16 and fp16 with head_dim % 8 == 0 run on the tensor cores (whole 16-byte rows, as ldmatrix reads them): at
+// GQA 8, 2 x head_dim x 8 multiply-adds per key are 4 per byte of K/V, more than half the H200's fp32 peak at full
+// bandwidth. Everything else (fp32, other head dims) runs fp32 fused multiply-adds on the CUDA cores.
+inline bool uses_tensor_cores(Storage storage, int head_dim) { return storage != Storage::f32 && head_dim % 8 == 0; }
 
 // --- the CUDA-core kernel (cuda_core_kernel.cuh) ---------------------------------------------------------------------
 
@@ -129,6 +129,9 @@ MergeShape choose_merge_shape(long long rows, int multiprocessors, MergeShape pi
 // bounds from it, so dispatch and bound read the same rule).
 struct KernelArithmetic {
   bool tensor_cores = false;
+  // The tensor cores' operands are fp16 (else bf16): the weights' hi + lo split then loses its absolute part
+  // below fp16's normal range.
+  bool fp16_operands = false;
   // Keys folded per online-softmax step never exceed this (the shared-memory tile); larger tile_size knobs are
   // walked in tiles of this size, as the CPU variants walk theirs in chunks.
   int max_tile_keys = 32;

@@ -2,7 +2,7 @@
 // follows, and the launch itself.
 //
 // Both variants run the same work items on one of two kernels (launch_rules.h says which): the tensor-core kernel
-// for bf16 with head dims that are a multiple of 8 (tensor_core_kernel.cuh), the fp32 CUDA-core kernel for
+// for bf16 and fp16 with head dims that are a multiple of 8 (tensor_core_kernel.cuh), the fp32 CUDA-core kernel for
 // everything else (cuda_core_kernel.cuh). A thread block owns one work item: a run of consecutive rows of one
 // (sequence, KV head), where the rows of a (sequence, KV head) are its (query token, query head of the GQA group) pairs
 // in token-major order, and a range of key positions. It walks that range through the block table one tile of keys at a
@@ -139,8 +139,8 @@ struct DevicePlan {
   float* partial_acc = nullptr;          // [num_items][num_kv_heads][row_capacity][head_dim]
 };
 
-// How many blocks of the deep tensor-core layout fit on one multiprocessor at once, for bf16 storage and head dim
-// 128 (the benchmark's shape, whose split-K plans fill the GPU with that many blocks per multiprocessor).
+// How many blocks of the deep tensor-core layout fit on one multiprocessor at once, for bf16 or fp16 storage and
+// head dim 128 (the benchmark's shape, whose split-K plans fill the GPU with that many blocks per multiprocessor).
 int resident_blocks_per_multiprocessor(Storage storage, int head_dim, int gqa_ratio);
 
 // Enqueues the attention kernel (and for split-K the merge) on `stream`, with the kernel choices `pins` fixes and

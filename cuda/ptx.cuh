@@ -72,7 +72,16 @@ __device__ inline void mma_bf16_16x8x16(float& d0, float& d1, float& d2, float& 
       : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
 }
 
-// Four 8x8 bf16 matrices from shared memory: lane l gives the address of row l % 8 of matrix l / 8 (16 bytes),
+// The same with fp16 A and B (11 significant bits: the products are still exact in fp32).
+__device__ inline void mma_f16_16x8x16(float& d0, float& d1, float& d2, float& d3, unsigned a0, unsigned a1,
+                                       unsigned a2, unsigned a3, unsigned b0, unsigned b1) {
+  asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+      "{%0, %1, %2, %3};\n"
+      : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)
+      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+// Four 8x8 16-bit matrices from shared memory: lane l gives the address of row l % 8 of matrix l / 8 (16 bytes),
 // and receives r[m] = elements (l / 4, 2 (l % 4) .. + 1) of matrix m; with .trans, elements (2 (l % 4) .. + 1,
 // l / 4).
 __device__ inline void load_matrices_x4(unsigned (&r)[4], const void* row_address) {

@@ -1,6 +1,6 @@
-// The tensor-core attention kernel, for bf16 storage with head dims that are a multiple of 8 (whole 16-byte rows).
-// Same work items, plan, partial states and online-softmax steps as the CUDA-core kernel (cuda_core_kernel.cuh);
-// only the two inner products move from fp32 fused multiply-adds to mma.sync (bf16 inputs, fp32 accumulators).
+// The tensor-core attention kernel, for bf16 or fp16 storage with head dims that are a multiple of 8 (whole 16-byte
+// rows). Same work items, plan, partial states and online-softmax steps as the CUDA-core kernel (cuda_core_kernel.cuh);
+// only the two inner products move from fp32 fused multiply-adds to mma.sync (16-bit inputs, fp32 accumulators).
 // The kernel reads as a pipeline of named steps of TensorCoreBlock: stage the block's queries and table, start the
 // copies of the first tiles, then per tile wait, score, take the block's tile max, rescale, accumulate the values
 // and refill the stage; at the end the warps' sums meet and epilogue.cuh writes the result. C++17 CUDA.
@@ -20,20 +20,19 @@
 //   weights  raise_running_max and key_weight (online_softmax.h) on each thread's own keys, every row rescaled
 //            every tile, no branch around an exp; its share of the denominator sums them in fp32;
 //   values   O^T[lane, row] += V^T P^T by mma, 16 lanes a block as the M rows: the fp32 weights are split
-//            exactly into bf16 hi + lo (two mma: the weights enter with 16 significant bits, not bf16's 8),
+//            into hi + lo of the storage type (two mma: the weights enter with twice its significant bits),
 //            transposed into the B operand's layout in registers (movmatrix), and the accumulator fragments are
 //            held as two OnlineSoftmaxStates' lanes (one per row), which scale_lanes rescales.
 // Arithmetic, for the error model (cuda_variants.cpp, oracle/ERROR_MODEL.md "Tensor cores"): an mma
 // forms C + sum of 16 exact products per output element; the model takes its error to be at most 72 u times
 // |C| + sum |products| (the alignment-and-truncation behaviour measured on NVIDIA tensor cores, with a factor 2
 // to spare), a logit passes through ceil(head_dim / 16) of them, an accumulator term through two per tile, and
-// the hi + lo split leaves a relative weight error of at most 2^-18 = 64 u in the numerator. The logit options are
+// the hi + lo split leaves a relative weight error of at most 2^-18 = 64 u in the numerator for bf16; for fp16,
+// whose lo lies below its normal range, at most 2^-22 = 4 u plus 2^-25 absolute per half. The logit options are
 // the CUDA-core kernel's (block_work.cuh): fp32 on the scaled score, each row's keys from its window's start, the
 // sink in the epilogue. An item whose first key is not a multiple of 16 (a window's start need not be) takes the
 // asynchronous copies.
 #pragma once
-
-#include <cuda_bf16.h>
 
 #include <cstdint>
 
@@ -44,6 +43,7 @@
 #include "cuda/launch_rules.h"
 #include "cuda/paged_attention.h"
 #include "cuda/ptx.cuh"
+#include "cuda/storage.cuh"
 #include "variants/online_softmax.h"
 
 namespace pacheck::cuda::kernels {
@@ -104,20 +104,43 @@ constexpr int min_blocks() {
 static_assert(min_blocks<128, 8, 2>() == kWideBlocksPerMultiprocessor, "the wide layout fits three blocks");
 static_assert(min_blocks<128, 8, 3>() == 2, "the deep layout fits two");
 
-__device__ inline unsigned bf16_bits(__nv_bfloat16 x) { return __bfloat16_as_ushort(x); }
-// Two bf16 as an mma operand register: `first` (the lower column or row index) in the low half.
-__device__ inline unsigned pack_bf16(__nv_bfloat16 first, __nv_bfloat16 second) {
-  return bf16_bits(first) | (bf16_bits(second) << 16);
+// The mma and the bits of each 16-bit operand type.
+template <typename T>
+struct MmaOperand;
+template <>
+struct MmaOperand<__nv_bfloat16> {
+  __device__ static unsigned bits(__nv_bfloat16 x) { return __bfloat16_as_ushort(x); }
+  __device__ static void mma(float& d0, float& d1, float& d2, float& d3, const unsigned (&a)[4], unsigned b0,
+                             unsigned b1) {
+    ptx::mma_bf16_16x8x16(d0, d1, d2, d3, a[0], a[1], a[2], a[3], b0, b1);
+  }
+};
+template <>
+struct MmaOperand<__half> {
+  __device__ static unsigned bits(__half x) { return __half_as_ushort(x); }
+  __device__ static void mma(float& d0, float& d1, float& d2, float& d3, const unsigned (&a)[4], unsigned b0,
+                             unsigned b1) {
+    ptx::mma_f16_16x8x16(d0, d1, d2, d3, a[0], a[1], a[2], a[3], b0, b1);
+  }
+};
+
+// Two elements as an mma operand register: `first` (the lower column or row index) in the low half.
+template <typename T>
+__device__ inline unsigned pack(T first, T second) {
+  return MmaOperand<T>::bits(first) | (MmaOperand<T>::bits(second) << 16);
 }
 
-// An fp32 weight as hi + lo with hi = bf16(p) and lo = bf16(p - hi): p - hi is exact in fp32, so hi + lo differs
-// from p by at most lo's rounding, 2^-9 |p - hi| <= 2^-18 |p|.
+// An fp32 weight as hi + lo with hi = T(p) and lo = T(p - hi): p - hi is exact in fp32 (hi is p's nearest T, a
+// multiple of p's own ulp), so hi + lo differs from p by lo's rounding alone: 2^-9 |p - hi| <= 2^-18 |p| in bf16;
+// in fp16, where |p - hi| <= 2^-12 lies below the normal range (2^-14), half a subnormal spacing, 2^-25, at most.
+template <typename T>
 struct SplitWeight {
-  __nv_bfloat16 hi, lo;
+  T hi, lo;
 };
-__device__ inline SplitWeight split_weight(float p) {
-  const __nv_bfloat16 hi = __float2bfloat16_rn(p);
-  return {hi, __float2bfloat16_rn(p - __bfloat162float(hi))};
+template <typename T>
+__device__ inline SplitWeight<T> split_weight(float p) {
+  const T hi = StorageOps<T>::from_float(p);
+  return {hi, StorageOps<T>::from_float(p - StorageOps<T>::to_float(hi))};
 }
 
 }  // namespace tensor_core
@@ -127,9 +150,12 @@ __device__ inline SplitWeight split_weight(float p) {
 // of the item's block table are staged in shared memory; an item with more reads its table through L1. With COPIES
 // = tensor, where `maps` are usable and the item starts at a multiple of 16 keys, each warp's 16 keys of a tile
 // arrive as tensor copies (one per 64 lanes of K and of V, issued by one lane); other items, and the other COPIES,
-// use 16-byte asynchronous copies.
-template <int LANES, int ROWS, int STAGES, TileCopies COPIES, GpuBug BUG = GpuBug::none>
+// use 16-byte asynchronous copies. S: the storage, bf16 or fp16 (the mma's operand type).
+template <Storage S, int LANES, int ROWS, int STAGES, TileCopies COPIES, GpuBug BUG = GpuBug::none>
 struct TensorCoreBlock {
+  static_assert(S == Storage::bf16 || S == Storage::f16, "the tensor cores take 16-bit operands");
+  using T = typename StorageType<S>::type;
+  using Mma = tensor_core::MmaOperand<T>;
   static constexpr int kWarps = tensor_core::kWarps;
   static constexpr int kThreads = tensor_core::kThreads;
   static constexpr int kTileKeys = tensor_core::kTileKeys;
@@ -163,7 +189,7 @@ struct TensorCoreBlock {
     OnlineSoftmaxState<2 * kLaneBlocks> acc[2];
   };
   // Row g's q as mma B fragments of the scores (N columns: the block's rows, zero past them): qb[s] = dims
-  // 16 s + 2t, + 1 and 16 s + 8 + 2t, + 1 (the lower dim in the low half, as pack_bf16 places the lower index).
+  // 16 s + 2t, + 1 and 16 s + 8 + 2t, + 1 (the lower dim in the low half, as pack places the lower index).
   struct QueryFragments {
     unsigned qb[kHeadSteps][2];
   };
@@ -521,7 +547,7 @@ struct TensorCoreBlock {
       if (16 * step >= batch.head_dim) break;  // zero lanes past the head: no mma at all, not exact zeros added
       unsigned a[4];
       ptx::load_matrices_x4(a, stage + matrix_offset(k_row, step));
-      ptx::mma_bf16_16x8x16(s[0], s[1], s[2], s[3], a[0], a[1], a[2], a[3], q.qb[step][0], q.qb[step][1]);
+      Mma::mma(s[0], s[1], s[2], s[3], a, q.qb[step][0], q.qb[step][1]);
     }
   }
 
@@ -591,27 +617,27 @@ struct TensorCoreBlock {
     }
   }
 
-  // The weights and their share of the denominator in key order, split into bf16 hi + lo, then the values
+  // The weights and their share of the denominator in key order, split into hi + lo of T, then the values
   // transposed, O^T += V^T P^T over the warp's 16 keys, hi then lo: lane block j's 16 lanes are the M rows, the
   // block's rows the N columns.
   __device__ void accumulate_values(const unsigned char* stage, const MatrixRow& v_row, const float (&score)[2][2],
                                     RowStates& rows) const {
-    tensor_core::SplitWeight w[2][2];
+    tensor_core::SplitWeight<T> w[2][2];
 #pragma unroll
     for (int e = 0; e < 2; ++e)
 #pragma unroll
       for (int k = 0; k < 2; ++k) {
         const float p = key_weight(score[e][k], rows.run_max[e]);
         rows.run_den[e] += p;
-        w[e][k] = tensor_core::split_weight(p);
+        w[e][k] = tensor_core::split_weight<T>(p);
       }
     // P^T as the B operand of the values (K: the warp's 16 keys, N: the rows) wants row g's keys 2t, 2t + 1 |
     // 2t + 8, 2t + 9; this thread holds keys g | g + 8 of rows 2t, 2t + 1, the transposed 8x8 fragments.
-    using tensor_core::pack_bf16;
-    const unsigned p_hi0 = ptx::transpose_8x8(pack_bf16(w[0][0].hi, w[1][0].hi));
-    const unsigned p_hi1 = ptx::transpose_8x8(pack_bf16(w[0][1].hi, w[1][1].hi));
-    const unsigned p_lo0 = ptx::transpose_8x8(pack_bf16(w[0][0].lo, w[1][0].lo));
-    const unsigned p_lo1 = ptx::transpose_8x8(pack_bf16(w[0][1].lo, w[1][1].lo));
+    using tensor_core::pack;
+    const unsigned p_hi0 = ptx::transpose_8x8(pack(w[0][0].hi, w[1][0].hi));
+    const unsigned p_hi1 = ptx::transpose_8x8(pack(w[0][1].hi, w[1][1].hi));
+    const unsigned p_lo0 = ptx::transpose_8x8(pack(w[0][0].lo, w[1][0].lo));
+    const unsigned p_lo1 = ptx::transpose_8x8(pack(w[0][1].lo, w[1][1].lo));
 #pragma unroll
     for (int j = 0; j < kLaneBlocks; ++j) {
       if (16 * j >= batch.head_dim) break;
@@ -621,8 +647,8 @@ struct TensorCoreBlock {
       float& o1 = rows.acc[1].o[2 * j];      // lane 16 j + g,     row 2t + 1
       float& o2 = rows.acc[0].o[2 * j + 1];  // lane 16 j + g + 8, row 2t
       float& o3 = rows.acc[1].o[2 * j + 1];  // lane 16 j + g + 8, row 2t + 1
-      ptx::mma_bf16_16x8x16(o0, o1, o2, o3, a[0], a[1], a[2], a[3], p_hi0, p_hi1);
-      ptx::mma_bf16_16x8x16(o0, o1, o2, o3, a[0], a[1], a[2], a[3], p_lo0, p_lo1);
+      Mma::mma(o0, o1, o2, o3, a, p_hi0, p_hi1);
+      Mma::mma(o0, o1, o2, o3, a, p_lo0, p_lo1);
     }
   }
 
@@ -655,18 +681,17 @@ struct TensorCoreBlock {
       }
     }
     __syncthreads();
-    write_item_result<__nv_bfloat16, ROWS, LANES, kWarps, kThreads, kSummedRow>(batch, plan, work, group_acc, den_s,
-                                                                                max_s);
+    write_item_result<T, ROWS, LANES, kWarps, kThreads, kSummedRow>(batch, plan, work, group_acc, den_s, max_s);
   }
 };
 
 // The kernel: TensorCoreBlock's steps in order.
-template <int LANES, int ROWS, int STAGES, TileCopies COPIES, GpuBug BUG = GpuBug::none>
+template <Storage S, int LANES, int ROWS, int STAGES, TileCopies COPIES, GpuBug BUG = GpuBug::none>
 __global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core::min_blocks<LANES, ROWS, STAGES>()))
     tensor_core_attention_kernel(const DeviceBatch batch, const DevicePlan plan, const FastDivmod block_div,
                                  const __grid_constant__ KvTensorMaps maps) {
   extern __shared__ __align__(1024) unsigned char tensor_core_shared[];
-  using Block = TensorCoreBlock<LANES, ROWS, STAGES, COPIES, BUG>;
+  using Block = TensorCoreBlock<S, LANES, ROWS, STAGES, COPIES, BUG>;
   ptx::allow_dependent_launch();  // a split-K merge may start preparing now
   const Block block(batch, plan, block_div, maps, tensor_core_shared);
   block.stage_queries();

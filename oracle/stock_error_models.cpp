@@ -14,16 +14,19 @@ int ceil_div(int a, int b) { return (a + b - 1) / b; }
 // An mma instruction's error, in units of u, relative to |C| + sum |A_k B_k| of each output element: the
 // tensor-core model of ERROR_MODEL.md ("Tensor cores").
 constexpr double kMmaError = 72;
-// hi + lo reproduces an fp32 weight to within 2^-18 = 64 u.
-constexpr double kWeightSplitError = 64;
+// bf16 hi + lo reproduces an fp32 weight to within 2^-18 = 64 u; fp16 hi + lo to within 2^-22 = 2 u where lo is
+// normal, taken as 4 u, plus the absolute loss below fp16's normal range that weight_underflow carries.
+constexpr double kBf16WeightSplitError = 64;
+constexpr double kFp16WeightSplitError = 4;
 // The tensor-core kernel's tile and warps.
 constexpr int kTensorCoreTileKeys = 64;
 constexpr int kTensorCoreWarps = 4;
 
-constexpr std::array<std::pair<const char*, StockErrorModel>, 3> kStockModels{
+constexpr std::array<std::pair<const char*, StockErrorModel>, 4> kStockModels{
     {{"fp32_online_softmax", StockErrorModel::fp32_online_softmax},
      {"fp32_split_k", StockErrorModel::fp32_split_k},
-     {"bf16_tensor_cores", StockErrorModel::bf16_tensor_cores}}};
+     {"bf16_tensor_cores", StockErrorModel::bf16_tensor_cores},
+     {"fp16_tensor_cores", StockErrorModel::fp16_tensor_cores}}};
 
 }  // namespace
 
@@ -61,8 +64,11 @@ ErrorModel tiled_kernel_error_model(const Problem& p, const OracleResult& oracle
     return m;
   }
   // Tensor cores: a weight's bf16 hi and lo lose up to half bf16's subnormal spacing each, or all of a value below
-  // 2^-126 if the hardware flushes subnormal inputs (not documented): 2^-126 per rounding covers both.
-  m.weight_underflow = 0x1p-126;
+  // 2^-126 if the hardware flushes subnormal inputs (not documented): 2^-126 per rounding covers both. fp16's hi
+  // and lo lose up to half its subnormal spacing, 2^-25, each (fp16 subnormals are honoured by the mma: a weight
+  // flushed below 2^-14 would fail the catalogue's agreement at once).
+  m.weight_underflow = shape.fp16_operands ? 0x1p-25 : 0x1p-126;
+  const double weight_split = shape.fp16_operands ? kFp16WeightSplitError : kBf16WeightSplitError;
   // A logit is ceil(head_dim / 16) chained mma steps, then the scale multiply, then the options in fp32.
   m.logit_coefficient = kMmaError * ceil_div(p.head_dim, 16) + 2 + fp32_logit_option_cost(p) + dequantisation;
   // A term of P V enters one mma and passes through the two (hi, lo) of every later tile of its item; the
@@ -70,7 +76,7 @@ ErrorModel tiled_kernel_error_model(const Problem& p, const OracleResult& oracle
   // cover the end's adds with room to spare. (The denominator is an fp32 sum of a thread's 2 keys a tile, then
   // 3 adds over the row's 8 threads and the warp sums: a far shorter chain.)
   const int tile = std::max(1, shape.tile_keys);
-  m.accumulation_chain = kMmaError * 2 * ceil_div(item_keys, tile) + kWeightSplitError + records_in_item +
+  m.accumulation_chain = kMmaError * 2 * ceil_div(item_keys, tile) + weight_split + records_in_item +
                          shape.key_groups + 2 + 2 + sink + merge_chain + dequantisation;
   return m;
 }
@@ -120,15 +126,19 @@ ErrorModel declared_error_model(const DeclaredErrorModel& declared, const Proble
       case StockErrorModel::fp32_online_softmax:
         // Any tile size and any order of the partial sums: a path through a sum of num_keys terms has at most
         // num_keys - 1 adds, so one key group covers every grouping.
-        return tiled_kernel_error_model(p, oracle, row, TiledKernelShape{false, 1, 1}, 0);
+        return tiled_kernel_error_model(p, oracle, row, TiledKernelShape{false, false, 1, 1}, 0);
       case StockErrorModel::fp32_split_k:
-        return tiled_kernel_error_model(p, oracle, row, TiledKernelShape{false, 1, 1},
+        return tiled_kernel_error_model(p, oracle, row, TiledKernelShape{false, false, 1, 1},
                                         effective_split_size(knobs, c.context_len));
       case StockErrorModel::bf16_tensor_cores:
-        return tiled_kernel_error_model(
-            p, oracle, row,
-            TiledKernelShape{true, std::min(std::max(1, knobs.tile_size), kTensorCoreTileKeys), kTensorCoreWarps},
-            split_size);
+      case StockErrorModel::fp16_tensor_cores: {
+        TiledKernelShape shape;
+        shape.tensor_cores = true;
+        shape.fp16_operands = *declared.stock == StockErrorModel::fp16_tensor_cores;
+        shape.tile_keys = std::min(std::max(1, knobs.tile_size), kTensorCoreTileKeys);
+        shape.key_groups = kTensorCoreWarps;
+        return tiled_kernel_error_model(p, oracle, row, shape, split_size);
+      }
     }
   }
   const ErrorCoefficients& k = declared.coefficients;

@@ -1,5 +1,5 @@
-// The error models a kernel outside pacheck can declare as its own (a plugin, a Python callable): three stock models
-// named after the arithmetic they bound, and explicit coefficients for a kernel unlike all three. Each turns the
+// The error models a kernel outside pacheck can declare as its own (a plugin, a Python callable): four stock models
+// named after the arithmetic they bound, and explicit coefficients for a kernel unlike all four. Each turns the
 // oracle's facts about a row (oracle.h RowCondition) into an ErrorModel; the derivations are in ERROR_MODEL.md
 // ("Declaring a model for an external kernel").
 #pragma once
@@ -15,11 +15,13 @@
 
 namespace pacheck {
 
-// The shape of a tiled GPU kernel's arithmetic that its model needs: whether both inner products run on bf16
-// tensor cores (mma with fp32 accumulators, weights split into bf16 hi + lo), the keys folded per online-softmax
-// step, and the thread groups whose partial sums are added at the end.
+// The shape of a tiled GPU kernel's arithmetic that its model needs: whether both inner products run on tensor
+// cores (mma with fp32 accumulators, weights split into hi + lo of the operand type), whether those operands are
+// fp16 (else bf16), the keys folded per online-softmax step, and the thread groups whose partial sums are added at
+// the end.
 struct TiledKernelShape {
   bool tensor_cores = false;
+  bool fp16_operands = false;
   int tile_keys = 32;
   int key_groups = 1;
 };
@@ -39,10 +41,12 @@ enum class StockErrorModel {
   // accumulators over tiles of min(tile_size, 64) keys, the weights split into bf16 hi + lo, four warps' sums added
   // at the end; split-K when the variant declares uses_splits.
   bf16_tensor_cores,
+  // The same with fp16 operands, the weights split into fp16 hi + lo.
+  fp16_tensor_cores,
 };
 const char* stock_error_model_name(StockErrorModel model);
 std::optional<StockErrorModel> parse_stock_error_model(const std::string& name);
-// "fp32_online_softmax, fp32_split_k, bf16_tensor_cores", for error messages.
+// "fp32_online_softmax, fp32_split_k, bf16_tensor_cores, fp16_tensor_cores", for error messages.
 std::string stock_error_model_names();
 
 // Explicit coefficients, each a constant plus multiples of the row's quantities: head_dim, the keys the row attends

@@ -233,6 +233,7 @@ DeclaredErrorModel error_model_of(const pacheck_variant& v) {
     case PACHECK_ERROR_MODEL_FP32_ONLINE_SOFTMAX: model.stock = StockErrorModel::fp32_online_softmax; break;
     case PACHECK_ERROR_MODEL_FP32_SPLIT_K: model.stock = StockErrorModel::fp32_split_k; break;
     case PACHECK_ERROR_MODEL_BF16_TENSOR_CORES: model.stock = StockErrorModel::bf16_tensor_cores; break;
+    case PACHECK_ERROR_MODEL_FP16_TENSOR_CORES: model.stock = StockErrorModel::fp16_tensor_cores; break;
     case PACHECK_ERROR_MODEL_COEFFICIENTS: {
       const pacheck_error_coefficients& c = v.coefficients;
       model.stock.reset();
@@ -245,7 +246,8 @@ DeclaredErrorModel error_model_of(const pacheck_variant& v) {
     }
     default:
       throw BadDeclaration{"error_model must be one of PACHECK_ERROR_MODEL_FP32_ONLINE_SOFTMAX (1), _FP32_SPLIT_K (2), "
-                           "_BF16_TENSOR_CORES (3), _COEFFICIENTS (4), got " + std::to_string(v.error_model)};
+                           "_BF16_TENSOR_CORES (3), _COEFFICIENTS (4), _FP16_TENSOR_CORES (5), got " +
+                           std::to_string(v.error_model)};
   }
   return model;
 }

@@ -5,8 +5,12 @@
 namespace pacheck::gen {
 
 rc::Gen<DType> dtype(const Limits& limits) {
-  const bool bf16 = std::find(limits.dtypes.begin(), limits.dtypes.end(), DType::bf16) != limits.dtypes.end();
-  if (limits.engine_shapes && bf16) return rc::gen::just(DType::bf16);
+  if (limits.engine_shapes) {
+    std::vector<DType> serving;  // the 16-bit types engines keep their caches in
+    for (DType d : {DType::bf16, DType::f16})
+      if (std::find(limits.dtypes.begin(), limits.dtypes.end(), d) != limits.dtypes.end()) serving.push_back(d);
+    if (!serving.empty()) return pick(serving);
+  }
   return pick(limits.dtypes);
 }
 

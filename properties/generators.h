@@ -29,7 +29,7 @@ struct Limits {
   // The only block sizes and GQA ratios drawn, when not empty (a variant that takes only these).
   std::vector<int> block_sizes;
   std::vector<int> gqa_ratios;
-  // Only what serving engines run: bf16 where allowed, real head dims (and 40, 48), block sizes 16, 32 and 64,
+  // Only what serving engines run: bf16 or fp16 where allowed, real head dims (and 40, 48), block sizes 16, 32 and 64,
   // tiles and splits that are multiples of 16. The general draw reaches those corners in well under one case in a
   // hundred, yet serving runs little else, and the CUDA tensor-core kernel's tensor copies run only there.
   bool engine_shapes = false;

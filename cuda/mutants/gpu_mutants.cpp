@@ -120,7 +120,7 @@ void launch_mutant(const DeviceBatch& batch, const DevicePlan& plan, const Kerne
   check_draw(KERNEL, batch, plan);
   constexpr GpuBug kAttentionBug = KERNEL == GpuKernel::merge ? GpuBug::none : BUG;
   if constexpr (KERNEL == GpuKernel::tensor_core)
-    instances::launch_tensor_core<64, 4, KernelLayout::automatic, kAttentionBug>(batch, plan, stream);
+    instances::launch_tensor_core<Storage::bf16, 64, 4, KernelLayout::automatic, kAttentionBug>(batch, plan, stream);
   else
     instances::launch_cuda_core<Storage::f32, 32, 4, kAttentionBug>(batch, plan, stream);
   // At 32 lanes the merge's two shapes are one instantiation (a lane a thread), so the lanes shape serves both.

@@ -5,8 +5,8 @@
 namespace pacheck::cuda::instances {
 
 #define PACHECK_TENSOR_CORE_MUTANT(BUG)                                                                            \
-  template void launch_tensor_core<64, 4, KernelLayout::automatic, BUG>(const DeviceBatch&, const DevicePlan&, \
-                                                                        cudaStream_t);
+  template void launch_tensor_core<Storage::bf16, 64, 4, KernelLayout::automatic, BUG>(                          \
+      const DeviceBatch&, const DevicePlan&, cudaStream_t);
 PACHECK_TENSOR_CORE_MUTANT(GpuBug::tc_cp_async_wait_one_late)
 PACHECK_TENSOR_CORE_MUTANT(GpuBug::tc_warp_max_missing_step)
 PACHECK_TENSOR_CORE_MUTANT(GpuBug::swizzle_xor_of_4_rows)

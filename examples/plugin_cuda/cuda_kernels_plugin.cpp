@@ -111,8 +111,10 @@ int run(void* context, const pacheck_run_args* args, char* message, size_t messa
   }
 }
 
-// The tensor-core kernel runs bf16 with head dims that are a multiple of 8 (launch_rules.h), the CUDA-core kernel
-// everything else: two variants per kernel, each declaring the stock model of the arithmetic it runs.
+// The tensor-core kernel runs bf16 and fp16 with head dims that are a multiple of 8 (launch_rules.h), the
+// CUDA-core kernel everything else: per kernel, a variant for each arithmetic, each declaring its stock model. The
+// CUDA-core variants take fp32 only, since an fp16 problem of a head dim that is a multiple of 8 runs on the tensor
+// cores, outside their model.
 std::vector<int32_t> multiples_of_8() {
   std::vector<int32_t> dims;
   for (int d = 8; d <= kMaxHeadDim; d += 8) dims.push_back(d);
@@ -120,25 +122,34 @@ std::vector<int32_t> multiples_of_8() {
 }
 const std::vector<int32_t> kTensorCoreHeadDims = multiples_of_8();
 
-pacheck_variant variant(const char* name, const char* description, bool tensor_cores, const Kernel& kernel) {
+enum class Arithmetic { cuda_cores, bf16_tensor_cores, fp16_tensor_cores };
+
+pacheck_variant variant(const char* name, const char* description, Arithmetic arithmetic, const Kernel& kernel) {
   pacheck_variant v{};
   v.struct_size = sizeof(pacheck_variant);
   v.name = name;
   v.description = description;
-  v.dtypes = tensor_cores ? PACHECK_DTYPE_BF16 : PACHECK_DTYPE_F32 | PACHECK_DTYPE_F16;
   v.modes = PACHECK_MODE_DECODE | PACHECK_MODE_PREFILL | PACHECK_MODE_CONTINUATION;
   v.max_head_dim = kMaxHeadDim;
-  if (tensor_cores) {
-    v.num_head_dims = static_cast<int32_t>(kTensorCoreHeadDims.size());
-    v.head_dims = kTensorCoreHeadDims.data();
+  switch (arithmetic) {
+    case Arithmetic::cuda_cores:
+      v.dtypes = PACHECK_DTYPE_F32;
+      v.error_model = kernel.split_k ? PACHECK_ERROR_MODEL_FP32_SPLIT_K : PACHECK_ERROR_MODEL_FP32_ONLINE_SOFTMAX;
+      break;
+    case Arithmetic::bf16_tensor_cores:
+    case Arithmetic::fp16_tensor_cores: {
+      const bool bf16 = arithmetic == Arithmetic::bf16_tensor_cores;
+      v.dtypes = bf16 ? PACHECK_DTYPE_BF16 : PACHECK_DTYPE_F16;
+      v.error_model = bf16 ? PACHECK_ERROR_MODEL_BF16_TENSOR_CORES : PACHECK_ERROR_MODEL_FP16_TENSOR_CORES;
+      v.num_head_dims = static_cast<int32_t>(kTensorCoreHeadDims.size());
+      v.head_dims = kTensorCoreHeadDims.data();
+      break;
+    }
   }
   v.deterministic = 1;
   v.batch_invariant = 1;
   v.uses_splits = kernel.split_k ? 1 : 0;
   v.memory = PACHECK_MEMORY_DEVICE;
-  v.error_model = tensor_cores ? PACHECK_ERROR_MODEL_BF16_TENSOR_CORES
-                  : kernel.split_k ? PACHECK_ERROR_MODEL_FP32_SPLIT_K
-                                   : PACHECK_ERROR_MODEL_FP32_ONLINE_SOFTMAX;
   v.logit_options = PACHECK_LOGIT_SOFT_CAP | PACHECK_LOGIT_WINDOW | PACHECK_LOGIT_ALIBI | PACHECK_LOGIT_SINKS;
   v.run = run;
   v.context = const_cast<Kernel*>(&kernel);
@@ -146,17 +157,25 @@ pacheck_variant variant(const char* name, const char* description, bool tensor_c
 }
 
 const pacheck_variant kVariants[] = {
-    variant("plugin_cuda_fused", "cuda_fused through the plugin ABI: fp32 and fp16 on the CUDA cores", false, kFused),
-    variant("plugin_cuda_fused_tc", "cuda_fused through the plugin ABI: bf16 on the tensor cores", true, kFused),
-    variant("plugin_cuda_splitk", "cuda_splitk through the plugin ABI: fp32 and fp16 on the CUDA cores", false,
+    variant("plugin_cuda_fused", "cuda_fused through the plugin ABI: fp32 on the CUDA cores", Arithmetic::cuda_cores,
+            kFused),
+    variant("plugin_cuda_fused_tc", "cuda_fused through the plugin ABI: bf16 on the tensor cores",
+            Arithmetic::bf16_tensor_cores, kFused),
+    variant("plugin_cuda_fused_tc16", "cuda_fused through the plugin ABI: fp16 on the tensor cores",
+            Arithmetic::fp16_tensor_cores, kFused),
+    variant("plugin_cuda_splitk", "cuda_splitk through the plugin ABI: fp32 on the CUDA cores", Arithmetic::cuda_cores,
             kSplitK),
-    variant("plugin_cuda_splitk_tc", "cuda_splitk through the plugin ABI: bf16 on the tensor cores", true, kSplitK),
+    variant("plugin_cuda_splitk_tc", "cuda_splitk through the plugin ABI: bf16 on the tensor cores",
+            Arithmetic::bf16_tensor_cores, kSplitK),
+    variant("plugin_cuda_splitk_tc16", "cuda_splitk through the plugin ABI: fp16 on the tensor cores",
+            Arithmetic::fp16_tensor_cores, kSplitK),
 };
-const pacheck_variant* const kVariantList[] = {&kVariants[0], &kVariants[1], &kVariants[2], &kVariants[3]};
+const pacheck_variant* const kVariantList[] = {&kVariants[0], &kVariants[1], &kVariants[2],
+                                               &kVariants[3], &kVariants[4], &kVariants[5]};
 
 }  // namespace
 
 PACHECK_PLUGIN_EXPORT const pacheck_plugin* pacheck_plugin_entry(void) {
-  static const pacheck_plugin plugin = {PACHECK_PLUGIN_ABI_VERSION, sizeof(pacheck_plugin), 4, kVariantList};
+  static const pacheck_plugin plugin = {PACHECK_PLUGIN_ABI_VERSION, sizeof(pacheck_plugin), 6, kVariantList};
   return &plugin;
 }

@@ -114,6 +114,8 @@ extern "C" {
                                                       64) keys, weights split into bf16 hi + lo, four warps' sums
                                                       added at the end; split-K when uses_splits */
 #define PACHECK_ERROR_MODEL_COEFFICIENTS 4u        /* pacheck_variant.coefficients */
+#define PACHECK_ERROR_MODEL_FP16_TENSOR_CORES 5u   /* appended within ABI 1: as _BF16_TENSOR_CORES with fp16 operands,
+                                                      weights split into fp16 hi + lo */
 
 /* Explicit error-model coefficients, read when error_model is PACHECK_ERROR_MODEL_COEFFICIENTS. Each term is a
  * constant plus multiples of a row's quantities: head_dim, the keys the row attends to, its running-max records

@@ -169,11 +169,11 @@ def check(kernel, *, name: str, capabilities: dict, error_model, properties=None
     name           the kernel's name in messages and case files: letters, digits, '_', '-', '.'
     capabilities   dict: dtypes, modes, max_head_dim and/or head_dims, block_sizes, gqa_ratios, deterministic,
                    batch_invariant, uses_splits, logit_options, fp8_caches (python/README.md)
-    error_model    a stock model's name (fp32_online_softmax, fp32_split_k, bf16_tensor_cores) or a dict of
-                   coefficients
+    error_model    a stock model's name (fp32_online_softmax, fp32_split_k, bf16_tensor_cores,
+                   fp16_tensor_cores) or a dict of coefficients
     properties     None: every property that applies to the capabilities; or a name or a list of names
     cases          cases per property; seed: RapidCheck's seed (mixed with each property's name)
-    engine_shapes  draw only serving-engine shapes (bf16, real head dims, block sizes 16/32/64)
+    engine_shapes  draw only serving-engine shapes (bf16 or fp16, real head dims, block sizes 16/32/64)
     failure_dir    where shrunk failures are saved as <Property>-<name>.json
     reproduce      a PropertyFailure's reproduce string: re-runs exactly its failing case
 

@@ -49,7 +49,8 @@ def test_bad_capabilities(capabilities, error, message):
 
 @pytest.mark.parametrize("error_model, error, message", [
     ("fp32_online", ValueError,
-     "unknown stock model 'fp32_online'; stock models: fp32_online_softmax, fp32_split_k, bf16_tensor_cores"),
+     "unknown stock model 'fp32_online'; stock models: fp32_online_softmax, fp32_split_k, bf16_tensor_cores, "
+     "fp16_tensor_cores"),
     ({"logit_constant": -1.0}, ValueError, "logit_constant"),
     ({"chain_per_key": float("nan")}, ValueError, "chain_per_key"),
     ({"accumulator_unit_roundoff": 2.0}, ValueError, "accumulator_unit_roundoff"),

@@ -187,7 +187,7 @@ TEST(GpuSplitK, APlanLaunchedAgainMergesOnlyThatLaunchsPartialStates) {
   PACHECK_SKIP_WITHOUT_GPU();
   using namespace cuda;
   constexpr int kContext = 16384, kKvHeads = 8, kGqa = 4, kHeadDim = 128, kBlockSize = 16, kSplit = 512;
-  for (const DType dtype : {DType::bf16, DType::f32}) {
+  for (const DType dtype : {DType::bf16, DType::f16, DType::f32}) {
     SCOPED_TRACE(dtype_name(dtype));
     const Problem a = gqa_sequence(kContext, 1, kKvHeads, kGqa, kHeadDim, kBlockSize, dtype);
     Problem b = a;
@@ -230,15 +230,15 @@ TEST(GpuSplitK, APlanLaunchedAgainMergesOnlyThatLaunchsPartialStates) {
 // The kernels store an output row several lanes at a time where the output is aligned for that, and a lane at a
 // time where it is not (write_item_result for fused plans, merge_splits_kernel for split-K): an output aligned only
 // to its element must get the same bits, through the other path. The catalogue's outputs come from cudaMalloc, so
-// only these tests run the lane-a-thread stores at head dims that are a multiple of 4. Both kernels: bf16 (tensor
-// cores) and fp32 (CUDA cores).
+// only these tests run the lane-a-thread stores at head dims that are a multiple of 4. Both kernels: bf16 and fp16
+// (tensor cores) and fp32 (CUDA cores).
 // Launches one plan (split_sizes empty: fused) into the problem's own (cudaMalloc'd) output and into an output one
-// element past cudaMalloc's alignment, and expects the same bytes, for bf16 and fp32.
+// element past cudaMalloc's alignment, and expects the same bytes, for bf16, fp16 and fp32.
 void expect_a_shifted_output_gets_the_same_bits(const std::vector<int>& split_sizes, const KernelPins& pins,
                                                 const char* variant) {
   using namespace cuda;
   constexpr int kContext = 300, kQueries = 3, kKvHeads = 2, kGqa = 4, kHeadDim = 128, kBlockSize = 16;
-  for (const DType dtype : {DType::bf16, DType::f32}) {
+  for (const DType dtype : {DType::bf16, DType::f16, DType::f32}) {
     SCOPED_TRACE(dtype_name(dtype));
     const Problem p = gqa_sequence(kContext, kQueries, kKvHeads, kGqa, kHeadDim, kBlockSize, dtype);
     const DeviceProblem device(p);

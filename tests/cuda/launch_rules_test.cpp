@@ -28,25 +28,30 @@ TEST(LaunchRules, WholeGqaGroupsUpToFourTakeTheFourRowKernel) {
   for (int gqa = 5; gqa <= 16; ++gqa) EXPECT_EQ(row_capacity(gqa), kMaxRows) << gqa;
 }
 
-TEST(LaunchRules, OnlyBf16WithWholeSixteenByteRowsRunsOnTheTensorCores) {
+TEST(LaunchRules, Only16BitStorageWithWholeSixteenByteRowsRunsOnTheTensorCores) {
   EXPECT_TRUE(uses_tensor_cores(Storage::bf16, 128));
   EXPECT_TRUE(uses_tensor_cores(Storage::bf16, 8));
   EXPECT_FALSE(uses_tensor_cores(Storage::bf16, 12));
-  EXPECT_FALSE(uses_tensor_cores(Storage::f16, 128));
+  EXPECT_TRUE(uses_tensor_cores(Storage::f16, 128));
+  EXPECT_FALSE(uses_tensor_cores(Storage::f16, 100));
   EXPECT_FALSE(uses_tensor_cores(Storage::f32, 128));
   const KernelArithmetic tensor = kernel_arithmetic(Storage::bf16, 128);
   EXPECT_TRUE(tensor.tensor_cores);
+  EXPECT_FALSE(tensor.fp16_operands);
   EXPECT_EQ(tensor.max_tile_keys, kTensorCoreTileKeys);
   EXPECT_EQ(tensor.key_groups, kTensorCoreWarps);
+  const KernelArithmetic fp16 = kernel_arithmetic(Storage::f16, 64);
+  EXPECT_TRUE(fp16.tensor_cores);
+  EXPECT_TRUE(fp16.fp16_operands);
 }
 
 TEST(LaunchRules, CudaCoreTilesShrinkOnlyForKilobyteRows) {
   EXPECT_EQ(kernel_arithmetic(Storage::f32, 128).max_tile_keys, 32);
   EXPECT_EQ(kernel_arithmetic(Storage::f32, 256).max_tile_keys, 16);  // 256 fp32 lanes: 1 KB a row
-  EXPECT_EQ(kernel_arithmetic(Storage::f16, 256).max_tile_keys, 32);
+  EXPECT_EQ(kernel_arithmetic(Storage::f16, 252).max_tile_keys, 32);
   // 8 lanes a thread: a key spans lanes / 8 threads, the block's other threads take other keys.
   EXPECT_EQ(kernel_arithmetic(Storage::f32, 32).key_groups, 32);
-  EXPECT_EQ(kernel_arithmetic(Storage::f16, 256).key_groups, 4);
+  EXPECT_EQ(kernel_arithmetic(Storage::f16, 252).key_groups, 4);
   EXPECT_FALSE(kernel_arithmetic(Storage::bf16, 100).tensor_cores);
 }
 

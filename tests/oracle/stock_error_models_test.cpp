@@ -19,7 +19,7 @@ Problem small_problem() {
 
 TEST(StockErrorModels, NamesRoundTripAndUnknownNamesAreRefused) {
   for (StockErrorModel m : {StockErrorModel::fp32_online_softmax, StockErrorModel::fp32_split_k,
-                            StockErrorModel::bf16_tensor_cores}) {
+                            StockErrorModel::bf16_tensor_cores, StockErrorModel::fp16_tensor_cores}) {
     const auto parsed = parse_stock_error_model(stock_error_model_name(m));
     ASSERT_TRUE(parsed.has_value()) << stock_error_model_name(m);
     EXPECT_EQ(*parsed, m);
@@ -118,6 +118,24 @@ TEST(StockErrorModels, Bf16TensorCoresCountMmaStepsAndTheWeightSplit) {
     // Tiles of 32 keys over the row's context of 40: two mma passes per tile, the hi/lo split, four warps.
     EXPECT_EQ(m.accumulation_chain, 72.0 * 2 * 2 + 64 + c.records + 4 + 2 + 2);
     EXPECT_EQ(m.weight_underflow, 0x1p-126);
+  }
+}
+
+// fp16 operands: the same mma steps, a split of 4 u (fp16's lo lies below its normal range) and an absolute loss
+// of half fp16's subnormal spacing per half of a weight.
+TEST(StockErrorModels, Fp16TensorCoresSplitWeightsWithAnAbsoluteLoss) {
+  const Problem p = small_problem();
+  Knobs knobs;
+  knobs.tile_size = 32;
+  const OracleResult oracle = run_oracle(p);
+  DeclaredErrorModel tc;
+  tc.stock = StockErrorModel::fp16_tensor_cores;
+  for (std::size_t row = 0; row < oracle.rows.size(); ++row) {
+    const RowCondition& c = oracle.rows[row];
+    const ErrorModel m = declared_error_model(tc, p, oracle, row, knobs, false);
+    EXPECT_EQ(m.logit_coefficient, 72 + 2);
+    EXPECT_EQ(m.accumulation_chain, 72.0 * 2 * 2 + 4 + c.records + 4 + 2 + 2);
+    EXPECT_EQ(m.weight_underflow, 0x1p-25);
   }
 }
 

@@ -83,11 +83,11 @@ TEST(PropertyInGtest, AFailureReadsInPlainWords) {
 }
 
 // gen::Limits::engine_shapes draws only serving-engine shapes (on cpu_splitk's limits: every dtype), knobs included.
-RC_GTEST_PROP(EngineShapes, DrawOnlyBf16RealHeadsBlocksAndTilesOfSixteen, ()) {
+RC_GTEST_PROP(EngineShapes, DrawOnly16BitRealHeadsBlocksAndTilesOfSixteen, ()) {
   gen::Limits limits = limits_for(Registry::instance().get("cpu_splitk").capabilities());
   limits.engine_shapes = true;
   const ProblemSpec spec = *gen::problem_spec(limits);
-  RC_ASSERT(spec.dtype == DType::bf16);
+  RC_ASSERT(spec.dtype == DType::bf16 || spec.dtype == DType::f16);
   RC_ASSERT(spec.head_dim >= 40);
   RC_ASSERT(spec.head_dim % 8 == 0);
   RC_ASSERT(spec.block_size % 16 == 0);
