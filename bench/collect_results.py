@@ -6,7 +6,8 @@
 The logs folder (run_gpu_suite.sh writes it): environment.txt (KEY=value lines; "absent: why" for a missing tool),
 catalogue/SUITE__KERNEL.log (+ .summary.json, the worst error per dtype), sanitizer/KERNEL__TOOL__SUITE.log (the
 catalogue suite whose draw it ran), mutants/SEED.log (+ SEED.json, `pacheck mutants --gpu --json`), sass/BINARY.log,
-bench/FLUSH/{ours,torch,flashinfer}.{log,json}. A log is
+bench/FLUSH/{ours,ours_fp16,torch,flashinfer}.{log,json} (ours_fp16: paged_attention_bench --dtype fp16; a source
+with neither file is skipped, not run). A log is
 "command: ..." then the output then "exit N", or one line "skipped: why"; a folder holding skipped.log was skipped
 whole, one holding error.log could not start its runs.
 
@@ -32,10 +33,11 @@ results.json:
         "sass_check": {"runs": [{"binary", "status", "exit", "kernels_checked", "kernels_unwritten"}]}
                       or {"skipped": why} or {"error": what},
         "benchmark": {"flushes": [{"flush": "dirty"|"clean", "copy_tbps", "repeats",
-                                   "sources": {"ours"|"torch"|"flashinfer": {"status": "ok"|"skipped"|"failed",
+                                   "sources": {"ours"|"ours_fp16"|"torch"|"flashinfer": {"status": "ok"|"skipped"|"failed",
                                                "reason"?, versions...}},
                                    "rows": [{"gqa", "batch", "context", "bytes",
                                              "kernels": {NAME: {"us", "tbps", "split_size"?, "resolved_backend"?}
+                                                         (ours_fp16's NAME: cuda_fused_fp16, cuda_splitk_fp16)
                                                          or {"error"}}}]}]}}
   status is pass, fail, timeout or skipped (then "reason"); a run that failed or timed out also keeps "command"
   and "tail" (its last lines), and "unreadable" where the JSON it was writing was cut off with it. Kernel names:
@@ -231,6 +233,7 @@ def environment(logs):
 # The benchmark scripts' JSON: which of their results' fields names the kernel, and the name it gets here.
 SOURCES = (
     ("ours", "variant", lambda name: name),
+    ("ours_fp16", "variant", lambda name: name + "_fp16"),
     ("torch", "backend", lambda name: "torch_" + name),
     ("flashinfer", "backend", lambda name: name),
 )
@@ -239,6 +242,8 @@ SOURCES = (
 def source(folder, name):
     """(the source's summary, its JSON or None): status ok, skipped (the script says why) or failed."""
     log_path, json_path = folder / f"{name}.log", folder / f"{name}.json"
+    if not log_path.exists() and not json_path.exists():
+        return {"status": "skipped", "reason": "not run"}, None
     log = read_log(log_path) if log_path.exists() else None
     try:
         document = read_json(json_path) if json_path.exists() else None

@@ -1,7 +1,7 @@
 // The decode benchmark of the CUDA kernels. Not a test: bench/run_gpu_suite.sh runs it on a GPU.
 //
 // In one run it measures the device-to-device copy bandwidth (bytes read plus written), then, for decode with
-// bf16 K/V, head dim 128, block size 16, 8 KV heads, GQA 4 and 8, batch 1/8/64/256 and context 1k/8k/32k, with
+// bf16 (or, --dtype fp16, fp16) queries, K/V and output, head dim 128, block size 16, 8 KV heads, GQA 4 and 8, batch 1/8/64/256 and context 1k/8k/32k, with
 // every sequence's blocks scattered through one shared pool, the achieved bandwidth of cuda_fused and
 // cuda_splitk: (K and V bytes that must be read + Q + output) / kernel time, where the kernel time is the median
 // over repeats of CUDA-event time with the L2 flushed before each repeat. It prints a table and writes JSON.
@@ -25,8 +25,9 @@
 //
 //   paged_attention_bench [--json FILE] [--repeats N] [--tile-size N] [--layout L] [--merge M] [--only G,B,C]
 //                         [--split N] [--sequential-pool] [--stages] [--clean-flush] [--warm-metadata]
-//                         [--soft-cap CAP] [--window W] [--alibi] [--sinks]
+//                         [--soft-cap CAP] [--window W] [--alibi] [--sinks] [--dtype bf16|fp16]
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -71,6 +72,7 @@ struct Options {
   float soft_cap = 0.0f;  // the logit options every launch computes (DeviceBatch's: 0 and false are none)
   int window = 0;
   bool alibi = false, sinks = false;
+  Storage storage = Storage::bf16;  // --dtype: the queries', K/V's and output's 16-bit type
 };
 
 __device__ inline std::uint64_t splitmix(std::uint64_t x) {
@@ -80,18 +82,30 @@ __device__ inline std::uint64_t splitmix(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
-// Uniform values in [-1, 1), rounded to bf16.
-__global__ void fill_bf16(__nv_bfloat16* data, std::size_t count, std::uint64_t seed) {
+// Uniform values in [-1, 1), rounded to bf16 or fp16 (their bits).
+__global__ void fill_16bit(std::uint16_t* data, std::size_t count, std::uint64_t seed, bool fp16) {
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    const float u = static_cast<float>(splitmix(i ^ (seed << 40)) >> 40) * 0x1p-24f;
-    data[i] = __float2bfloat16_rn(2.0f * u - 1.0f);
+    const float x = 2.0f * (static_cast<float>(splitmix(i ^ (seed << 40)) >> 40) * 0x1p-24f) - 1.0f;
+    data[i] = fp16 ? __half_as_ushort(__float2half_rn(x)) : __bfloat16_as_ushort(__float2bfloat16_rn(x));
   }
 }
 
-void fill(__nv_bfloat16* data, std::size_t count, std::uint64_t seed) {
-  fill_bf16<<<4096, 256>>>(data, count, seed);
-  check_launch("fill_bf16");
+void fill(std::uint16_t* data, std::size_t count, std::uint64_t seed, Storage storage) {
+  fill_16bit<<<4096, 256>>>(data, count, seed, storage == Storage::f16);
+  check_launch("fill_16bit");
+}
+
+float widen(std::uint16_t bits, Storage storage) {
+  if (storage == Storage::f16) {
+    __half_raw raw;
+    raw.x = bits;
+    return __half2float(__half(raw));
+  }
+  std::uint32_t word = static_cast<std::uint32_t>(bits) << 16;
+  float x;
+  std::memcpy(&x, &word, sizeof x);
+  return x;
 }
 
 // What read_through sums of one element: any function of all its bits would do.
@@ -173,7 +187,8 @@ double median_ms(int repeats, const L2Flush& l2_flush, Body body, const std::vec
 // split_size knob.
 int split_size_filling_gpu(int batch, int context, int gqa, int multiprocessors) {
   const int resident = multiprocessors * resident_blocks_per_multiprocessor(Storage::bf16, kHeadDim, gqa);
-  return split_size_for_one_wave(context, batch * kKvHeads, resident, kernel_arithmetic(Storage::bf16, kHeadDim).max_tile_keys);
+  return split_size_for_one_wave(context, batch * kKvHeads, resident,
+                                 kernel_arithmetic(Storage::bf16, kHeadDim).max_tile_keys);
 }
 
 struct Row {
@@ -230,9 +245,9 @@ int run(const Options& o) {
   const int max_tokens = kBatches[3] * kContexts[2];
   const int num_blocks = max_tokens / kBlockSize + 1024;
   const std::size_t pool_elems = static_cast<std::size_t>(num_blocks) * kBlockSize * kKvHeads * kHeadDim;
-  DeviceBuffer<__nv_bfloat16> k_pool(pool_elems), v_pool(pool_elems);
-  fill(k_pool.get(), pool_elems, 1);
-  fill(v_pool.get(), pool_elems, 2);
+  DeviceBuffer<std::uint16_t> k_pool(pool_elems), v_pool(pool_elems);
+  fill(k_pool.get(), pool_elems, 1, o.storage);
+  fill(v_pool.get(), pool_elems, 2, o.storage);
   std::vector<int> order(num_blocks);
   std::iota(order.begin(), order.end(), 0);
   if (!o.sequential_pool) std::shuffle(order.begin(), order.end(), std::mt19937_64(7));
@@ -263,11 +278,11 @@ int run(const Options& o) {
         const DeviceBuffer<SequenceMeta> sequences_d(sequences);
         const DeviceBuffer<int> sequence_of_row_d(sequence_of_row);
         const std::size_t q_elems = static_cast<std::size_t>(batch) * query_heads * kHeadDim;
-        DeviceBuffer<__nv_bfloat16> queries(q_elems), out_fused(q_elems), out_splitk(q_elems);
-        fill(queries.get(), q_elems, 3 + batch + context);
+        DeviceBuffer<std::uint16_t> queries(q_elems), out_fused(q_elems), out_splitk(q_elems);
+        fill(queries.get(), q_elems, 3 + batch + context, o.storage);
 
         DeviceBatch db;
-        db.storage = Storage::bf16;
+        db.storage = o.storage;
         db.num_query_heads = query_heads;
         db.num_kv_heads = kKvHeads;
         db.head_dim = kHeadDim;
@@ -312,7 +327,7 @@ int run(const Options& o) {
               {sequences_d.get(), sequences.size() * sizeof(SequenceMeta)},
               {tables_d.get(), tables.size() * sizeof(std::int32_t)},
               {sequence_of_row_d.get(), sequence_of_row.size() * sizeof(int)},
-              {queries.get(), q_elems * sizeof(__nv_bfloat16)},
+              {queries.get(), q_elems * sizeof(std::uint16_t)},
               {plan.items, host.items.size() * sizeof(WorkItem)},
               {plan.split_sizes, host.split_sizes.size() * sizeof(int)},
               {plan.chunk_offsets, host.chunk_offsets.size() * sizeof(int)},
@@ -331,11 +346,11 @@ int run(const Options& o) {
             splitk_metadata);
         check_completion(nullptr, "benchmark");
 
-        // The two kernels' outputs should agree to a few bf16 ulps (different summation orders).
-        const std::vector<__nv_bfloat16> a = out_fused.download(), b = out_splitk.download();
+        // The two kernels' outputs should agree to a few ulps (different summation orders).
+        const std::vector<std::uint16_t> a = out_fused.download(), b = out_splitk.download();
         double diff = 0;
         for (std::size_t i = 0; i < a.size(); ++i)
-          diff = std::max(diff, static_cast<double>(std::fabs(__bfloat162float(a[i]) - __bfloat162float(b[i]))));
+          diff = std::max(diff, static_cast<double>(std::fabs(widen(a[i], o.storage) - widen(b[i], o.storage))));
         if (!(diff < 0.05)) std::printf("WARNING: cuda_fused and cuda_splitk differ by %g\n", diff);
 
         const auto tbps = [&](double ms) { return bytes / (ms * 1e-3) / 1e12; };
@@ -372,8 +387,9 @@ int run(const Options& o) {
   std::fprintf(f, "  \"layout\": \"%s\",\n  \"merge\": \"%s\",\n", knob_name(o.pins.layout), knob_name(o.pins.merge));
   std::fprintf(f, "  \"logit_options\": {\"soft_cap\": %g, \"window\": %d, \"alibi\": %s, \"sinks\": %s},\n",
                o.soft_cap, o.window, o.alibi ? "true" : "false", o.sinks ? "true" : "false");
-  std::fprintf(f, "  \"shape\": {\"dtype\": \"bf16\", \"head_dim\": %d, \"block_size\": %d, \"num_kv_heads\": %d, "
-                  "\"mode\": \"decode\", \"blocks\": \"scattered\"},\n", kHeadDim, kBlockSize, kKvHeads);
+  std::fprintf(f, "  \"shape\": {\"dtype\": \"%s\", \"head_dim\": %d, \"block_size\": %d, \"num_kv_heads\": %d, "
+                  "\"mode\": \"decode\", \"blocks\": \"scattered\"},\n",
+               o.storage == Storage::f16 ? "fp16" : "bf16", kHeadDim, kBlockSize, kKvHeads);
   std::fprintf(f, "  \"copy_tbps\": %.4f,\n  \"results\": [\n", copy_tbps);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
@@ -437,6 +453,14 @@ int main(int argc, char** argv) {
       else o.window = static_cast<int>(x);
     }
     else if (a == "--alibi") o.alibi = true;
+    else if (a == "--dtype") {
+      const std::string dtype = value();
+      if (dtype != "bf16" && dtype != "fp16") {
+        std::fprintf(stderr, "--dtype takes bf16 or fp16, not %s\n", dtype.c_str());
+        return 2;
+      }
+      o.storage = dtype == "fp16" ? pacheck::cuda::Storage::f16 : pacheck::cuda::Storage::bf16;
+    }
     else if (a == "--sinks") o.sinks = true;
     else if (a == "--only") {
       if (std::sscanf(value().c_str(), "%d,%d,%d", &o.only_gqa, &o.only_batch, &o.only_context) != 3) {
@@ -448,7 +472,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr,
                    "unknown option %s\nusage: %s [--json FILE] [--repeats N] [--tile-size N] [--layout L] [--merge M] "
                    "[--only G,B,C] [--split N] [--sequential-pool] [--stages] [--clean-flush] [--warm-metadata] "
-                   "[--soft-cap CAP] [--window W] [--alibi] [--sinks]\n",
+                   "[--soft-cap CAP] [--window W] [--alibi] [--sinks] [--dtype bf16|fp16]\n",
                    a.c_str(), argv[0]);
       return 2;
     }

@@ -26,10 +26,12 @@ ENVIRONMENT_ROWS = (("gpu", "GPU"), ("driver", "driver"), ("cuda_driver", "CUDA 
                     ("flashinfer", "FlashInfer"), ("commit", "commit"), ("date", "date (UTC)"),
                     ("command", "command"))
 # The benchmark table's kernel columns, in order; results.json may hold more (listed under the table).
-KERNEL_COLUMNS = (("cuda_fused", "ours fused"), ("cuda_splitk", "ours split-K"), ("torch_cudnn", "cuDNN (torch)"),
+KERNEL_COLUMNS = (("cuda_fused", "ours fused"), ("cuda_splitk", "ours split-K"), ("cuda_fused_fp16", "ours fused fp16"),
+                  ("cuda_splitk_fp16", "ours split-K fp16"), ("torch_cudnn", "cuDNN (torch)"),
                   ("torch_flash", "flash (torch)"), ("flashinfer_cuda_cores", "FlashInfer"),
                   ("flashinfer_tensor_cores", "FlashInfer TC"))
 OURS = ("cuda_fused", "cuda_splitk")
+OURS_FP16 = ("cuda_fused_fp16", "cuda_splitk_fp16")
 FLASHINFER = ("flashinfer_cuda_cores", "flashinfer_tensor_cores")
 FLUSH_TITLES = {"dirty": "L2 flush leaving dirty lines (the default)",
                 "clean": "L2 flush leaving clean lines (--clean-flush)"}
@@ -230,11 +232,11 @@ def ratio(ours, theirs):
 def benchmark_section(benchmark):
     if "skipped" in benchmark:
         return [f"Skipped: {benchmark['skipped']}."]
-    lines = ["Decode, bf16 K/V, head dim 128, block size 16, 8 KV heads, every sequence's blocks scattered through "
-             "one pool; the L2 flushed before each repeat; the median of CUDA-event times. A cell is the time in "
-             "us and (in brackets) TB/s: K + V + Q + output bytes over the time. A ratio is our bandwidth over "
-             "theirs (above 1: ours is faster): split-K and fused against cuDNN, the faster of ours against the "
-             "faster FlashInfer kernel. FlashInfer: BatchDecodeWithPagedKVCacheWrapper (NHD), planned once per "
+    lines = ["Decode, bf16 K/V (ours also fp16), head dim 128, block size 16, 8 KV heads, every sequence's blocks "
+             "scattered through one pool; the L2 flushed before each repeat; the median of CUDA-event times. A cell "
+             "is the time in us and (in brackets) TB/s: K + V + Q + output bytes over the time. A ratio is our "
+             "bandwidth over theirs (above 1: ours is faster): split-K and fused against cuDNN, the faster of ours "
+             "against the faster FlashInfer kernel, and the faster of ours in fp16 against the faster in bf16. FlashInfer: BatchDecodeWithPagedKVCacheWrapper (NHD), planned once per "
              "shape, on the CUDA cores and on the tensor cores (TC)."]
     for flush in benchmark.get("flushes", []):
         name = flush.get("flush", "?")
@@ -256,9 +258,10 @@ def benchmark_section(benchmark):
                         + [kernel_cell(kernels.get(k)) for k, _ in KERNEL_COLUMNS]
                         + [split, ratio([kernels.get("cuda_splitk")], [kernels.get("torch_cudnn")]),
                            ratio([kernels.get("cuda_fused")], [kernels.get("torch_cudnn")]),
-                           ratio([kernels.get(k) for k in OURS], [kernels.get(k) for k in FLASHINFER])])
+                           ratio([kernels.get(k) for k in OURS], [kernels.get(k) for k in FLASHINFER]),
+                           ratio([kernels.get(k) for k in OURS_FP16], [kernels.get(k) for k in OURS])])
         header = ["gqa", "batch", "context"] + [label for _, label in KERNEL_COLUMNS] + [
-            "split", "split-K x cuDNN", "fused x cuDNN", "ours x FlashInfer"]
+            "split", "split-K x cuDNN", "fused x cuDNN", "ours x FlashInfer", "fp16 x bf16"]
         lines += [""] + table(header, rows, ["---:"] * len(header))
         if other:
             lines += ["", "Also timed (in results.json): " + ", ".join(sorted(other)) + "."]

@@ -19,8 +19,8 @@
 #  3b. the GPU kill matrix: `pacheck mutants --gpu` on each of MUTANT_SEEDS, side by side, the first seed with
 #     compute-sanitizer's four tools as killers of their own (MUTANT_SAN_CASES cases each), each within
 #     MUTANTS_LIMIT seconds;
-#  4. alone on the GPU: paged_attention_bench, torch's SDPA (torch_sdpa_bench.py) and FlashInfer
-#     (flashinfer_bench.py) on the same shapes, with the default flush and again with --clean-flush.
+#  4. alone on the GPU: paged_attention_bench (bf16, then --dtype fp16), torch's SDPA (torch_sdpa_bench.py) and
+#     FlashInfer (flashinfer_bench.py) on the same shapes, with the default flush and again with --clean-flush.
 #
 # Settings (environment): CASES (1000), SAN_CASES (100), LIMIT (420), BENCH_LIMIT (300 seconds for each benchmark
 # run), BENCH_ARGS (more options for paged_attention_bench, e.g. --layout wide), SKIP_CHECKS=1 (leaves out steps 2
@@ -235,6 +235,9 @@ for flush in dirty clean; do
   mkdir -p "$dir"
   # shellcheck disable=SC2086  # BENCH_ARGS is a list of options
   run_logged "$dir/ours.log" "$BENCH_LIMIT" "$bench" "${flush_option[@]}" $BENCH_ARGS --json "$dir/ours.json"
+  # shellcheck disable=SC2086
+  run_logged "$dir/ours_fp16.log" "$BENCH_LIMIT" "$bench" "${flush_option[@]}" $BENCH_ARGS --dtype fp16 \
+    --json "$dir/ours_fp16.json"
   run_logged "$dir/torch.log" "$BENCH_LIMIT" python3 "$here/torch_sdpa_bench.py" "${flush_option[@]}" \
     --json "$dir/torch.json"
   run_logged "$dir/flashinfer.log" "$BENCH_LIMIT" python3 "$here/flashinfer_bench.py" "${flush_option[@]}" \

@@ -107,6 +107,9 @@ class CollectResults(unittest.TestCase):
         self.assertEqual(small["kernels"]["cuda_fused"], {"us": 25.0, "tbps": 0.1684, "split_size": 1024})
         self.assertEqual(small["kernels"]["cuda_splitk"]["us"], 10.0)
         self.assertEqual(small["kernels"]["splitk_no_merge"]["us"], 9.0)
+        self.assertEqual(small["kernels"]["cuda_fused_fp16"], {"us": 25.5, "tbps": 0.1651, "split_size": 1024})
+        self.assertEqual(small["kernels"]["cuda_splitk_fp16"]["us"], 10.4)
+        self.assertEqual(clean["sources"]["ours_fp16"], {"status": "skipped", "reason": "not run"})
         self.assertEqual(small["kernels"]["torch_cudnn"]["us"], 12.5)
         self.assertEqual(small["kernels"]["torch_flash"], {"error": "sample: flash refused this shape"})
         self.assertEqual(dirty["rows"][1]["kernels"]["torch_flash"]["us"], 800.0)
@@ -177,7 +180,8 @@ class CollectResults(unittest.TestCase):
             self.assertEqual(json.loads(output.read_text()), self.document)
             self.assertIn("catalogue: 1 of 5 passed, 2 fail, 1 timeout, 1 skipped", result.stdout)
             self.assertIn("sanitizers: 1 of 4 passed, 2 fail, 1 skipped", result.stdout)
-            self.assertIn("benchmark, clean flush: 1 shapes (ours ok, torch failed, flashinfer failed)", result.stdout)
+            self.assertIn("benchmark, clean flush: 1 shapes (ours ok, ours_fp16 skipped, torch failed, flashinfer failed)",
+                          result.stdout)
             result = run([BENCH / "collect_results.py", "--logs", Path(folder) / "none", "--output", output])
             self.assertEqual(result.returncode, 2)
             self.assertIn("collect_results: ", result.stderr)
@@ -235,20 +239,21 @@ class ResultsPage(unittest.TestCase):
 
     def test_benchmark_puts_ours_cudnn_and_flashinfer_side_by_side_with_ratios(self):
         dirty = self.section("#### L2 flush leaving dirty lines (the default)")
-        self.assertIn("| gqa | batch | context | ours fused | ours split-K | cuDNN (torch) | flash (torch) | "
-                      "FlashInfer | FlashInfer TC | split | split-K x cuDNN | fused x cuDNN | ours x FlashInfer |",
-                      dirty)
-        self.assertIn("| 4 | 1 | 1024 | 25.0 (0.17) | 10.0 (0.42) | 12.5 (0.34) | error | 20.0 (0.21) | 16.0 (0.26) "
-                      "| 64 | 1.25 | 0.50 | 1.60 |", dirty)
-        self.assertIn("| 8 | 64 | 8192 | 500.0 (4.30) | 510.0 (4.21) | 490.0 (4.39) | - | - | - | 8192 | 0.96 | 0.98 "
-                      "| - |", dirty)
+        self.assertIn("| gqa | batch | context | ours fused | ours split-K | ours fused fp16 | ours split-K fp16 | "
+                      "cuDNN (torch) | flash (torch) | FlashInfer | FlashInfer TC | split | split-K x cuDNN | "
+                      "fused x cuDNN | ours x FlashInfer | fp16 x bf16 |", dirty)
+        self.assertIn("| 4 | 1 | 1024 | 25.0 (0.17) | 10.0 (0.42) | 25.5 (0.17) | 10.4 (0.40) | 12.5 (0.34) | error "
+                      "| 20.0 (0.21) | 16.0 (0.26) | 64 | 1.25 | 0.50 | 1.60 | 0.96 |", dirty)
+        self.assertIn("| 8 | 64 | 8192 | 500.0 (4.30) | 510.0 (4.21) | - | - | 490.0 (4.39) | - | - | - | 8192 | 0.96 "
+                      "| 0.98 | - | - |", dirty)
         self.assertIn("Also timed (in results.json): splitk_no_merge.", dirty)
-        self.assertIn("device-to-device copy 4.00 TB/s (read + write); ours: ok; torch: ok (torch 2.99.0+sample, "
-                      "cudnn 99900); flashinfer: ok (flashinfer 9.9.9).", dirty)
+        self.assertIn("device-to-device copy 4.00 TB/s (read + write); ours: ok; ours_fp16: ok; torch: ok "
+                      "(torch 2.99.0+sample, cudnn 99900); flashinfer: ok (flashinfer 9.9.9).", dirty)
         clean = self.section("#### L2 flush leaving clean lines (--clean-flush)")
-        self.assertIn("ours: ok; torch: failed (torch (exit 1): sample); flashinfer: skipped (flashinfer is not "
-                      "importable: sample).", clean)
-        self.assertIn("| 4 | 1 | 1024 | 24.0 (0.18) | 9.5 (0.44) | - | - | - | - | 64 | - | - | - |", clean)
+        self.assertIn("ours: ok; ours_fp16: skipped (not run); torch: failed (torch (exit 1): sample); flashinfer: "
+                      "skipped (flashinfer is not importable: sample).", clean)
+        self.assertIn("| 4 | 1 | 1024 | 24.0 (0.18) | 9.5 (0.44) | - | - | - | - | - | - | 64 | - | - | - | - |",
+                      clean)
 
     def test_unknown_sections_are_listed_by_name(self):
         self.assertIn("Sections in results.json this page does not render yet: mutants, multi_gpu.",

@@ -178,6 +178,9 @@ class RunGpuSuite(unittest.TestCase):
         self.assertEqual(flushes[0]["sources"]["torch"]["status"], "skipped")
         self.assertEqual(flushes[0]["sources"]["flashinfer"]["status"], "skipped")
         self.assertIn("--clean-flush", logs["logs/bench/clean/ours.log"].splitlines()[0])
+        self.assertIn("--dtype fp16", logs["logs/bench/clean/ours_fp16.log"].splitlines()[0])
+        self.assertEqual(flushes[0]["sources"]["ours_fp16"]["status"], "ok")
+        self.assertIn("cuda_fused_fp16", flushes[0]["rows"][0]["kernels"])
 
         self.assertIn("## Sample GPU", (self.out / "RESULTS.md").read_text())
         self.assertIn("## Sample GPU", result.stdout)
