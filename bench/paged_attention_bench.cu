@@ -8,7 +8,8 @@
 // bench/torch_sdpa_bench.py and bench/flashinfer_bench.py time torch's and FlashInfer's kernels on the same shapes.
 //
 // --layout and --merge pin the kernel choices (problem/knobs.h; unpinned, each shape runs what launch_rules.h
-// chooses for its grid); --only GQA,BATCH,CONTEXT runs one shape (for a profiler); --split N gives cuda_splitk N
+// chooses for its grid); --only GQA,BATCH,CONTEXT runs one shape, on the grid or off it (for a profiler, or a
+// window's cost against a context of the window's length); --split N gives cuda_splitk N
 // keys per split instead of the split that fills the GPU in one wave; --sequential-pool hands the blocks out in
 // pool order instead of scattering them (a diagnostic of address locality); --stages also times cuda_splitk's
 // attention kernel without the merge (splitk_no_merge: what the merge and its launch cost); --clean-flush reads a
@@ -255,10 +256,17 @@ int run(const Options& o) {
   std::vector<Row> rows;
   std::printf("%4s %6s %8s  %-18s %8s %10s %10s %8s\n", "gqa", "batch", "context", "variant", "split", "ms",
               "GB moved", "TB/s");
-  for (int gqa : kGqaRatios) {
-    for (int batch : kBatches) {
-      for (int context : kContexts) {
-        if (o.only_gqa && (gqa != o.only_gqa || batch != o.only_batch || context != o.only_context)) continue;
+  // --only: that one shape, on or off the grid (within the pool: batch x context at most the grid's largest).
+  const auto axis = [&](const auto& grid, int only) {
+    return o.only_gqa ? std::vector<int>{only} : std::vector<int>(std::begin(grid), std::end(grid));
+  };
+  const std::vector<int> gqas = axis(kGqaRatios, o.only_gqa), batches = axis(kBatches, o.only_batch),
+                         contexts = axis(kContexts, o.only_context);
+  if (o.only_gqa && static_cast<long long>(o.only_batch) * o.only_context > max_tokens)
+    throw std::invalid_argument("--only: batch x context must be at most " + std::to_string(max_tokens));
+  for (int gqa : gqas) {
+    for (int batch : batches) {
+      for (int context : contexts) {
         const int query_heads = kKvHeads * gqa;
         std::vector<std::int32_t> tables;
         std::vector<SequenceMeta> sequences;
@@ -463,8 +471,10 @@ int main(int argc, char** argv) {
     }
     else if (a == "--sinks") o.sinks = true;
     else if (a == "--only") {
-      if (std::sscanf(value().c_str(), "%d,%d,%d", &o.only_gqa, &o.only_batch, &o.only_context) != 3) {
-        std::fprintf(stderr, "--only takes GQA,BATCH,CONTEXT\n");
+      if (std::sscanf(value().c_str(), "%d,%d,%d", &o.only_gqa, &o.only_batch, &o.only_context) != 3 ||
+          o.only_gqa < 1 || o.only_gqa > 8 || o.only_batch < 1 || o.only_context < 16 || o.only_context % 16 != 0) {
+        std::fprintf(stderr, "--only takes GQA,BATCH,CONTEXT: GQA 1 to 8, BATCH at least 1, CONTEXT a multiple of "
+                             "the block size 16\n");
         return 2;
       }
     }
