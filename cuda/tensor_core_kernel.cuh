@@ -555,8 +555,23 @@ struct TensorCoreBlock {
   // and, per row, the max over the warp's keys.
   __device__ void masked_scores(int i, const float (&s)[4], float (&score)[2][2], float (&warp_max)[2]) const {
     const int t0 = work.item.key_begin + i * tile;
-    // The four logits first, the options behind one uniform branch around all of them: a branch per logit would
-    // split the step, and the two rows' shuffle chains below would run one after the other, not interleaved.
+    // Which of this thread's keys each row attends to: rows 2t + e attend to this tile's keys [skipped, row_keys),
+    // skipped being before the row's window (an absent row: none).
+    bool live[2][2];
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
+      const int row_keys = max(0, min(row_end[e] - t0, tile));
+      const int skipped = max(0, min(row_begin[e] - t0, tile));
+#pragma unroll
+      for (int k = 0; k < 2; ++k) {
+        const int key = warp * kWarpKeys + g + 8 * k;
+        live[e][k] = skipped <= key && key < row_keys;
+      }
+    }
+    // The four logits first, the options behind one uniform branch around all of them (a branch per logit would
+    // split the step, and the two rows' shuffle chains below would run one after the other, not interleaved), and
+    // only on live keys: a masked key's result is discarded, and an absent row's zero score sends the soft cap's
+    // division down its slow path, which the warp's other half would wait for.
     float logit[2][2];
 #pragma unroll
     for (int e = 0; e < 2; ++e)
@@ -567,20 +582,15 @@ struct TensorCoreBlock {
       for (int e = 0; e < 2; ++e)
 #pragma unroll
         for (int k = 0; k < 2; ++k)
-          logit[e][k] = with_logit_options(batch, logit[e][k], row_slopes[e], t0 + warp * kWarpKeys + g + 8 * k,
-                                           row_positions[e]);
+          if (live[e][k])
+            logit[e][k] = with_logit_options(batch, logit[e][k], row_slopes[e], t0 + warp * kWarpKeys + g + 8 * k,
+                                             row_positions[e]);
     }
 #pragma unroll
     for (int e = 0; e < 2; ++e) {
-      // The row attends to this tile's keys [skipped, row_keys): skipped are before its window.
-      const int row_keys = max(0, min(row_end[e] - t0, tile));
-      const int skipped = max(0, min(row_begin[e] - t0, tile));
+      // Select, not multiply: a masked key's score is -inf whatever its K holds.
 #pragma unroll
-      for (int k = 0; k < 2; ++k) {
-        // Select, not multiply: a masked key's score is -inf whatever its K holds (the options apply before).
-        const int key = warp * kWarpKeys + g + 8 * k;
-        score[e][k] = skipped <= key && key < row_keys ? logit[e][k] : -INFINITY;
-      }
+      for (int k = 0; k < 2; ++k) score[e][k] = live[e][k] ? logit[e][k] : -INFINITY;
       // The row's max over the warp's keys: over this thread's two, then over the 8 threads of its t.
       warp_max[e] = fmaxf(score[e][0], score[e][1]);
       warp_max[e] = fmaxf(warp_max[e], __shfl_xor_sync(0xffffffffu, warp_max[e], 4));
