@@ -7,8 +7,8 @@ The logs folder (run_gpu_suite.sh writes it): environment.txt (KEY=value lines; 
 catalogue/SUITE__KERNEL.log (+ .summary.json, the worst error per dtype), sanitizer/KERNEL__TOOL__SUITE.log (the
 catalogue suite whose draw it ran), mutants/SEED.log (+ SEED.json, `pacheck mutants --gpu --json`), sass/BINARY.log,
 bench/FLUSH/{ours,ours_fp16,torch,flashinfer}.{log,json} (ours_fp16: paged_attention_bench --dtype fp16; a source
-with neither file is skipped, not run). A log is
-"command: ..." then the output then "exit N", or one line "skipped: why"; a folder holding skipped.log was skipped
+with neither file is skipped, not run), options/OPTION__GQA.{log,json} (paged_attention_bench with a logit option, or
+none, or a context of the window's length: window_reference). A log is "command: ..." then the output then "exit N", or one line "skipped: why"; a folder holding skipped.log was skipped
 whole, one holding error.log could not start its runs.
 
 results.json:
@@ -38,7 +38,10 @@ results.json:
                                    "rows": [{"gqa", "batch", "context", "bytes",
                                              "kernels": {NAME: {"us", "tbps", "split_size"?, "resolved_backend"?}
                                                          (ours_fp16's NAME: cuda_fused_fp16, cuda_splitk_fp16)
-                                                         or {"error"}}}]}]}}
+                                                         or {"error"}}}]}]},
+        "logit_options": {"rows": [{"option", "gqa", "batch", "context", "against",
+                                    "kernels": {NAME: {"us", "reference_us", "cost"}} or "error"}]}
+                         or {"skipped": why}}
   status is pass, fail, timeout or skipped (then "reason"); a run that failed or timed out also keeps "command"
   and "tail" (its last lines), and "unreadable" where the JSON it was writing was cut off with it. Kernel names:
   our variants as paged_attention_bench names them (cuda_fused, cuda_splitk, ...), torch_cudnn, torch_flash,
@@ -313,6 +316,51 @@ def benchmark(logs):
     return {"flushes": [flush_results(d) for d in flushes]}
 
 
+# Step 4b's runs: each option and the run it is measured against.
+OPTION_REFERENCES = {"soft_cap": "none", "alibi": "none", "sinks": "none", "window": "window_reference"}
+
+
+def option_times(path):
+    """{kernel: us} of one options run's JSON (ours: cuda_fused, cuda_splitk), and its shape."""
+    document = read_json(path)
+    if not isinstance(document, dict) or not isinstance(document.get("results"), list) or not document["results"]:
+        raise LogError(f"{path}: no results list")
+    times, shape = {}, None
+    for result in document["results"]:
+        try:
+            times[str(result["variant"])] = round(float(result["ms"]) * 1000, 3)
+            shape = (int(result["gqa"]), int(result["batch"]), int(result["context"]))
+        except (KeyError, TypeError, ValueError) as error:
+            raise LogError(f"{path}: a result without variant, ms, gqa, batch and context: {result}") from error
+    return times, shape
+
+
+def logit_options(logs):
+    """Step 4b: per option and GQA ratio, each kernel's time with the option, without it, and the cost (with /
+    without - 1); a run that failed says so in place of its figures."""
+    folder = logs / "options"
+    if not folder.is_dir():
+        return {"skipped": "no logit-option runs"}
+    rows = []
+    for option, reference in OPTION_REFERENCES.items():
+        for path in sorted(folder.glob(f"{option}__*.json")):
+            gqa = path.stem.split("__")[1]
+            row = {"option": option, "gqa": int(gqa) if gqa.isdigit() else gqa, "against": reference}
+            try:
+                times, shape = option_times(path)
+                reference_times, _ = option_times(folder / f"{reference}__{gqa}.json")
+            except (LogError, OSError) as error:
+                row["error"] = str(error)
+                rows.append(row)
+                continue
+            row["batch"], row["context"] = shape[1], shape[2]
+            row["kernels"] = {kernel: {"us": us, "reference_us": reference_times[kernel],
+                                       "cost": round(us / reference_times[kernel] - 1, 4)}
+                              for kernel, us in times.items() if reference_times.get(kernel)}
+            rows.append(row)
+    return {"rows": rows} if rows else {"skipped": "no logit-option runs"}
+
+
 def collect(logs):
     """The results.json document for the run whose logs folder is logs."""
     logs = Path(logs)
@@ -335,7 +383,8 @@ def collect(logs):
     if env.get("gpu") is None:
         env["gpu"] = ours[0].get("device", "unknown GPU") if ours else "unknown GPU"
     gpu = {"environment": env, "correctness": correctness,
-           "sass_check": runs_in(logs / "sass", ("binary",), sass_run), "benchmark": bench}
+           "sass_check": runs_in(logs / "sass", ("binary",), sass_run), "benchmark": bench,
+           "logit_options": logit_options(logs)}
     return {"schema": SCHEMA, "about": ABOUT, "gpus": [gpu]}
 
 

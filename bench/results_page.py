@@ -17,7 +17,8 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-KNOWN_SECTIONS = ("environment", "correctness", "sass_check", "benchmark", "external_kernels", "earlier")
+KNOWN_SECTIONS = ("environment", "correctness", "sass_check", "benchmark", "logit_options", "external_kernels",
+                  "earlier")
 # What "earlier" says of a section kept from an earlier run: {SECTION: {"commit", "date", "command"}}.
 PROVENANCE_KEYS = ("commit", "date", "command")
 ENVIRONMENT_ROWS = (("gpu", "GPU"), ("driver", "driver"), ("cuda_driver", "CUDA (driver)"),
@@ -268,6 +269,32 @@ def benchmark_section(benchmark):
     return lines
 
 
+OPTION_TITLES = {"soft_cap": "soft cap 30", "alibi": "ALiBi", "sinks": "sinks", "window": "window 4096"}
+REFERENCE_TITLES = {"none": "no option", "window_reference": "context 4096, no window"}
+
+
+def logit_options_section(section):
+    """Each option's time over the same kernel's without it, minus 1 (a window: against a context of its length)."""
+    if "skipped" in section:
+        return [f"Skipped: {section['skipped']}."]
+    lines = ["paged_attention_bench with one logit option (--soft-cap 30, --alibi, --sinks, --window 4096) and without, "
+             "decode with bf16 K/V, head dim 128, block size 16, 8 KV heads, the default flush. A cost is the time with "
+             "the option over the time without it, minus 1; a window reads only its keys, so it is timed against a "
+             "context of the window's length.", ""]
+    rows = []
+    for row in section.get("rows", []):
+        label = OPTION_TITLES.get(row.get("option"), row.get("option"))
+        against = REFERENCE_TITLES.get(row.get("against"), row.get("against"))
+        if "error" in row:
+            rows.append([label, row.get("gqa"), "-", "-", against, f"error: {row['error']}", "-"])
+            continue
+        kernels = row.get("kernels", {})
+        costs = [f"{kernels[k]['cost'] * 100:+.1f}% ({kernels[k]['us']:.1f} / {kernels[k]['reference_us']:.1f} us)"
+                 if k in kernels else "-" for k in OURS]
+        rows.append([label, row.get("gqa"), row.get("batch"), row.get("context"), against] + costs)
+    return lines + table(["option", "gqa", "batch", "context", "against", "fused cost", "split-K cost"], rows)
+
+
 def external_section(section):
     """Kernels checked through pacheck's doors (Python, plugin): per kernel, the properties held and failed."""
     lines = ["Kernels that live outside pacheck, checked through its doors; each failure's verdict is in the "
@@ -305,6 +332,7 @@ def render(document, results_name="bench/results.json"):
         for key, title, render_section in (("correctness", "Correctness", correctness_section),
                                            ("sass_check", "SASS check", sass_section),
                                            ("benchmark", "Benchmark", benchmark_section),
+                                           ("logit_options", "Logit options' cost", logit_options_section),
                                            ("external_kernels", "Kernels from elsewhere", external_section)):
             if key in gpu:
                 lines += ["", f"### {title}", ""] + earlier_line(gpu, key) + render_section(gpu[key])

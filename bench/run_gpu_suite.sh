@@ -20,13 +20,15 @@
 #     compute-sanitizer's four tools as killers of their own (MUTANT_SAN_CASES cases each), each within
 #     MUTANTS_LIMIT seconds;
 #  4. alone on the GPU: paged_attention_bench (bf16, then --dtype fp16), torch's SDPA (torch_sdpa_bench.py) and
-#     FlashInfer (flashinfer_bench.py) on the same shapes, with the default flush and again with --clean-flush.
+#     FlashInfer (flashinfer_bench.py) on the same shapes, with the default flush and again with --clean-flush;
+#  4b. the logit options' cost: paged_attention_bench at batch 64 and 8k context, GQA 4 and 8, with each option
+#     and without (a window of 4096 keys against a 4096-key context: the bytes it must read), side by side.
 #
 # Settings (environment): CASES (1000), SAN_CASES (100), LIMIT (420), BENCH_LIMIT (300 seconds for each benchmark
 # run), BENCH_ARGS (more options for paged_attention_bench, e.g. --layout wide), SKIP_CHECKS=1 (leaves out steps 2
 # and 3), SKIP_MUTANTS=1 (leaves out step 3b), MUTANT_SEEDS ("1 2 3"), MUTANT_SAN_CASES (5), MUTANTS_LIMIT (1800),
-# SKIP_BENCH=1 (leaves out step 4), CLEAN_FLUSH=0 (leaves out the --clean-flush pass), FLASHINFER_BUNDLE (a folder with FlashInfer's
-# install.sh, installed into /tmp/fi; without it flashinfer must already import), COMMIT (the commit measured; by
+# SKIP_BENCH=1 (leaves out steps 4 and 4b), CLEAN_FLUSH=0 (leaves out the --clean-flush pass), OPTIONS_COST=0 (leaves
+# out step 4b), FLASHINFER_BUNDLE (a folder with FlashInfer's install.sh, installed into /tmp/fi; without it flashinfer must already import), COMMIT (the commit measured; by
 # default the checkout's own). A missing tool (compute-sanitizer, cuobjdump, torch, FlashInfer) is
 # recorded as skipped with the reason.
 set -u
@@ -53,10 +55,11 @@ MUTANT_SEEDS=${MUTANT_SEEDS:-1 2 3}
 MUTANT_SAN_CASES=${MUTANT_SAN_CASES:-5}
 MUTANTS_LIMIT=${MUTANTS_LIMIT:-1800}
 CLEAN_FLUSH=${CLEAN_FLUSH:-1}
+OPTIONS_COST=${OPTIONS_COST:-1}
 command_line="CASES=$CASES SAN_CASES=$SAN_CASES LIMIT=$LIMIT BENCH_LIMIT=$BENCH_LIMIT SKIP_CHECKS=$SKIP_CHECKS"
 command_line+=" SKIP_BENCH=$SKIP_BENCH SKIP_MUTANTS=$SKIP_MUTANTS MUTANT_SEEDS=\"$MUTANT_SEEDS\""
 command_line+=" MUTANT_SAN_CASES=$MUTANT_SAN_CASES MUTANTS_LIMIT=$MUTANTS_LIMIT"
-command_line+=" CLEAN_FLUSH=$CLEAN_FLUSH${BENCH_ARGS:+ BENCH_ARGS=\"$BENCH_ARGS\"} $0 $*"
+command_line+=" CLEAN_FLUSH=$CLEAN_FLUSH OPTIONS_COST=$OPTIONS_COST${BENCH_ARGS:+ BENCH_ARGS=\"$BENCH_ARGS\"} $0 $*"
 
 build=$(cd "$build" 2>/dev/null && pwd) || { echo "run_gpu_suite.sh: no build folder ${1:-$BUILD}" >&2; exit 2; }
 pacheck=$build/cli/pacheck
@@ -243,6 +246,26 @@ for flush in dirty clean; do
   run_logged "$dir/flashinfer.log" "$BENCH_LIMIT" python3 "$here/flashinfer_bench.py" "${flush_option[@]}" \
     --json "$dir/flashinfer.json"
 done
+
+# 4b. The logit options' cost: each run of an option beside its reference, both GQA ratios.
+if [ "$SKIP_BENCH" != 1 ] && [ "$OPTIONS_COST" != 0 ]; then
+  mkdir -p "$logs/options"
+  for gqa in 4 8; do
+    for option in none soft_cap alibi sinks window window_reference; do
+      case $option in
+        none) args=(--only "$gqa,64,8192") ;;
+        soft_cap) args=(--only "$gqa,64,8192" --soft-cap 30) ;;
+        alibi) args=(--only "$gqa,64,8192" --alibi) ;;
+        sinks) args=(--only "$gqa,64,8192" --sinks) ;;
+        window) args=(--only "$gqa,64,8192" --window 4096) ;;
+        window_reference) args=(--only "$gqa,64,4096") ;;
+      esac
+      # shellcheck disable=SC2086
+      run_logged "$logs/options/${option}__$gqa.log" "$BENCH_LIMIT" "$bench" "${args[@]}" $BENCH_ARGS \
+        --json "$logs/options/${option}__$gqa.json"
+    done
+  done
+fi
 
 cd "$out" || exit 2
 python3 "$here/collect_results.py" --logs "$logs" --output "$out/results.json" &&

@@ -34,7 +34,7 @@ class CollectResults(unittest.TestCase):
     def test_one_gpu_entry_with_the_schema_version(self):
         self.assertEqual(self.document["schema"], 1)
         self.assertEqual(len(self.document["gpus"]), 1)
-        self.assertEqual(list(self.gpu), ["environment", "correctness", "sass_check", "benchmark"])
+        self.assertEqual(list(self.gpu), ["environment", "correctness", "sass_check", "benchmark", "logit_options"])
 
     def test_environment_keeps_versions_and_the_reasons_for_absent_tools(self):
         env = self.gpu["environment"]
@@ -113,6 +113,15 @@ class CollectResults(unittest.TestCase):
         self.assertEqual(small["kernels"]["torch_cudnn"]["us"], 12.5)
         self.assertEqual(small["kernels"]["torch_flash"], {"error": "sample: flash refused this shape"})
         self.assertEqual(dirty["rows"][1]["kernels"]["torch_flash"]["us"], 800.0)
+
+    def test_each_logit_option_is_timed_against_its_reference(self):
+        rows = {r["option"]: r for r in self.gpu["logit_options"]["rows"]}
+        self.assertEqual(list(rows), ["soft_cap", "alibi", "window"])
+        self.assertEqual(rows["soft_cap"]["kernels"]["cuda_fused"], {"us": 510.0, "reference_us": 500.0, "cost": 0.02})
+        self.assertEqual((rows["soft_cap"]["batch"], rows["soft_cap"]["context"]), (64, 8192))
+        self.assertEqual(rows["window"]["against"], "window_reference")
+        self.assertEqual(rows["window"]["kernels"]["cuda_splitk"]["cost"], 0.0101)
+        self.assertIn("alibi__4.json", rows["alibi"]["error"])
 
     def test_a_source_that_was_skipped_or_failed_says_why(self):
         dirty, clean = self.gpu["benchmark"]["flushes"]
@@ -255,6 +264,14 @@ class ResultsPage(unittest.TestCase):
         self.assertIn("| 4 | 1 | 1024 | 24.0 (0.18) | 9.5 (0.44) | - | - | - | - | - | - | 64 | - | - | - | - |",
                       clean)
 
+    def test_logit_options_show_each_cost_against_its_reference(self):
+        lines = self.section("### Logit options' cost")
+        self.assertIn("| soft cap 30 | 4 | 64 | 8192 | no option | +2.0% (510.0 / 500.0 us) | +2.0% (520.2 / 510.0 us) |",
+                      lines)
+        self.assertIn("| window 4096 | 4 | 64 | 8192 | context 4096, no window | +0.0% (260.0 / 260.0 us) "
+                      "| +1.0% (270.0 / 267.3 us) |", lines)
+        self.assertIn("| ALiBi | 4 | - | - | no option | error: sample: alibi__4.json is cut off | - |", lines)
+
     def test_unknown_sections_are_listed_by_name(self):
         self.assertIn("Sections in results.json this page does not render yet: mutants, multi_gpu.",
                       self.section("## Sample GPU"))
@@ -288,8 +305,8 @@ class ResultsPage(unittest.TestCase):
             # The sections the newer run skipped keep the recorded figures, each naming the run it came from; the
             # sample's skipped SASS check is not kept.
             sample = json.loads(SAMPLE.read_text())["gpus"][0]
-            self.assertEqual(set(gpus[0]), {"environment", "correctness", "benchmark", "mutants", "multi_gpu",
-                                            "earlier"})
+            self.assertEqual(set(gpus[0]), {"environment", "correctness", "benchmark", "logit_options", "mutants",
+                                            "multi_gpu", "earlier"})
             self.assertEqual(gpus[0]["benchmark"], sample["benchmark"])
             provenance = {key: sample["environment"][key] for key in ("commit", "date", "command")}
             self.assertEqual(gpus[0]["earlier"]["benchmark"], provenance)

@@ -181,6 +181,10 @@ class RunGpuSuite(unittest.TestCase):
         self.assertIn("--dtype fp16", logs["logs/bench/clean/ours_fp16.log"].splitlines()[0])
         self.assertEqual(flushes[0]["sources"]["ours_fp16"]["status"], "ok")
         self.assertIn("cuda_fused_fp16", flushes[0]["rows"][0]["kernels"])
+        options = {(r["option"], r["gqa"]): r for r in gpu["logit_options"]["rows"]}
+        self.assertEqual(sorted(options), [(o, g) for o in ("alibi", "sinks", "soft_cap", "window") for g in (4, 8)])
+        self.assertEqual(options[("soft_cap", 8)]["kernels"]["cuda_fused"]["cost"], 0.02)  # the fake's soft cap
+        self.assertRegex(logs["logs/options/window_reference__8.log"].splitlines()[0], r"--only 8\\?,64\\?,4096 ")
 
         self.assertIn("## Sample GPU", (self.out / "RESULTS.md").read_text())
         self.assertIn("## Sample GPU", result.stdout)
