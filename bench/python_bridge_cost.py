@@ -1,6 +1,6 @@
 # Times the Python bridge's own cost per kernel call: a trivial kernel on a four-sequence decode problem, called
 # directly and through pacheck (lend the problem, call, read the output back, revoke the loan).
-"""Usage: python python/bench/bridge_cost.py [--repeats N] [--dtype fp32|fp16|bf16] [--contexts 512,700,1000,333]
+"""Usage: python bench/python_bridge_cost.py [--repeats N] [--dtype fp32|fp16|bf16] [--contexts 512,700,1000,333]
 
 Prints, per kernel, the median time of one direct call, one call through the bridge, and their difference: the
 bridge's cost per call. A property's case calls the kernel one to three times. The kernels are trivial on purpose:
