@@ -28,7 +28,7 @@
 // |C| + sum |products| (the alignment-and-truncation behaviour measured on NVIDIA tensor cores, with a factor 2
 // to spare), a logit passes through ceil(head_dim / 16) of them, an accumulator term through two per tile, and
 // the hi + lo split leaves a relative weight error of at most 2^-18 = 64 u in the numerator for bf16; for fp16,
-// whose lo lies below its normal range, at most 2^-22 = 4 u plus 2^-25 absolute per half. The logit options are
+// 2^-22 = 4 u, or 2^-25 absolute per half where it falls below fp16's normal range. The logit options are
 // the CUDA-core kernel's (block_work.cuh): fp32 on the scaled score, each row's keys from its window's start, the
 // sink in the epilogue. An item whose first key is not a multiple of 16 (a window's start need not be) takes the
 // asynchronous copies.
@@ -131,8 +131,8 @@ __device__ inline unsigned pack(T first, T second) {
 }
 
 // An fp32 weight as hi + lo with hi = T(p) and lo = T(p - hi): p - hi is exact in fp32 (hi is p's nearest T, a
-// multiple of p's own ulp), so hi + lo differs from p by lo's rounding alone: 2^-9 |p - hi| <= 2^-18 |p| in bf16;
-// in fp16, where |p - hi| <= 2^-12 lies below the normal range (2^-14), half a subnormal spacing, 2^-25, at most.
+// multiple of p's own ulp), so hi + lo differs from p by lo's rounding alone: 2^-9 |p - hi| <= 2^-18 |p| in bf16,
+// 2^-11 |p - hi| <= 2^-22 |p| in fp16, or half fp16's subnormal spacing, 2^-25, where lo falls below 2^-14.
 template <typename T>
 struct SplitWeight {
   T hi, lo;

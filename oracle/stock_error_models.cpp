@@ -14,8 +14,8 @@ int ceil_div(int a, int b) { return (a + b - 1) / b; }
 // An mma instruction's error, in units of u, relative to |C| + sum |A_k B_k| of each output element: the
 // tensor-core model of ERROR_MODEL.md ("Tensor cores").
 constexpr double kMmaError = 72;
-// bf16 hi + lo reproduces an fp32 weight to within 2^-18 = 64 u; fp16 hi + lo to within 2^-22 = 2 u where lo is
-// normal, taken as 4 u, plus the absolute loss below fp16's normal range that weight_underflow carries.
+// bf16 hi + lo reproduces an fp32 weight to within 2^-18 = 64 u; fp16 hi + lo to within 2^-22 = 4 u where lo is
+// normal, and to half fp16's subnormal spacing where it is not, the absolute loss that weight_underflow carries.
 constexpr double kBf16WeightSplitError = 64;
 constexpr double kFp16WeightSplitError = 4;
 // The tensor-core kernel's tile and warps.

@@ -121,8 +121,8 @@ TEST(StockErrorModels, Bf16TensorCoresCountMmaStepsAndTheWeightSplit) {
   }
 }
 
-// fp16 operands: the same mma steps, a split of 4 u (fp16's lo lies below its normal range) and an absolute loss
-// of half fp16's subnormal spacing per half of a weight.
+// fp16 operands: the same mma steps, a split of 4 u (2^-11 of lo) and an absolute loss of half fp16's subnormal
+// spacing per half of a weight (where lo or hi falls below fp16's normal range).
 TEST(StockErrorModels, Fp16TensorCoresSplitWeightsWithAnAbsoluteLoss) {
   const Problem p = small_problem();
   Knobs knobs;
