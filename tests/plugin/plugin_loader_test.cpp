@@ -13,10 +13,12 @@
 #include <fstream>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "oracle/oracle.h"
+#include "oracle/stock_error_models.h"
 #include "plugin/plugin_loader.h"
 #include "properties/agreement.h"
 #include "properties/generators.h"
@@ -281,6 +283,40 @@ TEST(PluginLoader, DeclarationsBecomeCapabilities) {
   EXPECT_TRUE(c.uses_splits);
   EXPECT_FALSE(c.is_mutant);
   EXPECT_FALSE(c.needs_gpu);
+}
+
+// Each stock model's ABI number gives the variant that model, row by row (the fp16 one was appended within ABI 1).
+TEST(PluginLoader, EachStockModelNumberDeclaresThatModel) {
+  const Problem p = testing::single_sequence(40, 3, 2, 8, 4, testing::wobble);
+  const OracleResult oracle = run_oracle(p);
+  const Knobs knobs;
+  struct Declaration {
+    const char* name;
+    std::uint32_t number;
+    StockErrorModel stock;
+  };
+  static const Declaration declarations[] = {
+      {"declares_fp32_online_softmax", PACHECK_ERROR_MODEL_FP32_ONLINE_SOFTMAX, StockErrorModel::fp32_online_softmax},
+      {"declares_bf16_tensor_cores", PACHECK_ERROR_MODEL_BF16_TENSOR_CORES, StockErrorModel::bf16_tensor_cores},
+      {"declares_fp16_tensor_cores", PACHECK_ERROR_MODEL_FP16_TENSOR_CORES, StockErrorModel::fp16_tensor_cores}};
+  static std::vector<std::unique_ptr<FakePlugin>> plugins;  // registered variants outlive the test
+  for (const Declaration& d : declarations) {
+    pacheck_variant v = good_variant(d.name);
+    v.error_model = d.number;
+    plugins.push_back(std::make_unique<FakePlugin>(std::vector<pacheck_variant>{v}));
+    ASSERT_EQ(refusal(&plugins.back()->plugin, std::string("/fake/") + d.name + ".so"), "");
+    DeclaredErrorModel declared;
+    declared.stock = d.stock;
+    for (std::size_t row = 0; row < oracle.rows.size(); ++row) {
+      const ErrorModel got = Registry::instance().get(d.name).error_model(p, oracle, row, knobs);
+      const ErrorModel want = declared_error_model(declared, p, oracle, row, knobs, false);
+      EXPECT_EQ(got.weight_underflow, want.weight_underflow) << d.name;
+      EXPECT_EQ(got.accumulation_chain, want.accumulation_chain) << d.name;
+      EXPECT_EQ(got.logit_coefficient, want.logit_coefficient) << d.name;
+    }
+  }
+  EXPECT_EQ(Registry::instance().get("declares_fp16_tensor_cores").error_model(p, oracle, 0, knobs).weight_underflow,
+            0x1p-25);
 }
 
 TEST(PluginLoader, LogitOptionFlagsBecomeCapabilities) {
