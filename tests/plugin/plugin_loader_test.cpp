@@ -1,9 +1,9 @@
 // The plugin loader in process: every nonsense declaration is refused with a message naming the plugin, the
-// variant and the field, and registers nothing; a struct from a later ABI revision is read; the conversions into the
-// ABI's storage and back are exact; a run's error surfaces with its message; dlopen's failures are named; the logit
-// options and an fp8 cache (bytes and scales) reach a variant that declares them exactly and never one that does not;
-// and the example plugin computes cpu_streaming's output bit for bit in every dtype, logit options and fp8 caches
-// included, within its error model.
+// variant and the field, and registers nothing; a struct from a later ABI revision is read; each stock model's number
+// gives that model; the conversions into the ABI's storage and back are exact; a run's error surfaces with its
+// message; dlopen's failures are named; the logit options and an fp8 cache (bytes and scales) reach a variant that
+// declares them exactly and never one that does not; and the example plugin computes cpu_streaming's output bit for
+// bit in every dtype, logit options and fp8 caches included, within its error model.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
