@@ -8,8 +8,9 @@ catalogue/SUITE__KERNEL.log (+ .summary.json, the worst error per dtype), saniti
 catalogue suite whose draw it ran), mutants/SEED.log (+ SEED.json, `pacheck mutants --gpu --json`), sass/BINARY.log,
 bench/FLUSH/{ours,ours_fp16,torch,flashinfer}.{log,json} (ours_fp16: paged_attention_bench --dtype fp16; a source
 with neither file is skipped, not run), options/OPTION__GQA.{log,json} (paged_attention_bench with a logit option, or
-none, or a context of the window's length: window_reference). A log is "command: ..." then the output then "exit N", or one line "skipped: why"; a folder holding skipped.log was skipped
-whole, one holding error.log could not start its runs.
+none, or a context of the window's length: window_reference). A log is "command: ..." then the output then "exit N",
+or one line "skipped: why"; a folder holding skipped.log was skipped whole, one holding error.log could not start its
+runs.
 
 results.json:
   {"schema": 1, "gpus": [GPU, ...]}: one entry per GPU, its latest run (results_page.py --add replaces it).
@@ -33,8 +34,8 @@ results.json:
         "sass_check": {"runs": [{"binary", "status", "exit", "kernels_checked", "kernels_unwritten"}]}
                       or {"skipped": why} or {"error": what},
         "benchmark": {"flushes": [{"flush": "dirty"|"clean", "copy_tbps", "repeats",
-                                   "sources": {"ours"|"ours_fp16"|"torch"|"flashinfer": {"status": "ok"|"skipped"|"failed",
-                                               "reason"?, versions...}},
+                                   "sources": {"ours"|"ours_fp16"|"torch"|"flashinfer":
+                                                   {"status": "ok"|"skipped"|"failed", "reason"?, versions...}},
                                    "rows": [{"gqa", "batch", "context", "bytes",
                                              "kernels": {NAME: {"us", "tbps", "split_size"?, "resolved_backend"?}
                                                          (ours_fp16's NAME: cuda_fused_fp16, cuda_splitk_fp16)

@@ -1,8 +1,8 @@
 // The decode benchmark of the CUDA kernels. Not a test: bench/run_gpu_suite.sh runs it on a GPU.
 //
 // In one run it measures the device-to-device copy bandwidth (bytes read plus written), then, for decode with
-// bf16 (or, --dtype fp16, fp16) queries, K/V and output, head dim 128, block size 16, 8 KV heads, GQA 4 and 8, batch 1/8/64/256 and context 1k/8k/32k, with
-// every sequence's blocks scattered through one shared pool, the achieved bandwidth of cuda_fused and
+// bf16 (or, --dtype fp16, fp16) queries, K/V and output, head dim 128, block size 16, 8 KV heads, GQA 4 and 8,
+// batch 1/8/64/256 and context 1k/8k/32k, with every sequence's blocks scattered through one shared pool, the achieved bandwidth of cuda_fused and
 // cuda_splitk: (K and V bytes that must be read + Q + output) / kernel time, where the kernel time is the median
 // over repeats of CUDA-event time with the L2 flushed before each repeat. It prints a table and writes JSON.
 // bench/torch_sdpa_bench.py and bench/flashinfer_bench.py time torch's and FlashInfer's kernels on the same shapes.
@@ -47,6 +47,7 @@
 #include "cuda/launch_rules.h"
 #include "cuda/paged_attention.h"
 #include "cuda/plan_on_device.h"
+#include "problem/dtype.h"
 #include "problem/knobs.h"
 
 namespace pacheck::cuda {
@@ -97,17 +98,6 @@ void fill(std::uint16_t* data, std::size_t count, std::uint64_t seed, Storage st
   check_launch("fill_16bit");
 }
 
-float widen(std::uint16_t bits, Storage storage) {
-  if (storage == Storage::f16) {
-    __half_raw raw;
-    raw.x = bits;
-    return __half2float(__half(raw));
-  }
-  std::uint32_t word = static_cast<std::uint32_t>(bits) << 16;
-  float x;
-  std::memcpy(&x, &word, sizeof x);
-  return x;
-}
 
 // What read_through sums of one element: any function of all its bits would do.
 __device__ inline unsigned element_bits(const uint4& v) { return v.x ^ v.y ^ v.z ^ v.w; }
@@ -356,9 +346,10 @@ int run(const Options& o) {
 
         // The two kernels' outputs should agree to a few ulps (different summation orders).
         const std::vector<std::uint16_t> a = out_fused.download(), b = out_splitk.download();
+        const auto widen = o.storage == Storage::f16 ? from_f16_bits : from_bf16_bits;
         double diff = 0;
         for (std::size_t i = 0; i < a.size(); ++i)
-          diff = std::max(diff, static_cast<double>(std::fabs(widen(a[i], o.storage) - widen(b[i], o.storage))));
+          diff = std::max(diff, static_cast<double>(std::fabs(widen(a[i]) - widen(b[i]))));
         if (!(diff < 0.05)) std::printf("WARNING: cuda_fused and cuda_splitk differ by %g\n", diff);
 
         const auto tbps = [&](double ms) { return bytes / (ms * 1e-3) / 1e12; };

@@ -237,8 +237,9 @@ def benchmark_section(benchmark):
              "scattered through one pool; the L2 flushed before each repeat; the median of CUDA-event times. A cell "
              "is the time in us and (in brackets) TB/s: K + V + Q + output bytes over the time. A ratio is our "
              "bandwidth over theirs (above 1: ours is faster): split-K and fused against cuDNN, the faster of ours "
-             "against the faster FlashInfer kernel, and the faster of ours in fp16 against the faster in bf16. FlashInfer: BatchDecodeWithPagedKVCacheWrapper (NHD), planned once per "
-             "shape, on the CUDA cores and on the tensor cores (TC)."]
+             "against the faster FlashInfer kernel, and the faster of ours in fp16 against the faster in bf16. "
+             "FlashInfer: BatchDecodeWithPagedKVCacheWrapper (NHD), planned once per shape, on the CUDA cores and on "
+             "the tensor cores (TC)."]
     for flush in benchmark.get("flushes", []):
         name = flush.get("flush", "?")
         lines += ["", f"#### {FLUSH_TITLES.get(name, name)}", ""]

@@ -28,9 +28,9 @@
 # run), BENCH_ARGS (more options for paged_attention_bench, e.g. --layout wide), SKIP_CHECKS=1 (leaves out steps 2
 # and 3), SKIP_MUTANTS=1 (leaves out step 3b), MUTANT_SEEDS ("1 2 3"), MUTANT_SAN_CASES (5), MUTANTS_LIMIT (1800),
 # SKIP_BENCH=1 (leaves out steps 4 and 4b), CLEAN_FLUSH=0 (leaves out the --clean-flush pass), OPTIONS_COST=0 (leaves
-# out step 4b), FLASHINFER_BUNDLE (a folder with FlashInfer's install.sh, installed into /tmp/fi; without it flashinfer must already import), COMMIT (the commit measured; by
-# default the checkout's own). A missing tool (compute-sanitizer, cuobjdump, torch, FlashInfer) is
-# recorded as skipped with the reason.
+# out step 4b), FLASHINFER_BUNDLE (a folder with FlashInfer's install.sh, installed into /tmp/fi; without it
+# flashinfer must already import), COMMIT (the commit measured; by default the checkout's own). A missing tool
+# (compute-sanitizer, cuobjdump, torch, FlashInfer) is recorded as skipped with the reason.
 set -u
 # The CUDA tools (compute-sanitizer, cuobjdump) are often installed outside PATH.
 [ -d /usr/local/cuda/bin ] && PATH=$PATH:/usr/local/cuda/bin

@@ -11,8 +11,8 @@ namespace pacheck {
 namespace {
 
 // The tiled-kernel model of oracle/stock_error_models.h for the arithmetic the problem runs on (fp32 on the CUDA
-// cores, or bf16 or fp16 operands on the tensor cores). It reads the same rule as the dispatch, so that bound and kernel
-// cannot disagree. split_size: the keys per split of cuda_splitk, or 0 for cuda_fused.
+// cores, or bf16 or fp16 operands on the tensor cores). It reads the same rule as the dispatch, so that bound and
+// kernel cannot disagree. split_size: the keys per split of cuda_splitk, or 0 for cuda_fused.
 ErrorModel kernel_error_model(const Problem& p, const OracleResult& oracle, std::size_t row, const Knobs& knobs,
                               int split_size) {
   const cuda::KernelArithmetic kernel = cuda::kernel_arithmetic(cuda::storage_of(p.dtype), p.head_dim);

@@ -40,8 +40,9 @@ class DeviceProblem {
 using LaunchAttention = void (*)(const DeviceBatch&, const DevicePlan&, const KernelPins&, cudaStream_t);
 
 // Runs the attention kernel on `problem`: split-K with effective_split_size(knobs, context_len) per sequence when
-// split_k, fused otherwise; with the L2 evicted before the launch, so that the kernel reads from device memory. Throws std::runtime_error naming `variant` when no CUDA device is available, and
-// CudaError when a launch or the kernel fails.
+// split_k, fused otherwise; with the L2 evicted before the launch, so that the kernel reads from device memory.
+// Throws std::runtime_error naming `variant` when no CUDA device is available, and CudaError when a launch or the
+// kernel fails.
 Output run_paged_attention(const Problem& problem, const Knobs& knobs, bool split_k, const std::string& variant,
                            LaunchAttention launch = launch_attention);
 

@@ -6,9 +6,9 @@ PACHECK_TENSOR_CORE_INSTANCES(pacheck::cuda::Storage::bf16)
 namespace pacheck::cuda::instances {
 
 int deep_layout_resident_blocks(int rows) {
-  return rows == 4
-             ? TensorCoreLauncher<Storage::bf16, 128, 4, KernelLayout::deep>::resident_blocks_per_multiprocessor()
-             : TensorCoreLauncher<Storage::bf16, 128, kMaxRows, KernelLayout::deep>::resident_blocks_per_multiprocessor();
+  using Four = TensorCoreLauncher<Storage::bf16, 128, 4, KernelLayout::deep>;
+  using Eight = TensorCoreLauncher<Storage::bf16, 128, kMaxRows, KernelLayout::deep>;
+  return rows == 4 ? Four::resident_blocks_per_multiprocessor() : Eight::resident_blocks_per_multiprocessor();
 }
 
 }  // namespace pacheck::cuda::instances

@@ -189,8 +189,8 @@ class CollectResults(unittest.TestCase):
             self.assertEqual(json.loads(output.read_text()), self.document)
             self.assertIn("catalogue: 1 of 5 passed, 2 fail, 1 timeout, 1 skipped", result.stdout)
             self.assertIn("sanitizers: 1 of 4 passed, 2 fail, 1 skipped", result.stdout)
-            self.assertIn("benchmark, clean flush: 1 shapes (ours ok, ours_fp16 skipped, torch failed, flashinfer failed)",
-                          result.stdout)
+            self.assertIn("benchmark, clean flush: 1 shapes (ours ok, ours_fp16 skipped, torch failed, "
+                          "flashinfer failed)", result.stdout)
             result = run([BENCH / "collect_results.py", "--logs", Path(folder) / "none", "--output", output])
             self.assertEqual(result.returncode, 2)
             self.assertIn("collect_results: ", result.stderr)
@@ -266,8 +266,8 @@ class ResultsPage(unittest.TestCase):
 
     def test_logit_options_show_each_cost_against_its_reference(self):
         lines = self.section("### Logit options' cost")
-        self.assertIn("| soft cap 30 | 4 | 64 | 8192 | no option | +2.0% (510.0 / 500.0 us) | +2.0% (520.2 / 510.0 us) |",
-                      lines)
+        self.assertIn("| soft cap 30 | 4 | 64 | 8192 | no option | +2.0% (510.0 / 500.0 us) "
+                      "| +2.0% (520.2 / 510.0 us) |", lines)
         self.assertIn("| window 4096 | 4 | 64 | 8192 | context 4096, no window | +0.0% (260.0 / 260.0 us) "
                       "| +1.0% (270.0 / 267.3 us) |", lines)
         self.assertIn("| ALiBi | 4 | - | - | no option | error: sample: alibi__4.json is cut off | - |", lines)
