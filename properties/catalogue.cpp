@@ -21,6 +21,8 @@ gen::Limits limits_for(const Capabilities& caps) {
   limits.gqa_ratios = caps.gqa_ratios;
   limits.logit_options = caps.logit_options;
   limits.fp8_caches = caps.fp8_caches;
+  limits.fp8_query_dtypes = caps.fp8_query_dtypes;
+  limits.fp8_head_dim_multiple = caps.fp8_head_dim_multiple;
   return limits;
 }
 

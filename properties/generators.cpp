@@ -164,7 +164,8 @@ rc::Gen<ProblemSpec> problem_spec(const Limits& limits) {
     spec.seed = *rc::gen::arbitrary<std::uint64_t>();
     spec.forked = count > 1 && *weighted<bool>({{3, rc::gen::just(false)}, {1, rc::gen::just(true)}});
     spec.options = *logit_options(limits);
-    spec.fp8 = *fp8_cache(limits);
+    if (fp8_cache_shape_taken(limits.fp8_query_dtypes, limits.fp8_head_dim_multiple, spec.dtype, spec.head_dim))
+      spec.fp8 = *fp8_cache(limits);
     return spec;
   });
 }

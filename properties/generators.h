@@ -37,8 +37,11 @@ struct Limits {
   KernelPins pins;
   // The logit options drawn: only those the variant takes (none by default, as Capabilities declares none).
   LogitOptionSupport logit_options;
-  // The fp8 cache formats drawn (in a fifth of cases); empty: none.
+  // The fp8 cache formats drawn (in a fifth of cases); empty: none. Only with the query dtypes and head dims the
+  // variant takes them with (Capabilities::fp8_query_dtypes, fp8_head_dim_multiple).
   std::vector<Fp8Format> fp8_caches;
+  std::vector<DType> fp8_query_dtypes;
+  int fp8_head_dim_multiple = 1;
 };
 
 // An index in [0, n), uniform whatever the case's size (rc::gen::inRange favours small values at small sizes,

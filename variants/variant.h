@@ -45,6 +45,10 @@ struct Capabilities {
   LogitOptionSupport logit_options;
   // The fp8 KV cache formats it reads (problem.h, Fp8Cache); empty: none.
   std::vector<Fp8Format> fp8_caches;
+  // With an fp8 cache, the query dtypes it takes (empty: every one of dtypes) and a number every head dim is a
+  // multiple of (1: any head dim it takes).
+  std::vector<DType> fp8_query_dtypes;
+  int fp8_head_dim_multiple = 1;
 };
 
 class Variant {
@@ -70,6 +74,9 @@ std::string coverage_gap(const Capabilities& caps, const Problem& problem);
 std::string logit_option_gap(const LogitOptionSupport& takes, const LogitOptions& options);
 // "kv_cache fp8_e5m2 not supported" when the problem's fp8 cache is in a format `takes` leaves out, else "".
 std::string fp8_cache_gap(const std::vector<Fp8Format>& takes, const Problem& problem);
+// Whether an fp8 cache may come with this query dtype and head dim (Capabilities::fp8_query_dtypes and
+// fp8_head_dim_multiple).
+bool fp8_cache_shape_taken(const std::vector<DType>& query_dtypes, int head_dim_multiple, DType dtype, int head_dim);
 
 class Registry {
  public:

@@ -359,6 +359,25 @@ TEST(GeneratorCorners, AnFp8CacheInAboutOneDrawInFiveAtEveryScaleCorner) {
   EXPECT_EQ(scales.size(), 4u);
 }
 
+// Limits that take an fp8 cache only with some query dtypes and head dims (the CUDA kernels: bf16, multiples of 16)
+// draw one only there, and still draw it there.
+TEST(GeneratorCorners, AnFp8CacheOnlyWithTheQueryDtypesAndHeadDimsItIsTakenWith) {
+  gen::Limits limits;
+  limits.fp8_caches = {Fp8Format::e4m3, Fp8Format::e5m2};
+  limits.fp8_query_dtypes = {DType::bf16};
+  limits.fp8_head_dim_multiple = 16;
+  int fp8 = 0;
+  for (int i = 0; i < 2000; ++i) {
+    const rc::Random random(static_cast<std::uint64_t>(i) + 1);
+    const ProblemSpec spec = gen::problem_spec(limits)(random).value();
+    if (!spec.fp8.format) continue;
+    ++fp8;
+    EXPECT_EQ(spec.dtype, DType::bf16) << describe(spec);
+    EXPECT_EQ(spec.head_dim % 16, 0) << describe(spec);
+  }
+  EXPECT_GT(fp8, 0);
+}
+
 // Each scale corner resolves to what it promises: a valid problem whose referenced K reaches the upper half of the
 // format's range (amax), whose scales are powers of two (power of two), or whose K lies at or below the format's
 // smallest normal (underflowing); and the scales come from the referenced slots alone, so poison elsewhere never

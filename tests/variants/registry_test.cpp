@@ -130,6 +130,15 @@ TEST(CoverageGap, NamesTheLogitOptionOrFp8CacheTheVariantLacks) {
   EXPECT_EQ(coverage_gap(caps, fp8), "kv_cache fp8_e5m2 not supported");
   caps.fp8_caches.push_back(Fp8Format::e5m2);
   EXPECT_EQ(coverage_gap(caps, fp8), "");
+  // An fp8 cache only with the query dtypes and head dims declared for it; the same problem without one is covered.
+  caps.fp8_query_dtypes = {DType::bf16};
+  EXPECT_EQ(coverage_gap(caps, fp8), "kv_cache fp8_e5m2 with dtype fp32 and head_dim 8 not supported");
+  EXPECT_EQ(coverage_gap(caps, plain), "");
+  caps.fp8_query_dtypes = {DType::f32};
+  caps.fp8_head_dim_multiple = 16;
+  EXPECT_EQ(coverage_gap(caps, fp8), "kv_cache fp8_e5m2 with dtype fp32 and head_dim 8 not supported");
+  caps.fp8_head_dim_multiple = 8;
+  EXPECT_EQ(coverage_gap(caps, fp8), "");
 }
 
 }  // namespace
