@@ -53,6 +53,10 @@ void row_logits(const Problem& p, const std::vector<std::size_t>& slots, const f
       mag += std::fabs(prod);
     }
     double logit = scale * dot;
+    // An infinite dot product (an infinite K element of an e5m2 cache) is infinite in fp32 too, its finite terms
+    // unable to cancel it, so a kernel's logit is exact: the same infinity, or under a soft cap exactly +-cap
+    // (tanh of an infinity is +-1 in fp32). No magnitude, then: an infinite one would make the row's bounds NaN.
+    if (std::isinf(dot)) mag = 0;
     if (o.soft_cap) logit = *o.soft_cap * std::tanh(logit / *o.soft_cap);
     // The bias's terms enter the magnitude: a kernel rounds the product and the sum (ERROR_MODEL.md).
     const double bias = o.alibi_slopes.empty() ? 0.0 : static_cast<double>(o.alibi_slopes[query_head]) * (t - position);
@@ -198,6 +202,10 @@ OracleResult run_oracle(const Problem& p, const std::vector<int>& split_sizes, c
         row.first_key = first;
         row.has_sink = has_sink;
         for (int t = 0; t < n; ++t) {
+          // A key whose logit is exactly -inf (an infinite K element of an e5m2 cache) has weight exactly 0, in
+          // fp32 as here: its infinite product makes the kernel's dot product -inf as well. It adds no error, and
+          // its infinite magnitude and spread would make every bound of the row NaN.
+          if (logits[t] == -std::numeric_limits<double>::infinity() && m > logits[t]) continue;
           row.max_logit_magnitude = std::max(row.max_logit_magnitude, magnitudes[t]);
           row.max_spread = std::max(row.max_spread, m - logits[t]);
         }
@@ -229,6 +237,7 @@ OracleResult run_oracle(const Problem& p, const std::vector<int>& split_sizes, c
           }
           double c = 0, cl = 0, cm = 0;
           for (int t = 0; t < n; ++t) {
+            if (weights[t] == 0) continue;  // nothing to deviate, and 0 x an infinite magnitude would be NaN
             const double dev = weights[t] * std::fabs(v(t) - o);
             c += dev;
             cl += dev * magnitudes[t];

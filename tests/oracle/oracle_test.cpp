@@ -5,7 +5,9 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 
+#include "oracle/error_model.h"
 #include "oracle/oracle.h"
 #include "tests/fixtures/problem_builders.h"
 #include "properties/problem_spec.h"
@@ -277,6 +279,33 @@ TEST(Oracle, FlagsNonFiniteValuesInReferencedSlots) {
     Problem q_bad = testing::single_sequence(3, 1, 1, 2, 4, testing::wobble);
     q_bad.queries[0] = bad;
     EXPECT_FALSE(run_oracle(q_bad).fits_fp32) << "q = " << bad;
+  }
+}
+
+
+// An infinite K element of an e5m2 cache makes its key's dot product infinite: a -inf logit has weight exactly 0 and
+// a soft-capped one is exactly -cap or +cap, in a kernel's fp32 as in the oracle, so neither may leave the row's
+// bounds NaN (which would fail every correct kernel whose output is not correctly rounded).
+TEST(Oracle, AnInfiniteDotProductLeavesTheRowsBoundsFinite) {
+  Problem p = testing::single_sequence(4, 1, 1, 4, 4, testing::wobble, DType::bf16);
+  for (float& x : p.k_pool) x = 1.0f;
+  for (float& x : p.queries) x = 0.5f;
+  p = testing::with_fp8_cache(p, Fp8Format::e5m2, {1.0f}, {1.0f});
+  p.k_pool[4] = -std::numeric_limits<float>::infinity();  // key 1's dim 0: its logit is -inf
+  for (const std::optional<float> cap : {std::optional<float>{}, std::optional<float>{3.0f}}) {
+    p.options.soft_cap = cap;
+    validate(p);
+    const OracleResult r = run_oracle(p);
+    for (std::size_t e = 0; e < r.out.size(); ++e) {
+      ASSERT_TRUE(std::isfinite(r.out[e])) << e;
+      ErrorModel model;
+      model.logit_coefficient = 10;
+      model.weight_error = 8;
+      model.accumulation_chain = 20;
+      const ElementBound b = element_bound(model, r, e, p.dtype);
+      EXPECT_TRUE(std::isfinite(b.bound) && b.bound > 0) << "element " << e << (cap ? " with a cap" : "") << ": "
+                                                          << b.bound;
+    }
   }
 }
 
