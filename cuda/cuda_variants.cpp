@@ -15,7 +15,10 @@ namespace {
 // kernel cannot disagree. split_size: the keys per split of cuda_splitk, or 0 for cuda_fused.
 ErrorModel kernel_error_model(const Problem& p, const OracleResult& oracle, std::size_t row, const Knobs& knobs,
                               int split_size) {
-  const cuda::KernelArithmetic kernel = cuda::kernel_arithmetic(cuda::storage_of(p.dtype), p.head_dim);
+  const cuda::KvCache cache = !p.fp8_cache                                 ? cuda::KvCache::same
+                              : p.fp8_cache->format == Fp8Format::e4m3 ? cuda::KvCache::e4m3
+                                                                         : cuda::KvCache::e5m2;
+  const cuda::KernelArithmetic kernel = cuda::kernel_arithmetic(cuda::storage_of(p.dtype), p.head_dim, cache);
   TiledKernelShape shape;
   shape.tensor_cores = kernel.tensor_cores;
   shape.fp16_operands = kernel.fp16_operands;
@@ -34,6 +37,10 @@ Capabilities cuda_capabilities(bool uses_splits) {
   // Every logit option, computed in fp32 as the CPU variants do (variants/online_softmax.h), so the tiled model's
   // fp32 option cost and sink term cover them on either kernel.
   c.logit_options = LogitOptionSupport::all();
+  // fp8 caches on the tensor cores only: bf16 queries, head dims a multiple of 16 (launch_rules.h).
+  c.fp8_caches = {Fp8Format::e4m3, Fp8Format::e5m2};
+  c.fp8_query_dtypes = {DType::bf16};
+  c.fp8_head_dim_multiple = cuda::kFp8HeadDimMultiple;
   return c;
 }
 
@@ -44,7 +51,7 @@ class CudaFused final : public Variant {
  public:
   std::string name() const override { return "cuda_fused"; }
   std::string description() const override {
-    return "CUDA: one block per (sequence, KV head, query run) with its GQA group, tiled online softmax; fp32 sums, bf16 and fp16 on tensor cores";
+    return "CUDA: one block per (sequence, KV head, query run) with its GQA group, tiled online softmax; fp32 sums, bf16 and fp16 on tensor cores, fp8 caches (bf16 queries) widened to bf16";
   }
   Capabilities capabilities() const override { return cuda_capabilities(false); }
   Output run(const Problem& p, const Knobs& knobs) const override {
@@ -64,7 +71,7 @@ class CudaSplitK final : public Variant {
  public:
   std::string name() const override { return "cuda_splitk"; }
   std::string description() const override {
-    return "CUDA split-K (flash-decoding): per-split partial states merged by a reduce kernel; fp32 sums, bf16 and fp16 on tensor cores";
+    return "CUDA split-K (flash-decoding): per-split partial states merged by a reduce kernel; fp32 sums, bf16 and fp16 on tensor cores, fp8 caches (bf16 queries) widened to bf16";
   }
   Capabilities capabilities() const override { return cuda_capabilities(true); }
   Output run(const Problem& p, const Knobs& knobs) const override {

@@ -36,6 +36,22 @@ std::vector<unsigned char> encode(const std::vector<float>& values, DType dtype)
   return bytes;
 }
 
+// A pool as the device stores it: in the problem's dtype, or an fp8 cache's bytes.
+std::vector<unsigned char> encode_pool(const std::vector<float>& values, const Problem& p) {
+  if (!p.fp8_cache) return encode(values, p.dtype);
+  std::vector<unsigned char> bytes(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) bytes[i] = to_fp8_bits(values[i], p.fp8_cache->format);
+  return bytes;
+}
+
+// An fp8 cache's scales, one per KV head (a per-tensor scale repeated); empty without a cache.
+std::vector<float> scales_per_kv_head(const Problem& p, bool k) {
+  std::vector<float> scales;
+  if (p.fp8_cache)
+    for (int h = 0; h < p.num_kv_heads; ++h) scales.push_back(k ? p.fp8_cache->k_scale(h) : p.fp8_cache->v_scale(h));
+  return scales;
+}
+
 std::vector<float> decode(const std::vector<unsigned char>& bytes, DType dtype) {
   if (dtype == DType::f32) {
     std::vector<float> values(bytes.size() / 4);
@@ -72,12 +88,14 @@ void evict_l2(cudaStream_t stream) {
 
 DeviceProblem::DeviceProblem(const Problem& p)
     : dtype_(p.dtype),
-      k_pool_(encode(p.k_pool, p.dtype)),
-      v_pool_(encode(p.v_pool, p.dtype)),
+      k_pool_(encode_pool(p.k_pool, p)),
+      v_pool_(encode_pool(p.v_pool, p)),
       queries_(encode(p.queries, p.dtype)),
       output_(p.output_size() * (p.dtype == DType::f32 ? 4 : 2)),
       alibi_slopes_(p.options.alibi_slopes),
-      sinks_(p.options.sinks) {
+      sinks_(p.options.sinks),
+      k_scales_(scales_per_kv_head(p, true)),
+      v_scales_(scales_per_kv_head(p, false)) {
   std::vector<std::int32_t> tables;
   std::vector<int> sequence_of_query_row;
   int query_row = 0;
@@ -100,6 +118,11 @@ DeviceProblem::DeviceProblem(const Problem& p)
   if (output_.size() > 0) cuda_check(cudaMemset(output_.get(), 0xff, output_.size()), "filling the output");
 
   batch_.storage = storage_of(p.dtype);
+  batch_.kv_cache = !p.fp8_cache                                 ? KvCache::same
+                    : p.fp8_cache->format == Fp8Format::e4m3 ? KvCache::e4m3
+                                                                 : KvCache::e5m2;
+  batch_.k_scales = k_scales_.get();
+  batch_.v_scales = v_scales_.get();
   batch_.num_query_heads = p.num_query_heads;
   batch_.num_kv_heads = p.num_kv_heads;
   batch_.head_dim = p.head_dim;

@@ -1,5 +1,6 @@
-// A Problem on the device, in its storage dtype, and the one entry point both CUDA variants run through:
-// upload, plan, launch, wait (errors surface as CudaError with the runtime's text), download.
+// A Problem on the device, in its storage dtype (an fp8 cache's pools in its format), and the one entry point both
+// CUDA variants run through: upload, plan, launch, wait (errors surface as CudaError with the runtime's text),
+// download.
 #pragma once
 
 #include <string>
@@ -33,6 +34,7 @@ class DeviceProblem {
   DeviceBuffer<SequenceMeta> sequences_;
   DeviceBuffer<int> sequence_of_query_row_;
   DeviceBuffer<float> alibi_slopes_, sinks_;  // empty (null) without the option
+  DeviceBuffer<float> k_scales_, v_scales_;    // an fp8 cache's, per KV head; empty (null) without one
   DeviceBatch batch_;
 };
 

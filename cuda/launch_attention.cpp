@@ -23,11 +23,22 @@ int multiprocessor_count() {
   return multiprocessors;
 }
 
-// One instantiation per (ROWS, LAYOUT) for the plan's row capacity (4 or 8 rows a block).
+// One instantiation per (ROWS, LAYOUT, pools) for the plan's row capacity (4 or 8 rows a block) and the pools'
+// values.
+template <Storage S, int LANES, KernelLayout LAYOUT, int ROWS>
+void launch_tensor_core_cache(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream) {
+  if constexpr (S == Storage::bf16) {
+    if (batch.kv_cache == KvCache::e4m3)
+      return instances::launch_tensor_core<S, LANES, ROWS, LAYOUT, GpuBug::none, KvCache::e4m3>(batch, plan, stream);
+    if (batch.kv_cache == KvCache::e5m2)
+      return instances::launch_tensor_core<S, LANES, ROWS, LAYOUT, GpuBug::none, KvCache::e5m2>(batch, plan, stream);
+  }
+  instances::launch_tensor_core<S, LANES, ROWS, LAYOUT>(batch, plan, stream);
+}
 template <Storage S, int LANES, KernelLayout LAYOUT>
 void launch_tensor_core_rows(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream) {
-  if (plan.row_capacity == 4) return instances::launch_tensor_core<S, LANES, 4, LAYOUT>(batch, plan, stream);
-  instances::launch_tensor_core<S, LANES, kMaxRows, LAYOUT>(batch, plan, stream);
+  if (plan.row_capacity == 4) return launch_tensor_core_cache<S, LANES, LAYOUT, 4>(batch, plan, stream);
+  launch_tensor_core_cache<S, LANES, LAYOUT, kMaxRows>(batch, plan, stream);
 }
 template <Storage S, int LANES>
 void launch_cuda_core_rows(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream) {
@@ -40,7 +51,7 @@ void launch_tensor_core_lanes(const DeviceBatch& batch, const DevicePlan& plan, 
                               cudaStream_t stream) {
   if constexpr (LANES == 128) {
     const long long blocks = static_cast<long long>(plan.num_items) * batch.num_kv_heads;
-    switch (choose_tensor_core_layout(blocks, multiprocessor_count(), pinned)) {
+    switch (choose_tensor_core_layout(blocks, multiprocessor_count(), pinned, batch.kv_cache)) {
       case KernelLayout::wide: return launch_tensor_core_rows<S, 128, KernelLayout::wide>(batch, plan, stream);
       case KernelLayout::wide_evict_first:
         return launch_tensor_core_rows<S, 128, KernelLayout::wide_evict_first>(batch, plan, stream);
@@ -99,11 +110,12 @@ void launch_all(const DeviceBatch& batch, const DevicePlan& plan, const KernelPi
 
 }  // namespace
 
-int resident_blocks_per_multiprocessor(Storage storage, int head_dim, int gqa_ratio) {
+int resident_blocks_per_multiprocessor(Storage storage, int head_dim, int gqa_ratio, KvCache cache) {
   // fp16's instantiations are bf16's with another operand type: the same shared memory, registers within bf16's.
-  if (storage == Storage::f32 || head_dim != 128)
-    throw std::invalid_argument("resident_blocks_per_multiprocessor: only bf16 or fp16 with head dim 128 is asked for");
-  return instances::deep_layout_resident_blocks(row_capacity(gqa_ratio));
+  if (storage == Storage::f32 || head_dim != 128 || !takes_kv_cache(storage, head_dim, cache))
+    throw std::invalid_argument("resident_blocks_per_multiprocessor: only bf16 or fp16 (bf16 with an fp8 cache) with "
+                                "head dim 128 is asked for");
+  return instances::deep_layout_resident_blocks(row_capacity(gqa_ratio), cache);
 }
 
 void launch_attention(const DeviceBatch& batch, const DevicePlan& plan, const KernelPins& pins, cudaStream_t stream) {
@@ -127,6 +139,14 @@ void launch_attention(const DeviceBatch& batch, const DevicePlan& plan, const Ke
     throw std::invalid_argument("the window must be at least 1, or 0 for none, got " + std::to_string(batch.window));
   if (plan.row_capacity != 4 && plan.row_capacity != kMaxRows)
     throw std::invalid_argument("row capacity must be 4 or 8, got " + std::to_string(plan.row_capacity));
+  if (batch.kv_cache != KvCache::same) {
+    if (!takes_kv_cache(batch.storage, batch.head_dim, batch.kv_cache))
+      throw std::invalid_argument("the CUDA kernels read an fp8 cache with bf16 queries and a head dim that is a "
+                                  "multiple of " + std::to_string(kFp8HeadDimMultiple) + ", got head dim " +
+                                  std::to_string(batch.head_dim) + (batch.storage == Storage::bf16 ? "" : " and queries not bf16"));
+    if (batch.k_scales == nullptr || batch.v_scales == nullptr)
+      throw std::invalid_argument("an fp8 cache needs its K and V scales (one per KV head)");
+  }
   switch (batch.storage) {
     case Storage::f32: return launch_all<Storage::f32>(batch, plan, pins, stream);
     case Storage::f16: return launch_all<Storage::f16>(batch, plan, pins, stream);

@@ -5,11 +5,13 @@
 
 namespace pacheck::cuda {
 
-KernelLayout choose_tensor_core_layout(long long blocks, int multiprocessors, KernelLayout pinned) {
+KernelLayout choose_tensor_core_layout(long long blocks, int multiprocessors, KernelLayout pinned, KvCache cache) {
   if (pinned != KernelLayout::automatic) return pinned;
-  const long long wave = static_cast<long long>(kWideBlocksPerMultiprocessor) * multiprocessors;
+  const bool fp8 = cache != KvCache::same;
+  const long long wave =
+      static_cast<long long>(fp8 ? kFp8WideBlocksPerMultiprocessor : kWideBlocksPerMultiprocessor) * multiprocessors;
   if (blocks <= wave) return KernelLayout::wide_evict_first;
-  return blocks >= 4 * wave ? KernelLayout::wide : KernelLayout::deep;
+  return fp8 || blocks >= 4 * wave ? KernelLayout::wide : KernelLayout::deep;
 }
 
 MergeShape choose_merge_shape(long long rows, int multiprocessors, MergeShape pinned) {
@@ -17,11 +19,11 @@ MergeShape choose_merge_shape(long long rows, int multiprocessors, MergeShape pi
   return rows <= multiprocessors ? MergeShape::lanes : MergeShape::warps;
 }
 
-KernelArithmetic kernel_arithmetic(Storage storage, int head_dim) {
+KernelArithmetic kernel_arithmetic(Storage storage, int head_dim, KvCache cache) {
   KernelArithmetic k;
   if (uses_tensor_cores(storage, head_dim)) {
     k.tensor_cores = true;
-    k.fp16_operands = storage == Storage::f16;
+    k.fp16_operands = storage == Storage::f16 || cache != KvCache::same;
     k.max_tile_keys = kTensorCoreTileKeys;
     k.key_groups = kTensorCoreWarps;
     return k;

@@ -54,6 +54,13 @@ PACHECK_RULE constexpr int row_first_split_offset(int chunk_first_position, int 
 // GQA 8, 2 x head_dim x 8 multiply-adds per key are 4 per byte of K/V, more than half the H200's fp32 peak at full
 // bandwidth. Everything else (fp32, other head dims) runs fp32 fused multiply-adds on the CUDA cores.
 inline bool uses_tensor_cores(Storage storage, int head_dim) { return storage != Storage::f32 && head_dim % 8 == 0; }
+// An fp8 cache runs only on the tensor cores, with bf16 queries and a head dim that is a multiple of 16 (whole
+// 16-byte rows of fp8): serving's fp8 shapes, each fp8 pair widened exactly to bf16 in registers. A CUDA-core
+// path for the rest would double the CUDA-core instances for shapes no engine runs; the variants declare the limit.
+inline constexpr int kFp8HeadDimMultiple = 16;
+inline bool takes_kv_cache(Storage storage, int head_dim, KvCache cache) {
+  return cache == KvCache::same || (storage == Storage::bf16 && head_dim % kFp8HeadDimMultiple == 0);
+}
 
 // --- the CUDA-core kernel (cuda_core_kernel.cuh) ---------------------------------------------------------------------
 
@@ -87,16 +94,17 @@ inline constexpr int kTensorCoreTileKeys = 64;
 //           definition and leaves copies that fault (bench/sass_descriptor_check.py finds such copies).
 enum class TileCopies { tensor, async, async_evict_first };
 
-// 64 lanes and wider: the 128-byte swizzled layout, which tensor copies need and which keeps ldmatrix free of bank
-// conflicts; 32 lanes: rows padded by 16 bytes (narrower than the swizzle).
-PACHECK_RULE constexpr bool tensor_core_swizzled(int lanes) { return lanes >= 64; }
+// Rows of 128 bytes and wider (64 lanes of 16-bit values, 128 of fp8): the 128-byte swizzled layout, which tensor
+// copies need and which keeps ldmatrix free of bank conflicts; narrower rows are padded by 16 bytes.
+PACHECK_RULE constexpr bool tensor_core_swizzled(int lanes, int kv_bytes = 2) { return lanes * kv_bytes >= 128; }
 // Tiles in flight: three (32 KB each at 128 lanes: two blocks per multiprocessor), two at 256 lanes (whose two tiles
 // take one multiprocessor's worth).
 PACHECK_RULE constexpr int tensor_core_stages(int lanes) { return lanes >= 256 ? 2 : 3; }
 // The copies: async at 128 lanes (measured faster than tensor copies there, most at small batches); tensor
-// copies at 64 and 256 lanes; async at 32 lanes (padded rows).
-PACHECK_RULE constexpr TileCopies tensor_core_copies(int lanes) {
-  return lanes == 128 || !tensor_core_swizzled(lanes) ? TileCopies::async : TileCopies::tensor;
+// copies at 64 and 256 lanes; async at 32 lanes (padded rows), and for fp8 caches (whose tensor maps would need
+// boxes of another shape).
+PACHECK_RULE constexpr TileCopies tensor_core_copies(int lanes, int kv_bytes = 2) {
+  return lanes == 128 || kv_bytes != 2 || !tensor_core_swizzled(lanes) ? TileCopies::async : TileCopies::tensor;
 }
 
 // At 128 lanes one of three layouts runs, all swizzled, all with asynchronous copies:
@@ -108,9 +116,13 @@ PACHECK_RULE constexpr TileCopies tensor_core_copies(int lanes) {
 //                the wide layout with async_evict_first copies.
 // The rule: wide-evict-first when the grid (work items x KV heads) fits in one wave of the wide layout (there it
 // speeds split-K at batch 1 most; in grids of several waves any cache policy costs more than the plain copy), wide
-// from four waves (the partial wave's share is small), deep in between. A pinned choice wins.
+// from four waves (the partial wave's share is small), deep in between. From an fp8 cache the stages are half as
+// large: the wide layout fits four blocks per multiprocessor and deep three (its staged table and queries stay
+// as large), so deep's third tile in flight costs a block, and wide runs beyond one wave. A pinned choice wins.
 inline constexpr int kWideBlocksPerMultiprocessor = 3;
-KernelLayout choose_tensor_core_layout(long long blocks, int multiprocessors, KernelLayout pinned);
+inline constexpr int kFp8WideBlocksPerMultiprocessor = 4;
+KernelLayout choose_tensor_core_layout(long long blocks, int multiprocessors, KernelLayout pinned,
+                                       KvCache cache = KvCache::same);
 
 // --- the split-K merge (splitk_merge.cuh) ----------------------------------------------------------------------------
 
@@ -129,8 +141,9 @@ MergeShape choose_merge_shape(long long rows, int multiprocessors, MergeShape pi
 // bounds from it, so dispatch and bound read the same rule).
 struct KernelArithmetic {
   bool tensor_cores = false;
-  // The tensor cores' operands are fp16 (else bf16): the weights' hi + lo split then loses its absolute part
-  // below fp16's normal range.
+  // The values product's operands (the weights and V) are fp16 (else bf16): fp16 problems, and fp8 caches, whose V
+  // widens to fp16 in one instruction per pair. The weights' hi + lo split then loses its absolute part below
+  // fp16's normal range.
   bool fp16_operands = false;
   // Keys folded per online-softmax step never exceed this (the shared-memory tile); larger tile_size knobs are
   // walked in tiles of this size, as the CPU variants walk theirs in chunks.
@@ -139,7 +152,7 @@ struct KernelArithmetic {
   // term of the accumulator passes through at most this many extra additions.
   int key_groups = 1;
 };
-KernelArithmetic kernel_arithmetic(Storage storage, int head_dim);
+KernelArithmetic kernel_arithmetic(Storage storage, int head_dim, KvCache cache = KvCache::same);
 
 // --- the benchmark's split size --------------------------------------------------------------------------------------
 

@@ -33,6 +33,9 @@
 namespace pacheck::cuda {
 
 enum class Storage : int { f32 = 0, f16 = 1, bf16 = 2 };
+// What the K and V pools hold: values of the storage type, or an fp8 cache (problem.h, Fp8Cache) in e4m3 or e5m2,
+// one byte an element, which the tensor-core kernel widens exactly to its operand type and scales in fp32.
+enum class KvCache : int { same = 0, e4m3 = 1, e5m2 = 2 };
 
 // One GPU-only bug per value, compiled into a kernel instantiation as a template argument (`if constexpr` at the bug
 // site): production instantiates only GpuBug::none, and the mutants (cuda/mutants/) live in their own library, so
@@ -64,10 +67,14 @@ struct SequenceMeta {
 };
 
 // Everything the kernels read and write, on the device. Pools [num_blocks][block_size][num_kv_heads][head_dim],
-// queries and output [total_queries][num_query_heads][head_dim], all in `storage`; the pools and the queries
-// 16-byte aligned (launch_attention checks).
+// queries and output [total_queries][num_query_heads][head_dim], all in `storage` (the pools in `kv_cache` when it
+// is fp8); the pools and the queries 16-byte aligned (launch_attention checks).
 struct DeviceBatch {
   Storage storage = Storage::f32;
+  KvCache kv_cache = KvCache::same;
+  // An fp8 cache's scales, one per KV head (a per-tensor scale repeated), device memory; null otherwise.
+  const float* k_scales = nullptr;
+  const float* v_scales = nullptr;
   int num_query_heads = 0;
   int num_kv_heads = 0;
   int head_dim = 0;
@@ -139,9 +146,10 @@ struct DevicePlan {
   float* partial_acc = nullptr;          // [num_items][num_kv_heads][row_capacity][head_dim]
 };
 
-// How many blocks of the deep tensor-core layout fit on one multiprocessor at once, for bf16 or fp16 storage and
-// head dim 128 (the benchmark's shape, whose split-K plans fill the GPU with that many blocks per multiprocessor).
-int resident_blocks_per_multiprocessor(Storage storage, int head_dim, int gqa_ratio);
+// How many blocks of the deep tensor-core layout fit on one multiprocessor at once, for bf16 or fp16 storage (bf16
+// with an fp8 cache) and head dim 128 (the benchmark's shape, whose split-K plans fill the GPU with that many blocks
+// per multiprocessor).
+int resident_blocks_per_multiprocessor(Storage storage, int head_dim, int gqa_ratio, KvCache cache = KvCache::same);
 
 // Enqueues the attention kernel (and for split-K the merge) on `stream`, with the kernel choices `pins` fixes and
 // launch_rules.h's rules for the rest. Throws std::invalid_argument, before enqueuing anything, on a shape the

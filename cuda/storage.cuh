@@ -1,9 +1,10 @@
 // The kernels' element types, fp32, bf16 and fp16: widening to fp32 (exact), narrowing with round-to-nearest, and
-// eight elements from a 16-byte aligned shared-memory address. C++17 CUDA.
+// eight elements from a 16-byte aligned shared-memory address; and an fp8 cache's pairs widened to bf16. C++17 CUDA.
 #pragma once
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 #include "cuda/paged_attention.h"
 
@@ -75,5 +76,42 @@ struct StorageOps<__half> {
     }
   }
 };
+
+// Two fp8 values of an fp8 cache (the low byte first) as a bf16x2 register, the first in the low half. Exact: every
+// e4m3 and e5m2 value, subnormals, infinities and NaN included, is an fp16 value and a bf16 value, and each step
+// keeps it: fp8 to fp16 (cvt.rn.f16x2.e4m3x2 / e5m2x2), fp16 to fp32, and fp32 to bf16 by taking the upper halves
+// (exact, as the value is a bf16), a byte permute where a conversion instruction would queue behind the fp8 ones.
+// e4m3's S.1111.111 stays NaN.
+template <KvCache C>
+__device__ inline unsigned widen_fp8x2_to_bf16x2(unsigned short two) {
+  static_assert(C == KvCache::e4m3 || C == KvCache::e5m2, "an fp8 cache");
+  const __half2_raw h = __nv_cvt_fp8x2_to_halfraw2(two, C == KvCache::e4m3 ? __NV_E4M3 : __NV_E5M2);
+  const float2 f = __half22float2(__half2(h));
+  return __byte_perm(__float_as_uint(f.x), __float_as_uint(f.y), 0x7632);
+}
+// Two fp8 values as an fp16x2 register, the first in the low half; exact (e4m3 and e5m2 are subsets of fp16).
+// `four` holds them in bytes `first` and `second`: e5m2 is fp16's upper byte, so one byte permute places both;
+// e4m3 takes a permute and cvt.rn.f16x2.e4m3x2.
+template <KvCache C, int FIRST, int SECOND>
+__device__ inline unsigned widen_fp8_bytes_to_f16x2(unsigned four) {
+  static_assert(C == KvCache::e4m3 || C == KvCache::e5m2, "an fp8 cache");
+  if constexpr (C == KvCache::e5m2) {
+    return __byte_perm(four, 0, 0x0404 | (FIRST << 4) | (SECOND << 12));  // bytes to bits 8-15 and 24-31
+  } else {
+    const unsigned two = __byte_perm(four, 0, FIRST | (SECOND << 4));
+    const __half2_raw h = __nv_cvt_fp8x2_to_halfraw2(static_cast<unsigned short>(two), __NV_E4M3);
+    return static_cast<unsigned>(h.x) | (static_cast<unsigned>(h.y) << 16);
+  }
+}
+
+// The low and the high pair of four fp8 values.
+template <KvCache C>
+__device__ inline unsigned widen_fp8_low_pair(unsigned four) {
+  return widen_fp8x2_to_bf16x2<C>(static_cast<unsigned short>(four & 0xffffu));
+}
+template <KvCache C>
+__device__ inline unsigned widen_fp8_high_pair(unsigned four) {
+  return widen_fp8x2_to_bf16x2<C>(static_cast<unsigned short>(four >> 16));
+}
 
 }  // namespace pacheck::cuda::kernels

@@ -1,5 +1,5 @@
 // The tensor-core attention kernel, for bf16 or fp16 storage with head dims that are a multiple of 8 (whole 16-byte
-// rows). Same work items, plan, partial states and online-softmax steps as the CUDA-core kernel (cuda_core_kernel.cuh);
+// rows), and for fp8 caches (e4m3, e5m2) with bf16 queries and head dims that are a multiple of 16. Same work items, plan, partial states and online-softmax steps as the CUDA-core kernel (cuda_core_kernel.cuh);
 // only the two inner products move from fp32 fused multiply-adds to mma.sync (16-bit inputs, fp32 accumulators).
 // The kernel reads as a pipeline of named steps of TensorCoreBlock: stage the block's queries and table, start the
 // copies of the first tiles, then per tile wait, score, take the block's tile max, rescale, accumulate the values
@@ -32,9 +32,19 @@
 // the CUDA-core kernel's (block_work.cuh): fp32 on the scaled score, each row's keys from its window's start, the
 // sink in the epilogue. An item whose first key is not a multiple of 16 (a window's start need not be) takes the
 // asynchronous copies.
+//
+// An fp8 cache (C = e4m3 or e5m2) lands in shared memory as it is, a byte an element, and each thread widens its
+// fragments in registers (exact, storage.cuh): K to bf16, for the bf16 queries, and V to fp16, which takes one
+// instruction a pair where bf16 takes four, with the weights split into fp16 (the fp16 problems' values product
+// and model); the same ldmatrix addresses read 16 fp8 where they read 8 bf16, so one K load serves two mma steps
+// and one V load two lane blocks,
+// with the head dims permuted inside each 16-dim step (the queries' fragments permuted alike) and inside each
+// lane block (undone where the sums are written). The K scale multiplies the logit, the V scale the sums, in fp32:
+// one rounding each (ERROR_MODEL.md, "fp8 caches").
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "cuda/block_work.cuh"
 #include "cuda/epilogue.cuh"
@@ -71,19 +81,22 @@ struct SharedLayout {
   int barriers;  // [stage][warp] mbarriers of the tensor copies (8 bytes each)
   int total;
 };
-__host__ __device__ constexpr int row_bytes(int lanes) { return lanes * 2 + 16; }  // +16: ldmatrix without conflicts
+__host__ __device__ constexpr int row_bytes(int lanes, int kv_bytes = 2) {  // +16: ldmatrix without conflicts
+  return lanes * kv_bytes + 16;
+}
 // The floats of a row of a warp's sums in shared memory at the end: 4 more than the lanes, so that a store
 // instruction's 4 rows (one per t) fall in distinct banks, (2t + e) * (lanes + 4) differing by 8t modulo the 32
 // banks, where rows of `lanes` floats put them all in one (a 4-way conflict at 8 rows).
 __host__ __device__ constexpr int summed_row_floats(int lanes) { return lanes + 4; }
 inline constexpr int kBoxBytes = kTensorCopyKeys * kTensorCopyLanes * 2;
-__host__ __device__ constexpr int stage_bytes(int lanes, bool swizzled) {
-  return 2 * kTileKeys * (swizzled ? lanes * 2 : row_bytes(lanes));
+__host__ __device__ constexpr int stage_bytes(int lanes, bool swizzled, int kv_bytes = 2) {
+  return 2 * kTileKeys * (swizzled ? lanes * kv_bytes : row_bytes(lanes, kv_bytes));
 }
-__host__ __device__ constexpr SharedLayout shared_layout(int lanes, int rows, int stages) {
-  const bool swizzled = tensor_core_swizzled(lanes);
+// kv_bytes: bytes of a K or V element, 2, or 1 for an fp8 cache (the queries stay 16-bit).
+__host__ __device__ constexpr SharedLayout shared_layout(int lanes, int rows, int stages, int kv_bytes = 2) {
+  const bool swizzled = tensor_core_swizzled(lanes, kv_bytes);
   SharedLayout s{};
-  const int kv = stages * stage_bytes(lanes, swizzled);
+  const int kv = stages * stage_bytes(lanes, swizzled, kv_bytes);
   const int sums = kWarps * rows * summed_row_floats(lanes) * 4;
   s.kv = 0;
   s.table = round_up(kv > sums ? kv : sums, 16);
@@ -95,13 +108,18 @@ __host__ __device__ constexpr SharedLayout shared_layout(int lanes, int rows, in
   return s;
 }
 
-// Blocks per multiprocessor the registers must allow: as many as the shared memory fits, at most 3.
-template <int LANES, int ROWS, int STAGES>
+// Blocks per multiprocessor the registers must allow: as many as the shared memory fits, at most 3 (4 from an fp8
+// cache, whose stages are half as large: a fourth block hides the latency of its widening, and a batch-64 grid of
+// 8 KV heads fits the GPU in one wave).
+template <int LANES, int ROWS, int STAGES, int KV_BYTES = 2>
 constexpr int min_blocks() {
-  const int fit = 227 * 1024 / (shared_layout(LANES, ROWS, STAGES).total + 1024);
-  return fit < 1 ? 1 : fit > 3 ? 3 : fit;
+  const int fit = 227 * 1024 / (shared_layout(LANES, ROWS, STAGES, KV_BYTES).total + 1024);
+  const int most = KV_BYTES == 1 ? 4 : 3;
+  return fit < 1 ? 1 : fit > most ? most : fit;
 }
 static_assert(min_blocks<128, 8, 2>() == kWideBlocksPerMultiprocessor, "the wide layout fits three blocks");
+static_assert(min_blocks<128, 8, 2, 1>() == kFp8WideBlocksPerMultiprocessor, "from an fp8 cache, four");
+static_assert(min_blocks<128, 8, 3, 1>() == 3, "and the deep layout three");
 static_assert(min_blocks<128, 8, 3>() == 2, "the deep layout fits two");
 
 // The mma and the bits of each 16-bit operand type.
@@ -150,33 +168,44 @@ __device__ inline SplitWeight<T> split_weight(float p) {
 // of the item's block table are staged in shared memory; an item with more reads its table through L1. With COPIES
 // = tensor, where `maps` are usable and the item starts at a multiple of 16 keys, each warp's 16 keys of a tile
 // arrive as tensor copies (one per 64 lanes of K and of V, issued by one lane); other items, and the other COPIES,
-// use 16-byte asynchronous copies. S: the storage, bf16 or fp16 (the mma's operand type).
-template <Storage S, int LANES, int ROWS, int STAGES, TileCopies COPIES, GpuBug BUG = GpuBug::none>
+// use 16-byte asynchronous copies. S: the storage, bf16 or fp16 (the mma's operand type); C: what the pools hold.
+template <Storage S, int LANES, int ROWS, int STAGES, TileCopies COPIES, GpuBug BUG = GpuBug::none,
+          KvCache C = KvCache::same>
 struct TensorCoreBlock {
   static_assert(S == Storage::bf16 || S == Storage::f16, "the tensor cores take 16-bit operands");
+  static_assert(C == KvCache::same || S == Storage::bf16, "an fp8 cache is widened to bf16");
   using T = typename StorageType<S>::type;
   using Mma = tensor_core::MmaOperand<T>;
+  static constexpr bool kFp8 = C != KvCache::same;
+  // The values product's operand type: T, or fp16 from an fp8 cache (V widens to fp16 in one instruction a pair,
+  // to bf16 in four; the weights' fp16 split is the fp16 problems').
+  using VT = std::conditional_t<kFp8, __half, T>;
+  using ValuesMma = tensor_core::MmaOperand<VT>;
+  static constexpr int kKvBytes = kFp8 ? 1 : 2;  // of a K or V element in the pools and the stages
   static constexpr int kWarps = tensor_core::kWarps;
   static constexpr int kThreads = tensor_core::kThreads;
   static constexpr int kTileKeys = tensor_core::kTileKeys;
   static constexpr int kWarpKeys = tensor_core::kWarpKeys;
   static constexpr int kBoxBytes = tensor_core::kBoxBytes;
-  static constexpr bool kSwizzled = tensor_core_swizzled(LANES);
-  static constexpr int kRowBytes = tensor_core::row_bytes(LANES);
-  static constexpr int kChunksPerRow = LANES * 2 / 16;  // 16-byte pieces of a K or V row
-  static constexpr int kHeadSteps = LANES / 16;         // mma K steps of a dot product
-  static constexpr int kLaneBlocks = LANES / 16;        // mma M blocks of the output lanes
+  static constexpr bool kSwizzled = tensor_core_swizzled(LANES, kKvBytes);
+  static constexpr int kRowBytes = tensor_core::row_bytes(LANES);              // a staged query row
+  static constexpr int kKvRowBytes = tensor_core::row_bytes(LANES, kKvBytes);  // a padded K or V row
+  static constexpr int kQueryChunks = LANES * 2 / 16;                          // 16-byte pieces of a query row
+  static constexpr int kChunksPerRow = LANES * kKvBytes / 16;                  // 16-byte pieces of a K or V row
+  static constexpr int kHeadSteps = LANES / 16;   // mma K steps of a dot product
+  static constexpr int kLaneBlocks = LANES / 16;  // mma M blocks of the output lanes
   static constexpr int kCopiesPerLane = kWarpKeys * kChunksPerRow / 32;
-  static constexpr int kBoxes = LANES / kTensorCopyLanes;  // swizzled layout: 64-lane boxes per row
-  static constexpr int kStageBytes = tensor_core::stage_bytes(LANES, kSwizzled);
+  static constexpr int kBoxes = LANES * kKvBytes / 128;  // swizzled layout: 128-byte boxes per row
+  static constexpr int kStageBytes = tensor_core::stage_bytes(LANES, kSwizzled, kKvBytes);
   static constexpr int kKeysPerCopy = 32 / kChunksPerRow;  // keys one copy instruction of the warp covers
-  static constexpr tensor_core::SharedLayout kShared = tensor_core::shared_layout(LANES, ROWS, STAGES);
+  static constexpr tensor_core::SharedLayout kShared = tensor_core::shared_layout(LANES, ROWS, STAGES, kKvBytes);
   static_assert(ROWS <= 8, "the block's rows are N columns 0..7 of the mma");
   static_assert(LANES % 16 == 0 && kCopiesPerLane * 32 == kWarpKeys * kChunksPerRow, "whole mma steps and copies");
   static_assert(32 % kChunksPerRow == 0, "a copy instruction covers whole rows");
   static_assert(STAGES >= 2, "one tile is folded while the next ones land");
   static_assert(!kSwizzled || LANES % kTensorCopyLanes == 0, "the swizzled layout holds whole 64-lane boxes");
   static_assert(kSwizzled || COPIES != TileCopies::tensor, "tensor copies need the swizzled layout");
+  static_assert(!kFp8 || COPIES != TileCopies::tensor, "an fp8 cache's tiles arrive by asynchronous copies");
   static_assert(kSwizzled || COPIES != TileCopies::async_evict_first,
                 "ptxas 13.0 drops the L2 policy of the padded layout's copies (see TileCopies)");
 
@@ -189,7 +218,8 @@ struct TensorCoreBlock {
     OnlineSoftmaxState<2 * kLaneBlocks> acc[2];
   };
   // Row g's q as mma B fragments of the scores (N columns: the block's rows, zero past them): qb[s] = dims
-  // 16 s + 2t, + 1 and 16 s + 8 + 2t, + 1 (the lower dim in the low half, as pack places the lower index).
+  // 16 s + 2t, + 1 and 16 s + 8 + 2t, + 1 (the lower dim in the low half, as pack places the lower index); from an
+  // fp8 cache 16 s + 4t, + 1 and 16 s + 4t + 2, + 3, the dims its K fragments hold (scores_fp8).
   struct QueryFragments {
     unsigned qb[kHeadSteps][2];
   };
@@ -226,6 +256,7 @@ struct TensorCoreBlock {
   bool table_staged;
   const std::int32_t* table;
   int num_tiles;
+  float k_scale, v_scale;  // an fp8 cache's scales of the block's KV head; 1 otherwise
   // The asynchronous copies' addressing, the same for every tile: piece lane + 32 c of a warp's tile is chunk
   // copy_chunk of key copy_first_key + c kKeysPerCopy, so its chunk, and where that chunk starts in a row of the
   // pools (k_chunk, v_chunk), are the same in every copy.
@@ -270,8 +301,10 @@ struct TensorCoreBlock {
     table_staged = table_count <= kTableEntries;
     table = batch.block_tables + work.seq.table_offset;
     num_tiles = (work.item.key_end - work.item.key_begin + tile - 1) / tile;
-    live_chunks = batch.head_dim * 2 / 16;
-    row_stride = static_cast<unsigned>(batch.head_dim) * 2;
+    live_chunks = batch.head_dim * kKvBytes / 16;
+    row_stride = static_cast<unsigned>(batch.head_dim) * kKvBytes;
+    k_scale = kFp8 ? batch.k_scales[work.kv_head] : 1.0f;
+    v_scale = kFp8 ? batch.v_scales[work.kv_head] : 1.0f;
     k_pool = static_cast<const unsigned char*>(batch.k_pool);
     v_pool = static_cast<const unsigned char*>(batch.v_pool);
     copy_chunk = lane % kChunksPerRow;
@@ -298,8 +331,8 @@ struct TensorCoreBlock {
     unsigned char* const queries_s = shared + kShared.queries;
     const unsigned char* const queries = static_cast<const unsigned char*>(batch.queries);
     const int head_pieces = batch.head_dim / 8;  // 16-byte pieces of a query row
-    for (int p = threadIdx.x; p < ROWS * kChunksPerRow; p += kThreads) {
-      const int r = p / kChunksPerRow, chunk = p % kChunksPerRow;
+    for (int p = threadIdx.x; p < ROWS * kQueryChunks; p += kThreads) {
+      const int r = p / kQueryChunks, chunk = p % kQueryChunks;
       const bool live = r < work.item.num_rows && chunk < head_pieces;
       const int q_row = work.item.first_row + r;
       const std::size_t query_row = static_cast<std::size_t>(work.seq.query_row_offset + q_row / work.gqa);
@@ -319,7 +352,7 @@ struct TensorCoreBlock {
       return kv * (kStageBytes / 2) + ((key / kWarpKeys) * kBoxes + chunk / 8) * kBoxBytes + (key % kWarpKeys) * 128 +
              ((chunk % 8) ^ (key % 8)) * 16;
     else
-      return (kv * kTileKeys + key) * kRowBytes + chunk * 16;
+      return (kv * kTileKeys + key) * kKvRowBytes + chunk * 16;
   }
 
   // Zero the lanes past the head in every stage: copies read and write only live pieces. Padded: this warp's rows,
@@ -509,8 +542,9 @@ struct TensorCoreBlock {
     for (int s = 0; s < kHeadSteps; ++s)
 #pragma unroll
       for (int h = 0; h < 2; ++h)
-        q.qb[s][h] =
-            g < ROWS ? *reinterpret_cast<const unsigned*>(queries_s + g * kRowBytes + (16 * s + 8 * h + 2 * t) * 2) : 0u;
+        q.qb[s][h] = g < ROWS ? *reinterpret_cast<const unsigned*>(queries_s + g * kRowBytes +
+                                                                    (16 * s + (kFp8 ? 4 * t + 2 * h : 8 * h + 2 * t)) * 2)
+                              : 0u;
     return q;
   }
 
@@ -542,12 +576,36 @@ struct TensorCoreBlock {
   // key warp * 16 + g + 8 k of row 2t + e.
   __device__ void scores(const unsigned char* stage, const MatrixRow& k_row, const QueryFragments& q,
                          float (&s)[4]) const {
+    if constexpr (kFp8) {
+      scores_fp8(stage, k_row, q, s);
+    } else {
 #pragma unroll
-    for (int step = 0; step < kHeadSteps; ++step) {
-      if (16 * step >= batch.head_dim) break;  // zero lanes past the head: no mma at all, not exact zeros added
-      unsigned a[4];
-      ptx::load_matrices_x4(a, stage + matrix_offset(k_row, step));
-      Mma::mma(s[0], s[1], s[2], s[3], a, q.qb[step][0], q.qb[step][1]);
+      for (int step = 0; step < kHeadSteps; ++step) {
+        if (16 * step >= batch.head_dim) break;  // zero lanes past the head: no mma at all, not exact zeros added
+        unsigned a[4];
+        ptx::load_matrices_x4(a, stage + matrix_offset(k_row, step));
+        Mma::mma(s[0], s[1], s[2], s[3], a, q.qb[step][0], q.qb[step][1]);
+      }
+    }
+  }
+
+  // The same from an fp8 cache: load n's matrices hold keys g | g + 8 x 16 dims of steps 2n and 2n + 1, a thread's
+  // 32-bit word of a row being 4 consecutive dims 4t..4t + 3 of its step; widened, the low pair stands for the
+  // mma's K indices 2t, 2t + 1 and the high pair for 2t + 8, 2t + 9 (the queries' fragments hold the same dims).
+  __device__ void scores_fp8(const unsigned char* stage, const MatrixRow& k_row, const QueryFragments& q,
+                             float (&s)[4]) const {
+#pragma unroll
+    for (int n = 0; n < kHeadSteps / 2; ++n) {
+      if (32 * n >= batch.head_dim) break;  // a multiple of 16: a load's two steps are both in or the second out
+      unsigned r[4];
+      ptx::load_matrices_x4(r, stage + matrix_offset(k_row, n));
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        if (32 * n + 16 * h >= batch.head_dim) break;
+        const unsigned a[4] = {widen_fp8_low_pair<C>(r[2 * h]), widen_fp8_low_pair<C>(r[2 * h + 1]),
+                               widen_fp8_high_pair<C>(r[2 * h]), widen_fp8_high_pair<C>(r[2 * h + 1])};
+        Mma::mma(s[0], s[1], s[2], s[3], a, q.qb[2 * n + h][0], q.qb[2 * n + h][1]);
+      }
     }
   }
 
@@ -576,7 +634,7 @@ struct TensorCoreBlock {
 #pragma unroll
     for (int e = 0; e < 2; ++e)
 #pragma unroll
-      for (int k = 0; k < 2; ++k) logit[e][k] = s[2 * k + e] * batch.scale;
+      for (int k = 0; k < 2; ++k) logit[e][k] = (kFp8 ? s[2 * k + e] * k_scale : s[2 * k + e]) * batch.scale;
     if (logit_arithmetic) {
 #pragma unroll
       for (int e = 0; e < 2; ++e)
@@ -632,14 +690,14 @@ struct TensorCoreBlock {
   // block's rows the N columns.
   __device__ void accumulate_values(const unsigned char* stage, const MatrixRow& v_row, const float (&score)[2][2],
                                     RowStates& rows) const {
-    tensor_core::SplitWeight<T> w[2][2];
+    tensor_core::SplitWeight<VT> w[2][2];
 #pragma unroll
     for (int e = 0; e < 2; ++e)
 #pragma unroll
       for (int k = 0; k < 2; ++k) {
         const float p = key_weight(score[e][k], rows.run_max[e]);
         rows.run_den[e] += p;
-        w[e][k] = tensor_core::split_weight<T>(p);
+        w[e][k] = tensor_core::split_weight<VT>(p);
       }
     // P^T as the B operand of the values (K: the warp's 16 keys, N: the rows) wants row g's keys 2t, 2t + 1 |
     // 2t + 8, 2t + 9; this thread holds keys g | g + 8 of rows 2t, 2t + 1, the transposed 8x8 fragments.
@@ -648,17 +706,48 @@ struct TensorCoreBlock {
     const unsigned p_hi1 = ptx::transpose_8x8(pack(w[0][1].hi, w[1][1].hi));
     const unsigned p_lo0 = ptx::transpose_8x8(pack(w[0][0].lo, w[1][0].lo));
     const unsigned p_lo1 = ptx::transpose_8x8(pack(w[0][1].lo, w[1][1].lo));
+    if constexpr (kFp8) {
+      values_fp8(stage, v_row, p_hi0, p_hi1, p_lo0, p_lo1, rows);
+    } else {
 #pragma unroll
-    for (int j = 0; j < kLaneBlocks; ++j) {
-      if (16 * j >= batch.head_dim) break;
-      unsigned a[4];
-      ptx::load_matrices_x4_transposed(a, stage + matrix_offset(v_row, j));
-      float& o0 = rows.acc[0].o[2 * j];      // lane 16 j + g,     row 2t
-      float& o1 = rows.acc[1].o[2 * j];      // lane 16 j + g,     row 2t + 1
-      float& o2 = rows.acc[0].o[2 * j + 1];  // lane 16 j + g + 8, row 2t
-      float& o3 = rows.acc[1].o[2 * j + 1];  // lane 16 j + g + 8, row 2t + 1
-      Mma::mma(o0, o1, o2, o3, a, p_hi0, p_hi1);
-      Mma::mma(o0, o1, o2, o3, a, p_lo0, p_lo1);
+      for (int j = 0; j < kLaneBlocks; ++j) {
+        if (16 * j >= batch.head_dim) break;
+        unsigned a[4];
+        ptx::load_matrices_x4_transposed(a, stage + matrix_offset(v_row, j));
+        float& o0 = rows.acc[0].o[2 * j];      // lane 16 j + g,     row 2t
+        float& o1 = rows.acc[1].o[2 * j];      // lane 16 j + g,     row 2t + 1
+        float& o2 = rows.acc[0].o[2 * j + 1];  // lane 16 j + g + 8, row 2t
+        float& o3 = rows.acc[1].o[2 * j + 1];  // lane 16 j + g + 8, row 2t + 1
+        Mma::mma(o0, o1, o2, o3, a, p_hi0, p_hi1);
+        Mma::mma(o0, o1, o2, o3, a, p_lo0, p_lo1);
+      }
+    }
+  }
+
+  // The values from an fp8 cache, in fp16: load n's transposed matrices give a thread, of keys 2t, 2t + 1 (and 2t + 8,
+  // 2t + 9) of lane blocks 2n and 2n + 1, the byte pair of dims 2g, 2g + 1 of each key (bytes: key 2t dim 2g, dim
+  // 2g + 1, key 2t + 1 dim 2g, dim 2g + 1); the widening pairs the keys of one dim, so that M row g of the lane
+  // block is dim 2g and row g + 8 dim 2g + 1 (write_result puts them back).
+  __device__ void values_fp8(const unsigned char* stage, const MatrixRow& v_row, unsigned p_hi0, unsigned p_hi1,
+                             unsigned p_lo0, unsigned p_lo1, RowStates& rows) const {
+#pragma unroll
+    for (int n = 0; n < kLaneBlocks / 2; ++n) {
+      if (32 * n >= batch.head_dim) break;
+      unsigned r[4];  // keys 0-7 of blocks 2n | 2n + 1, then keys 8-15
+      ptx::load_matrices_x4_transposed(r, stage + matrix_offset(v_row, n));
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int j = 2 * n + h;
+        if (16 * j >= batch.head_dim) break;
+        const unsigned a[4] = {widen_fp8_bytes_to_f16x2<C, 0, 2>(r[h]), widen_fp8_bytes_to_f16x2<C, 1, 3>(r[h]),
+                               widen_fp8_bytes_to_f16x2<C, 0, 2>(r[2 + h]), widen_fp8_bytes_to_f16x2<C, 1, 3>(r[2 + h])};
+        float& o0 = rows.acc[0].o[2 * j];      // dim 16 j + 2g,     row 2t
+        float& o1 = rows.acc[1].o[2 * j];      // dim 16 j + 2g,     row 2t + 1
+        float& o2 = rows.acc[0].o[2 * j + 1];  // dim 16 j + 2g + 1, row 2t
+        float& o3 = rows.acc[1].o[2 * j + 1];  // dim 16 j + 2g + 1, row 2t + 1
+        ValuesMma::mma(o0, o1, o2, o3, a, p_hi0, p_hi1);
+        ValuesMma::mma(o0, o1, o2, o3, a, p_lo0, p_lo1);
+      }
     }
   }
 
@@ -682,8 +771,13 @@ struct TensorCoreBlock {
       float* const row_acc = group_acc + (warp * ROWS + r) * kSummedRow;
 #pragma unroll
       for (int j = 0; j < kLaneBlocks; ++j) {
-        row_acc[16 * j + g] = rows.acc[e].o[2 * j];
-        row_acc[16 * j + g + 8] = rows.acc[e].o[2 * j + 1];
+        if constexpr (kFp8) {  // the V scale, one rounding of each sum; dims 2g, 2g + 1 (values_fp8)
+          *reinterpret_cast<float2*>(row_acc + 16 * j + 2 * g) =
+              make_float2(rows.acc[e].o[2 * j] * v_scale, rows.acc[e].o[2 * j + 1] * v_scale);
+        } else {
+          row_acc[16 * j + g] = rows.acc[e].o[2 * j];
+          row_acc[16 * j + g + 8] = rows.acc[e].o[2 * j + 1];
+        }
       }
       if (g == 0) {
         den_s[warp * ROWS + r] = rows.run_den[e];
@@ -696,12 +790,14 @@ struct TensorCoreBlock {
 };
 
 // The kernel: TensorCoreBlock's steps in order.
-template <Storage S, int LANES, int ROWS, int STAGES, TileCopies COPIES, GpuBug BUG = GpuBug::none>
-__global__ void __launch_bounds__(tensor_core::kThreads, (tensor_core::min_blocks<LANES, ROWS, STAGES>()))
+template <Storage S, int LANES, int ROWS, int STAGES, TileCopies COPIES, GpuBug BUG = GpuBug::none,
+          KvCache C = KvCache::same>
+__global__ void __launch_bounds__(tensor_core::kThreads,
+                                  (tensor_core::min_blocks<LANES, ROWS, STAGES, C == KvCache::same ? 2 : 1>()))
     tensor_core_attention_kernel(const DeviceBatch batch, const DevicePlan plan, const FastDivmod block_div,
                                  const __grid_constant__ KvTensorMaps maps) {
   extern __shared__ __align__(1024) unsigned char tensor_core_shared[];
-  using Block = TensorCoreBlock<S, LANES, ROWS, STAGES, COPIES, BUG>;
+  using Block = TensorCoreBlock<S, LANES, ROWS, STAGES, COPIES, BUG, C>;
   ptx::allow_dependent_launch();  // a split-K merge may start preparing now
   const Block block(batch, plan, block_div, maps, tensor_core_shared);
   block.stage_queries();

@@ -5,10 +5,9 @@ PACHECK_TENSOR_CORE_INSTANCES(pacheck::cuda::Storage::bf16)
 
 namespace pacheck::cuda::instances {
 
-int deep_layout_resident_blocks(int rows) {
-  using Four = TensorCoreLauncher<Storage::bf16, 128, 4, KernelLayout::deep>;
-  using Eight = TensorCoreLauncher<Storage::bf16, 128, kMaxRows, KernelLayout::deep>;
-  return rows == 4 ? Four::resident_blocks_per_multiprocessor() : Eight::resident_blocks_per_multiprocessor();
+template <>
+int deep_layout_resident_blocks_of<KvCache::same>(int rows) {
+  return deep_layout_resident_blocks_for<KvCache::same>(rows);
 }
 
 }  // namespace pacheck::cuda::instances

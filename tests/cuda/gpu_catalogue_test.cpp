@@ -11,7 +11,9 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -28,6 +30,7 @@
 #include "cuda/paged_attention.h"
 #include "cuda/plan_on_device.h"
 #include "tests/fixtures/problem_builders.h"
+#include "properties/agreement.h"
 #include "properties/catalogue.h"
 #include "tests/fixtures/property_in_gtest.h"
 
@@ -275,6 +278,76 @@ TEST(GpuSplitK, AnOutputAlignedOnlyToItsElementGetsTheSameBits) {
   PACHECK_SKIP_WITHOUT_GPU();
   expect_a_shifted_output_gets_the_same_bits({64}, KernelPins{KernelLayout::automatic, MergeShape::warps},
                                              "cuda_splitk");
+}
+
+// The kernels widen an fp8 cache exactly (K to bf16, V to fp16), so every byte of the format must be read as its
+// value: subnormals, the largest values, infinities and NaN. Every byte stands in K and V of one sequence, at
+// every dim position (key k, dim d: byte (k + 37 d) % 256, V another permutation); a second sequence holds only
+// finite values, so that its rows stay finite. Each output element must agree with the oracle within the
+// variant's bound (NaN where the oracle's is NaN), with K and V scales per KV head that are not powers of two.
+// Head dims 16 (padded rows) and 128 (swizzled rows); the softmax scale keeps the largest logits finite.
+std::vector<std::uint8_t> fp8_bytes_in_every_position(int keys, int head_dim, int multiplier, bool finite_only,
+                                                      Fp8Format format) {
+  std::vector<std::uint8_t> bytes;
+  for (int key = 0; key < keys; ++key)
+    for (int d = 0; d < head_dim; ++d) {
+      std::uint8_t b = static_cast<std::uint8_t>(((key + 37 * d) * multiplier + 3) % 256);
+      if (finite_only && !std::isfinite(from_fp8_bits(b, format))) b = 0x3c;  // 1.5 (e4m3) or 1.0 (e5m2)
+      bytes.push_back(b);
+    }
+  return bytes;
+}
+
+void expect_every_fp8_value_read_exactly(Fp8Format format, int head_dim, const std::string& variant_name) {
+  const int keys = 256, block = 16, kv_heads = 2;
+  Problem p = testing::single_sequence(keys, 1, kv_heads, head_dim, block, testing::wobble, DType::bf16);
+  p.sequences.push_back(p.sequences[0]);  // the second sequence's keys in the blocks after the first's
+  p.num_blocks = 2 * keys / block;
+  for (int b = 0; b < keys / block; ++b) p.sequences[1].block_table[b] = keys / block + b;
+  p.k_pool.clear();
+  p.v_pool.clear();
+  p.fp8_cache = Fp8Cache{format, {0.75f, 1.25f}, {1.5f, 0.625f}};
+  for (bool finite_only : {false, true}) {
+    const std::vector<std::uint8_t> k = fp8_bytes_in_every_position(keys, head_dim, 1, finite_only, format);
+    const std::vector<std::uint8_t> v = fp8_bytes_in_every_position(keys, head_dim, 7, finite_only, format);
+    for (int key = 0; key < keys; ++key)
+      for (int h = 0; h < kv_heads; ++h)  // head 1 reads the same bytes a dim later
+        for (int d = 0; d < head_dim; ++d) {
+          const std::size_t i = static_cast<std::size_t>(key) * head_dim + (d + h) % head_dim;
+          p.k_pool.push_back(from_fp8_bits(k[i], format));
+          p.v_pool.push_back(from_fp8_bits(v[i], format));
+        }
+  }
+  p.queries.resize(2 * static_cast<std::size_t>(kv_heads) * head_dim);
+  for (std::size_t i = 0; i < p.queries.size(); ++i)
+    p.queries[i] = round_to_dtype_f(testing::wobble(static_cast<int>(i) + 3), DType::bf16);
+  p.explicit_scale = format == Fp8Format::e4m3 ? 0x1p-12f : 0x1p-20f;
+  validate(p);
+  const Variant& variant = Registry::instance().get(variant_name);
+  ASSERT_TRUE(covers(variant.capabilities(), p)) << coverage_gap(variant.capabilities(), p);
+  Knobs knobs;
+  knobs.tile_size = 64;
+  knobs.split_size = 64;
+  const OracleResult oracle = run_oracle(p, oracle_split_sizes(p, knobs));
+  const Output got = variant.run(p, knobs);
+  const Agreement agreement = compare_with_oracle(p, oracle, variant, knobs, got);
+  EXPECT_TRUE(agreement.ok) << fp8_name(format) << " head dim " << head_dim << ": "
+                            << describe_failure(p, variant, knobs, agreement);
+  std::size_t finite = 0;
+  for (float x : got) finite += std::isfinite(x) ? 1 : 0;
+  EXPECT_GE(finite, static_cast<std::size_t>(kv_heads) * head_dim) << "the finite sequence's rows are finite";
+}
+
+TEST(GpuFused, EveryFp8ValueIsReadExactly) {
+  PACHECK_SKIP_WITHOUT_GPU();
+  for (Fp8Format format : kAllFp8Formats)
+    for (int head_dim : {16, 128}) expect_every_fp8_value_read_exactly(format, head_dim, "cuda_fused");
+}
+
+TEST(GpuSplitK, EveryFp8ValueIsReadExactly) {
+  PACHECK_SKIP_WITHOUT_GPU();
+  for (Fp8Format format : kAllFp8Formats)
+    for (int head_dim : {16, 128}) expect_every_fp8_value_read_exactly(format, head_dim, "cuda_splitk");
 }
 
 // A kernel that touches memory it does not own must surface as an exception carrying CUDA's own text, not as a

@@ -64,6 +64,32 @@ TEST(LaunchRules, TheTensorCoreCopiesFollowTheLaneCapacity) {
   EXPECT_TRUE(tensor_core_swizzled(64));
   EXPECT_EQ(tensor_core_stages(128), 3);
   EXPECT_EQ(tensor_core_stages(256), 2);
+  // An fp8 cache's rows are half as wide: swizzled from 128 lanes, and always copied asynchronously.
+  EXPECT_FALSE(tensor_core_swizzled(64, 1));
+  EXPECT_TRUE(tensor_core_swizzled(128, 1));
+  EXPECT_EQ(tensor_core_copies(256, 1), TileCopies::async);
+}
+
+TEST(LaunchRules, AnFp8CacheRunsWideEvictFirstInOneWaveOfFourBlocksAndWideBeyond) {
+  const long long wave = kFp8WideBlocksPerMultiprocessor * kH200Multiprocessors;
+  const KernelLayout automatic = KernelLayout::automatic;
+  for (KvCache cache : {KvCache::e4m3, KvCache::e5m2}) {
+    EXPECT_EQ(choose_tensor_core_layout(wave, kH200Multiprocessors, automatic, cache), KernelLayout::wide_evict_first);
+    EXPECT_EQ(choose_tensor_core_layout(wave + 1, kH200Multiprocessors, automatic, cache), KernelLayout::wide);
+    EXPECT_EQ(choose_tensor_core_layout(4 * wave, kH200Multiprocessors, automatic, cache), KernelLayout::wide);
+    EXPECT_EQ(choose_tensor_core_layout(1, kH200Multiprocessors, KernelLayout::deep, cache), KernelLayout::deep);
+  }
+}
+
+TEST(LaunchRules, AnFp8CacheTakesBf16QueriesAndHeadDimsThatAreAMultipleOf16) {
+  for (KvCache cache : {KvCache::e4m3, KvCache::e5m2}) {
+    EXPECT_TRUE(takes_kv_cache(Storage::bf16, 128, cache));
+    EXPECT_TRUE(takes_kv_cache(Storage::bf16, 80, cache));
+    EXPECT_FALSE(takes_kv_cache(Storage::bf16, 40, cache));
+    EXPECT_FALSE(takes_kv_cache(Storage::f16, 128, cache));
+    EXPECT_FALSE(takes_kv_cache(Storage::f32, 128, cache));
+  }
+  EXPECT_TRUE(takes_kv_cache(Storage::f32, 3, KvCache::same));
 }
 
 TEST(LaunchRules, OneWaveRunsWideEvictFirstFourWavesWideAndDeepBetween) {
