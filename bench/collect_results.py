@@ -6,8 +6,9 @@
 The logs folder (run_gpu_suite.sh writes it): environment.txt (KEY=value lines; "absent: why" for a missing tool),
 catalogue/SUITE__KERNEL.log (+ .summary.json, the worst error per dtype), sanitizer/KERNEL__TOOL__SUITE.log (the
 catalogue suite whose draw it ran), mutants/SEED.log (+ SEED.json, `pacheck mutants --gpu --json`), sass/BINARY.log,
-bench/FLUSH/{ours,ours_fp16,torch,flashinfer}.{log,json} (ours_fp16: paged_attention_bench --dtype fp16; a source
-with neither file is skipped, not run), options/OPTION__GQA.{log,json} (paged_attention_bench with a logit option, or
+bench/FLUSH/{ours,ours_fp16,ours_fp8_e4m3,ours_fp8_e5m2,torch,flashinfer,flashinfer_fp8_e4m3,flashinfer_fp8_e5m2}
+.{log,json} (ours_fp16: paged_attention_bench --dtype fp16; *_fp8_*: --kv-cache fp8_*; a source with neither file is
+skipped, not run), options/OPTION__GQA.{log,json} (paged_attention_bench with a logit option, or
 none, or a context of the window's length: window_reference). A log is "command: ..." then the output then "exit N",
 or one line "skipped: why"; a folder holding skipped.log was skipped whole, one holding error.log could not start its
 runs.
@@ -34,11 +35,12 @@ results.json:
         "sass_check": {"runs": [{"binary", "status", "exit", "kernels_checked", "kernels_unwritten"}]}
                       or {"skipped": why} or {"error": what},
         "benchmark": {"flushes": [{"flush": "dirty"|"clean", "copy_tbps", "repeats",
-                                   "sources": {"ours"|"ours_fp16"|"torch"|"flashinfer":
+                                   "sources": {"ours"|"ours_fp16"|"ours_fp8_e4m3"|...|"flashinfer_fp8_e5m2":
                                                    {"status": "ok"|"skipped"|"failed", "reason"?, versions...}},
                                    "rows": [{"gqa", "batch", "context", "bytes",
                                              "kernels": {NAME: {"us", "tbps", "split_size"?, "resolved_backend"?}
-                                                         (ours_fp16's NAME: cuda_fused_fp16, cuda_splitk_fp16)
+                                                         (ours_fp16's NAME: cuda_fused_fp16, cuda_splitk_fp16;
+                                                          an fp8 source's: its kernels' + _fp8_e4m3 or _fp8_e5m2)
                                                          or {"error"}}}]}]},
         "logit_options": {"rows": [{"option", "gqa", "batch", "context", "against",
                                     "kernels": {NAME: {"us", "reference_us", "cost"}} or "error"}]}
@@ -238,8 +240,12 @@ def environment(logs):
 SOURCES = (
     ("ours", "variant", lambda name: name),
     ("ours_fp16", "variant", lambda name: name + "_fp16"),
+    ("ours_fp8_e4m3", "variant", lambda name: name + "_fp8_e4m3"),
+    ("ours_fp8_e5m2", "variant", lambda name: name + "_fp8_e5m2"),
     ("torch", "backend", lambda name: "torch_" + name),
     ("flashinfer", "backend", lambda name: name),
+    ("flashinfer_fp8_e4m3", "backend", lambda name: name + "_fp8_e4m3"),
+    ("flashinfer_fp8_e5m2", "backend", lambda name: name + "_fp8_e5m2"),
 )
 
 
@@ -301,7 +307,9 @@ def flush_results(folder):
                 raise LogError(f"{folder / name}.json: a result without gqa, batch, context and {key}: "
                                f"{result}") from error
             row = rows.setdefault(shape, {"gqa": shape[0], "batch": shape[1], "context": shape[2],
-                                          "bytes": result.get("bytes"), "kernels": {}})
+                                          "bytes": None, "kernels": {}})
+            if row["bytes"] is None and "fp8" not in name:  # a row's bytes are bf16 K/V's; an fp8 kernel has its tbps
+                row["bytes"] = result.get("bytes")
             row["kernels"][kernel] = kernel_entry(result, f"{folder / name}.json")
     flush["rows"] = [rows[shape] for shape in sorted(rows)]
     return flush

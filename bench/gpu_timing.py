@@ -18,22 +18,26 @@ GQA_RATIOS = (4, 8)
 BATCHES = (1, 8, 64, 256)
 CONTEXTS = (1024, 8192, 32768)
 SHAPES = tuple((g, b, c) for g in GQA_RATIOS for b in BATCHES for c in CONTEXTS)
+KV_CACHES = ("bf16", "fp8_e4m3", "fp8_e5m2")  # the pools: bf16, or an fp8 cache with per-tensor scales
 
 
-def bytes_moved(gqa, batch, context):
-    """K and V read (bf16), plus Q read and the output written (bf16): what paged_attention_bench counts."""
+def bytes_moved(gqa, batch, context, kv_bytes=2):
+    """K and V read (bf16, or kv_bytes 1: an fp8 cache), plus Q read and the output written (bf16): what
+    paged_attention_bench counts."""
     query_elements = batch * KV_HEADS * gqa * HEAD_DIM
-    return 2 * batch * context * KV_HEADS * HEAD_DIM * 2 + 2 * query_elements * 2
+    return 2 * batch * context * KV_HEADS * HEAD_DIM * kv_bytes + 2 * query_elements * 2
 
 
 def parse_args(description, default_json, argv=None):
-    """The options every timing script takes: --json, --repeats, --only G,B,C (repeatable), --clean-flush.
-    args.shapes is the list of shapes to run, in the benchmark's order."""
+    """The options every timing script takes: --json, --repeats, --only G,B,C (repeatable), --clean-flush,
+    --kv-cache (bf16, or an fp8 cache for the scripts that time one). args.shapes is the list of shapes to run, in
+    the benchmark's order."""
     parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--json", default=default_json, help="write the results here")
     parser.add_argument("--repeats", type=int, default=20, help="timed runs per shape (the median is kept)")
     parser.add_argument("--only", action="append", default=[], help="a shape GQA,BATCH,CONTEXT (repeatable)")
     parser.add_argument("--clean-flush", action="store_true", help="leave clean lines in the L2, not dirty ones")
+    parser.add_argument("--kv-cache", choices=KV_CACHES, default="bf16", help="what the K and V pools hold")
     args = parser.parse_args(argv)
     if args.repeats < 1:
         parser.error(f"--repeats must be at least 1, not {args.repeats}")
@@ -103,10 +107,10 @@ def median_ms(fn, repeats, flush):
     return statistics.median(times)
 
 
-def timed_row(backend, gqa, batch, context, time_ms):
+def timed_row(backend, gqa, batch, context, time_ms, kv_bytes=2):
     """One result row as the scripts' JSON holds it: ms and TB/s, or the error that stopped the backend.
     time_ms(row) returns the median time in ms; it may add facts to the row (what the backend resolved to)."""
-    moved = bytes_moved(gqa, batch, context)
+    moved = bytes_moved(gqa, batch, context, kv_bytes)
     row = {"backend": backend, "gqa": gqa, "batch": batch, "context": context, "bytes": moved}
     try:
         ms = time_ms(row)

@@ -22,13 +22,16 @@
 // The logit options' cost checks run the same shapes with an option: --soft-cap CAP, --window W (each decode query
 // sees its last W keys: the bytes counted are those of the keys read, and cuda_splitk's split fills the GPU for
 // them), --alibi (geometric slopes) and --sinks (a sink of logit 0 per query head); compare each run's ms with a
-// run without it.
+// run without it. --kv-cache fp8_e4m3|fp8_e5m2 stores K and V as an fp8 cache (bf16 queries and output, scales per
+// KV head): the bytes counted are then a byte per K or V element.
 //
 //   paged_attention_bench [--json FILE] [--repeats N] [--tile-size N] [--layout L] [--merge M] [--only G,B,C]
 //                         [--split N] [--sequential-pool] [--stages] [--clean-flush] [--warm-metadata]
 //                         [--soft-cap CAP] [--window W] [--alibi] [--sinks] [--dtype bf16|fp16]
+//                         [--kv-cache fp8_e4m3|fp8_e5m2]
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -75,6 +78,7 @@ struct Options {
   int window = 0;
   bool alibi = false, sinks = false;
   Storage storage = Storage::bf16;  // --dtype: the queries', K/V's and output's 16-bit type
+  KvCache kv_cache = KvCache::same;  // --kv-cache: K and V as an fp8 cache (with bf16 queries)
 };
 
 __device__ inline std::uint64_t splitmix(std::uint64_t x) {
@@ -96,6 +100,22 @@ __global__ void fill_16bit(std::uint16_t* data, std::size_t count, std::uint64_t
 void fill(std::uint16_t* data, std::size_t count, std::uint64_t seed, Storage storage) {
   fill_16bit<<<4096, 256>>>(data, count, seed, storage == Storage::f16);
   check_launch("fill_16bit");
+}
+
+// Uniform values in [-4, 4), rounded to e4m3 or e5m2 (their bytes): an fp8 cache's values span its range's middle.
+__global__ void fill_fp8(unsigned char* data, std::size_t count, std::uint64_t seed, bool e4m3) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const float x = 8.0f * (static_cast<float>(splitmix(i ^ (seed << 40)) >> 40) * 0x1p-24f) - 4.0f;
+    data[i] = __nv_cvt_float_to_fp8(x, __NV_SATFINITE, e4m3 ? __NV_E4M3 : __NV_E5M2);
+  }
+}
+
+// A pool of `count` elements: 16-bit values of the storage, or fp8 bytes (in the buffer's first half).
+void fill_pool(std::uint16_t* data, std::size_t count, std::uint64_t seed, const Options& o) {
+  if (o.kv_cache == KvCache::same) return fill(data, count, seed, o.storage);
+  fill_fp8<<<4096, 256>>>(reinterpret_cast<unsigned char*>(data), count, seed, o.kv_cache == KvCache::e4m3);
+  check_launch("fill_fp8");
 }
 
 
@@ -176,8 +196,8 @@ double median_ms(int repeats, const L2Flush& l2_flush, Body body, const std::vec
 
 // The split size that fills the GPU in one wave of the deep layout (launch_rules.h). cuda_splitk takes it as its
 // split_size knob.
-int split_size_filling_gpu(int batch, int context, int gqa, int multiprocessors) {
-  const int resident = multiprocessors * resident_blocks_per_multiprocessor(Storage::bf16, kHeadDim, gqa);
+int split_size_filling_gpu(int batch, int context, int gqa, int multiprocessors, KvCache cache) {
+  const int resident = multiprocessors * resident_blocks_per_multiprocessor(Storage::bf16, kHeadDim, gqa, cache);
   return split_size_for_one_wave(context, batch * kKvHeads, resident,
                                  kernel_arithmetic(Storage::bf16, kHeadDim).max_tile_keys);
 }
@@ -216,6 +236,8 @@ int run(const Options& o) {
   if (o.warm_metadata)
     std::printf("after each flush: the plan, sequence records, block tables, query rows' sequences and queries "
                 "read back\n");
+  if (o.kv_cache != KvCache::same)
+    std::printf("KV cache: fp8 %s, scales per KV head\n", o.kv_cache == KvCache::e4m3 ? "e4m3" : "e5m2");
   std::printf("logit options: soft cap %g, window %d, ALiBi %s, sinks %s\n", o.soft_cap, o.window,
               o.alibi ? "on" : "off", o.sinks ? "on" : "off");
 
@@ -237,8 +259,17 @@ int run(const Options& o) {
   const int num_blocks = max_tokens / kBlockSize + 1024;
   const std::size_t pool_elems = static_cast<std::size_t>(num_blocks) * kBlockSize * kKvHeads * kHeadDim;
   DeviceBuffer<std::uint16_t> k_pool(pool_elems), v_pool(pool_elems);
-  fill(k_pool.get(), pool_elems, 1, o.storage);
-  fill(v_pool.get(), pool_elems, 2, o.storage);
+  fill_pool(k_pool.get(), pool_elems, 1, o);
+  fill_pool(v_pool.get(), pool_elems, 2, o);
+  // An fp8 cache's scales per KV head: powers of two near what a quantiser of these values picks, so that the
+  // dequantised values stay in bf16's usual range.
+  std::vector<float> k_scales, v_scales;
+  for (int h = 0; o.kv_cache != KvCache::same && h < kKvHeads; ++h) {
+    k_scales.push_back(std::ldexp(1.0f, -2 - h % 2));
+    v_scales.push_back(std::ldexp(1.0f, -2 - (h + 1) % 2));
+  }
+  const DeviceBuffer<float> k_scales_d(k_scales), v_scales_d(v_scales);
+  const double kv_element_bytes = o.kv_cache == KvCache::same ? 2.0 : 1.0;
   std::vector<int> order(num_blocks);
   std::iota(order.begin(), order.end(), 0);
   if (!o.sequential_pool) std::shuffle(order.begin(), order.end(), std::mt19937_64(7));
@@ -281,6 +312,9 @@ int run(const Options& o) {
 
         DeviceBatch db;
         db.storage = o.storage;
+        db.kv_cache = o.kv_cache;
+        db.k_scales = k_scales_d.get();
+        db.v_scales = v_scales_d.get();
         db.num_query_heads = query_heads;
         db.num_kv_heads = kKvHeads;
         db.head_dim = kHeadDim;
@@ -308,10 +342,11 @@ int run(const Options& o) {
         // The bytes read: the K and V of the keys the query sees (the window's, with one), Q, the per-head option
         // arrays, and the output written.
         const int keys_read = o.window > 0 ? std::min(o.window, context) : context;
-        const double bytes = 2.0 * batch * keys_read * kKvHeads * kHeadDim * 2 + 2.0 * q_elems * 2 +
-                             4.0 * (slopes.size() + sinks.size());
-        const int split =
-            o.split > 0 ? o.split : split_size_filling_gpu(batch, keys_read, gqa, prop.multiProcessorCount);
+        const double bytes = 2.0 * batch * keys_read * kKvHeads * kHeadDim * kv_element_bytes + 2.0 * q_elems * 2 +
+                             4.0 * (slopes.size() + sinks.size() + k_scales.size() + v_scales.size());
+        const int split = o.split > 0 ? o.split
+                                      : split_size_filling_gpu(batch, keys_read, gqa, prop.multiProcessorCount,
+                                                               o.kv_cache);
         const AttentionPlan fused_host = plan_attention(sequences, query_heads, kKvHeads, o.tile_size, {}, o.window);
         const AttentionPlan splitk_host = plan_attention(sequences, query_heads, kKvHeads, o.tile_size,
                                                          std::vector<int>(batch, split), o.window);
@@ -386,9 +421,11 @@ int run(const Options& o) {
   std::fprintf(f, "  \"layout\": \"%s\",\n  \"merge\": \"%s\",\n", knob_name(o.pins.layout), knob_name(o.pins.merge));
   std::fprintf(f, "  \"logit_options\": {\"soft_cap\": %g, \"window\": %d, \"alibi\": %s, \"sinks\": %s},\n",
                o.soft_cap, o.window, o.alibi ? "true" : "false", o.sinks ? "true" : "false");
-  std::fprintf(f, "  \"shape\": {\"dtype\": \"%s\", \"head_dim\": %d, \"block_size\": %d, \"num_kv_heads\": %d, "
-                  "\"mode\": \"decode\", \"blocks\": \"scattered\"},\n",
-               o.storage == Storage::f16 ? "fp16" : "bf16", kHeadDim, kBlockSize, kKvHeads);
+  std::fprintf(f, "  \"shape\": {\"dtype\": \"%s\", \"kv_cache\": \"%s\", \"head_dim\": %d, \"block_size\": %d, "
+                  "\"num_kv_heads\": %d, \"mode\": \"decode\", \"blocks\": \"scattered\"},\n",
+               o.storage == Storage::f16 ? "fp16" : "bf16",
+               o.kv_cache == KvCache::same ? "same" : o.kv_cache == KvCache::e4m3 ? "fp8_e4m3" : "fp8_e5m2", kHeadDim,
+               kBlockSize, kKvHeads);
   std::fprintf(f, "  \"copy_tbps\": %.4f,\n  \"results\": [\n", copy_tbps);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
@@ -461,6 +498,14 @@ int main(int argc, char** argv) {
       o.storage = dtype == "fp16" ? pacheck::cuda::Storage::f16 : pacheck::cuda::Storage::bf16;
     }
     else if (a == "--sinks") o.sinks = true;
+    else if (a == "--kv-cache") {
+      const std::string cache = value();
+      if (cache != "fp8_e4m3" && cache != "fp8_e5m2") {
+        std::fprintf(stderr, "--kv-cache takes fp8_e4m3 or fp8_e5m2, not %s\n", cache.c_str());
+        return 2;
+      }
+      o.kv_cache = cache == "fp8_e4m3" ? pacheck::cuda::KvCache::e4m3 : pacheck::cuda::KvCache::e5m2;
+    }
     else if (a == "--only") {
       if (std::sscanf(value().c_str(), "%d,%d,%d", &o.only_gqa, &o.only_batch, &o.only_context) != 3 ||
           o.only_gqa < 1 || o.only_gqa > 8 || o.only_batch < 1 || o.only_context < 16 || o.only_context % 16 != 0) {
@@ -473,7 +518,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr,
                    "unknown option %s\nusage: %s [--json FILE] [--repeats N] [--tile-size N] [--layout L] [--merge M] "
                    "[--only G,B,C] [--split N] [--sequential-pool] [--stages] [--clean-flush] [--warm-metadata] "
-                   "[--soft-cap CAP] [--window W] [--alibi] [--sinks] [--dtype bf16|fp16]\n",
+                   "[--soft-cap CAP] [--window W] [--alibi] [--sinks] [--dtype bf16|fp16] [--kv-cache fp8_e4m3|fp8_e5m2]\n",
                    a.c_str(), argv[0]);
       return 2;
     }

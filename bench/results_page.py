@@ -34,6 +34,18 @@ KERNEL_COLUMNS = (("cuda_fused", "ours fused"), ("cuda_splitk", "ours split-K"),
 OURS = ("cuda_fused", "cuda_splitk")
 OURS_FP16 = ("cuda_fused_fp16", "cuda_splitk_fp16")
 FLASHINFER = ("flashinfer_cuda_cores", "flashinfer_tensor_cores")
+# The fp8 cache table: per format, ours and FlashInfer's kernels on that cache (collect_results.py's names).
+FP8_FORMATS = ("fp8_e4m3", "fp8_e5m2")
+
+
+def fp8_kernels(kernels, cache):
+    """The names collect_results.py gives `kernels` timed on an fp8 cache."""
+    return tuple(f"{k}_{cache}" for k in kernels)
+
+
+FP8_COLUMNS = tuple((name, f"{label} {cache[4:]}") for cache in FP8_FORMATS
+                    for name, label in zip(fp8_kernels(OURS + FLASHINFER, cache),
+                                           ("ours fused", "ours split-K", "FlashInfer", "FlashInfer TC")))
 FLUSH_TITLES = {"dirty": "L2 flush leaving dirty lines (the default)",
                 "clean": "L2 flush leaving clean lines (--clean-flush)"}
 
@@ -265,9 +277,35 @@ def benchmark_section(benchmark):
         header = ["gqa", "batch", "context"] + [label for _, label in KERNEL_COLUMNS] + [
             "split", "split-K x cuDNN", "fused x cuDNN", "ours x FlashInfer", "fp16 x bf16"]
         lines += [""] + table(header, rows, ["---:"] * len(header))
+        other -= {k for k, _ in FP8_COLUMNS}
+        lines += fp8_table(flush.get("rows", []))
         if other:
             lines += ["", "Also timed (in results.json): " + ", ".join(sorted(other)) + "."]
     return lines
+
+
+def fp8_table(rows):
+    """The fp8 caches' table of a flush: nothing when no fp8 cache was timed."""
+    cells = []
+    for row in rows:
+        kernels = row.get("kernels", {})
+        if not any(k in kernels for k, _ in FP8_COLUMNS):
+            continue
+        cells.append([row.get("gqa"), row.get("batch"), row.get("context")]
+                     + [kernel_cell(kernels.get(k)) for k, _ in FP8_COLUMNS]
+                     + [ratio([kernels.get(k) for k in fp8_kernels(OURS, c)], [kernels.get(k) for k in OURS])
+                        for c in FP8_FORMATS]
+                     + [ratio([kernels.get(k) for k in fp8_kernels(OURS, c)],
+                              [kernels.get(k) for k in fp8_kernels(FLASHINFER, c)]) for c in FP8_FORMATS])
+    if not cells:
+        return []
+    header = (["gqa", "batch", "context"] + [label for _, label in FP8_COLUMNS]
+              + [f"{c[4:]} x bf16" for c in FP8_FORMATS] + [f"{c[4:]} x FlashInfer" for c in FP8_FORMATS])
+    return ["", "fp8 KV caches, the same shapes with bf16 queries and output, K and V in e4m3 or e5m2 with scales "
+                "(ours per KV head, FlashInfer's per tensor): TB/s counts a byte per K or V element. `x bf16` is "
+                "the faster of ours on the cache against the faster of ours in bf16 (tokens per second: the same "
+                "work), `x FlashInfer` against the faster FlashInfer kernel on the same cache.", ""] \
+        + table(header, cells, ["---:"] * len(header))
 
 
 OPTION_TITLES = {"soft_cap": "soft cap 30", "alibi": "ALiBi", "sinks": "sinks", "window": "window 4096"}

@@ -19,8 +19,9 @@
 #  3b. the GPU kill matrix: `pacheck mutants --gpu` on each of MUTANT_SEEDS, side by side, the first seed with
 #     compute-sanitizer's four tools as killers of their own (MUTANT_SAN_CASES cases each), each within
 #     MUTANTS_LIMIT seconds;
-#  4. alone on the GPU: paged_attention_bench (bf16, then --dtype fp16), torch's SDPA (torch_sdpa_bench.py) and
-#     FlashInfer (flashinfer_bench.py) on the same shapes, with the default flush and again with --clean-flush;
+#  4. alone on the GPU: paged_attention_bench (bf16, then --dtype fp16, then an fp8 cache in e4m3 and in e5m2),
+#     torch's SDPA (torch_sdpa_bench.py) and FlashInfer (flashinfer_bench.py: bf16, then fp8 caches) on the same
+#     shapes, with the default flush and again with --clean-flush;
 #  4b. the logit options' cost: paged_attention_bench at batch 64 and 8k context, GQA 4 and 8, with each option
 #     and without (a window of 4096 keys against a 4096-key context: the bytes it must read), side by side.
 #
@@ -241,10 +242,19 @@ for flush in dirty clean; do
   # shellcheck disable=SC2086
   run_logged "$dir/ours_fp16.log" "$BENCH_LIMIT" "$bench" "${flush_option[@]}" $BENCH_ARGS --dtype fp16 \
     --json "$dir/ours_fp16.json"
+  for cache in fp8_e4m3 fp8_e5m2; do
+    # shellcheck disable=SC2086
+    run_logged "$dir/ours_$cache.log" "$BENCH_LIMIT" "$bench" "${flush_option[@]}" $BENCH_ARGS --kv-cache "$cache" \
+      --json "$dir/ours_$cache.json"
+  done
   run_logged "$dir/torch.log" "$BENCH_LIMIT" python3 "$here/torch_sdpa_bench.py" "${flush_option[@]}" \
     --json "$dir/torch.json"
   run_logged "$dir/flashinfer.log" "$BENCH_LIMIT" python3 "$here/flashinfer_bench.py" "${flush_option[@]}" \
     --json "$dir/flashinfer.json"
+  for cache in fp8_e4m3 fp8_e5m2; do
+    run_logged "$dir/flashinfer_$cache.log" "$BENCH_LIMIT" python3 "$here/flashinfer_bench.py" "${flush_option[@]}" \
+      --kv-cache "$cache" --json "$dir/flashinfer_$cache.json"
+  done
 done
 
 # 4b. The logit options' cost: each run of an option beside its reference, both GQA ratios.

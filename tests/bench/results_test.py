@@ -110,6 +110,11 @@ class CollectResults(unittest.TestCase):
         self.assertEqual(small["kernels"]["cuda_fused_fp16"], {"us": 25.5, "tbps": 0.1651, "split_size": 1024})
         self.assertEqual(small["kernels"]["cuda_splitk_fp16"]["us"], 10.4)
         self.assertEqual(clean["sources"]["ours_fp16"], {"status": "skipped", "reason": "not run"})
+        # An fp8 cache's kernels join the row under their cache's names; the row keeps bf16's bytes.
+        self.assertEqual(small["kernels"]["cuda_fused_fp8_e4m3"], {"us": 15.3, "tbps": 0.1397, "split_size": 1024})
+        self.assertEqual(small["kernels"]["flashinfer_tensor_cores_fp8_e4m3"]["us"], 12.0)
+        self.assertEqual(dirty["sources"]["ours_fp8_e5m2"], {"status": "skipped", "reason": "not run"})
+        self.assertNotIn("cuda_fused_fp8_e4m3", dirty["rows"][1]["kernels"])
         self.assertEqual(small["kernels"]["torch_cudnn"]["us"], 12.5)
         self.assertEqual(small["kernels"]["torch_flash"], {"error": "sample: flash refused this shape"})
         self.assertEqual(dirty["rows"][1]["kernels"]["torch_flash"]["us"], 800.0)
@@ -189,8 +194,9 @@ class CollectResults(unittest.TestCase):
             self.assertEqual(json.loads(output.read_text()), self.document)
             self.assertIn("catalogue: 1 of 5 passed, 2 fail, 1 timeout, 1 skipped", result.stdout)
             self.assertIn("sanitizers: 1 of 4 passed, 2 fail, 1 skipped", result.stdout)
-            self.assertIn("benchmark, clean flush: 1 shapes (ours ok, ours_fp16 skipped, torch failed, "
-                          "flashinfer failed)", result.stdout)
+            self.assertIn("benchmark, clean flush: 1 shapes (ours ok, ours_fp16 skipped, ours_fp8_e4m3 skipped, "
+                          "ours_fp8_e5m2 skipped, torch failed, flashinfer failed, flashinfer_fp8_e4m3 skipped, "
+                          "flashinfer_fp8_e5m2 skipped)", result.stdout)
             result = run([BENCH / "collect_results.py", "--logs", Path(folder) / "none", "--output", output])
             self.assertEqual(result.returncode, 2)
             self.assertIn("collect_results: ", result.stderr)
@@ -256,8 +262,15 @@ class ResultsPage(unittest.TestCase):
         self.assertIn("| 8 | 64 | 8192 | 500.0 (4.30) | 510.0 (4.21) | - | - | 490.0 (4.39) | - | - | - | 8192 | 0.96 "
                       "| 0.98 | - | - |", dirty)
         self.assertIn("Also timed (in results.json): splitk_no_merge.", dirty)
+        # The fp8 caches' table: only the rows with an fp8 kernel; x bf16 and x FlashInfer per format.
+        self.assertIn("| gqa | batch | context | ours fused e4m3 | ours split-K e4m3 | FlashInfer e4m3 | "
+                      "FlashInfer TC e4m3 | ours fused e5m2 | ours split-K e5m2 | FlashInfer e5m2 | FlashInfer TC e5m2 | "
+                      "e4m3 x bf16 | e5m2 x bf16 | e4m3 x FlashInfer | e5m2 x FlashInfer |", dirty)
+        self.assertIn("| 4 | 1 | 1024 | 15.0 (0.14) | 6.0 (0.36) | - | 12.0 (0.18) | - | - | - | - | 1.67 | - | 2.00 | - |",
+                      dirty)
+        self.assertFalse(any(line.startswith("| 8 | 64 | 8192 | - |") for line in dirty))
         self.assertIn("device-to-device copy 4.00 TB/s (read + write); ours: ok; ours_fp16: ok; torch: ok "
-                      "(torch 2.99.0+sample, cudnn 99900); flashinfer: ok (flashinfer 9.9.9).", dirty)
+                      "(torch 2.99.0+sample, cudnn 99900); flashinfer: ok (flashinfer 9.9.9); ours_fp8_e4m3: ok.", dirty)
         clean = self.section("#### L2 flush leaving clean lines (--clean-flush)")
         self.assertIn("ours: ok; ours_fp16: skipped (not run); torch: failed (torch (exit 1): sample); flashinfer: "
                       "skipped (flashinfer is not importable: sample).", clean)
