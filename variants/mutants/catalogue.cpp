@@ -8,9 +8,9 @@
 // MutantKernels.WithoutTheirBugAreBitIdenticalToTheCorrectKernels (tests/properties/kill_matrix_test.cpp) proves
 // for every kernel it has, so each mutant is a correct kernel plus exactly the bug of its row.
 //
-// Adding a mutant: a Bug value and its switch in buggy_kernels.*, then a row here. tests/variants/
-// mutant_catalogue_test.cpp checks the table (unique names, each bug used once, every row registered);
-// kill_matrix_test checks that some property kills the new mutant.
+// Adding a mutant: a Bug value and its switch in buggy_kernels.*, then a row here. tests/variants/registry_test.cpp
+// checks the table (unique names, each bug used once, every row registered); kill_matrix_test checks that some
+// property kills the new mutant.
 #include <memory>
 
 #include "variants/mutants/mutant.h"
