@@ -10,8 +10,7 @@ cmake --build build/clusterfuzzlite --target structured_problem_fuzzer case_file
 cp build/clusterfuzzlite/fuzz/structured_problem_fuzzer build/clusterfuzzlite/fuzz/case_file_fuzzer "$OUT/"
 
 seeds=build/clusterfuzzlite/seeds
-rm -rf "$seeds" && fuzz/run_fuzzers.sh --seeds "$seeds/structured_problem"
-mkdir -p "$seeds/case_file" && cp fuzz/corpus/case_file/* fuzz/regressions/*.json "$seeds/case_file/"
+rm -rf "$seeds" && fuzz/run_fuzzers.sh --seeds "$seeds" && cp fuzz/regressions/*.json "$seeds/case_file/"
 for target in structured_problem case_file; do
   rm -f "$OUT/${target}_fuzzer_seed_corpus.zip"
   (cd "$seeds/$target" && zip -q -j "$OUT/${target}_fuzzer_seed_corpus.zip" ./*)

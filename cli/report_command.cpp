@@ -12,7 +12,6 @@
 #include "cli/commands.h"
 #include "reports/report_files.h"
 #include "reports/run_report.h"
-#include "reports/ulp_json.h"
 
 namespace pacheck::cli {
 namespace {

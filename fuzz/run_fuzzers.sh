@@ -1,13 +1,12 @@
 #!/usr/bin/env bash
 # Runs every libFuzzer target of build/fuzz for SECONDS, all at once, each in libFuzzer's fork mode over its share of
-# the cores (-fork=N, N = cores / targets, at least 1), starting from its seeds: fuzz/corpus/case_file/ and the case
-# files of fuzz/regressions/ for case_file; for structured_problem, byte strings written here (the decoder turns any
-# bytes into a valid problem, so the seeds need no committed files). New corpus entries go to
-# build/fuzz/corpus/<target>/, never into a committed folder. Prints each target's executions and executions per
-# second; exits non-zero if any target found a crash, a sanitizer report, a leak, a timeout or an out-of-memory (the
-# reproducer is saved as build/fuzz/artifacts/<target>/crash-*; re-run it with `build/fuzz/fuzz/<target> FILE`).
+# the cores (-fork=N, N = cores / targets, at least 1), starting from seeds written here (build/fuzz/seeds/<target>/)
+# and, for case_file, the case files of fuzz/regressions/. New corpus entries go to build/fuzz/corpus/<target>/, never
+# into a committed folder. Prints each target's executions and executions per second; exits non-zero if any target
+# found a crash, a sanitizer report, a leak, a timeout or an out-of-memory (the reproducer is saved as
+# build/fuzz/artifacts/<target>/crash-*; re-run it with `build/fuzz/fuzz/<target> FILE`).
 #   fuzz/run_fuzzers.sh [SECONDS]       (default 60; build first with: cmake --preset fuzz && cmake --build --preset fuzz)
-#   fuzz/run_fuzzers.sh --seeds DIR     only write structured_problem's seeds into DIR (.clusterfuzzlite/build.sh)
+#   fuzz/run_fuzzers.sh --seeds DIR     only write each target's seeds into DIR/<target>/ (.clusterfuzzlite/build.sh)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,8 +30,30 @@ write_structured_seeds() {
     }
   }'
 }
+# case_file's seeds: malformed files the reader must refuse and one minimal valid case; three are
+# fuzz/regressions/block_size_one.json with one field made wrong, one is its first 700 bytes.
+write_case_file_seeds() {
+  local dir=$1 base=fuzz/regressions/block_size_one.json
+  mkdir -p "$dir"
+  head -c 700 "$base" >"$dir/truncated.json"
+  printf '{"format":"pacheck-case","version":1,"note":%s%s}' "$(printf '[%.0s' {1..64})" "$(printf ']%.0s' {1..64})" \
+    >"$dir/deep_nesting.json"
+  printf '%s' '{"format": "pacheck-case", "version": 1, "dtype": "fp32", "num_query_heads": 1, "num_kv_heads": 1, ' \
+    '"head_dim": 1, "block_size": 1, "num_blocks": 1, "scale_bits": null, "sequences": [{"context_len": 1, ' \
+    '"num_queries": 1, "block_table": [0]}], "knobs": {"tile_size": 1, "split_size": 1, "num_splits": 0}, ' \
+    '"k_pool": "3f800000", "v_pool": "40000000", "queries": "3f800000"}' >"$dir/minimal.json"
+  python3 - "$base" "$dir" <<'EOF'
+import json, sys
+case = json.load(open(sys.argv[1]))
+changes = {"wrong_version": {"version": 2}, "huge_declared_sizes": {"head_dim": 2**31 - 1, "num_blocks": 2**31 - 1},
+           "negative_counts": {"sequences": [{"context_len": -1, "num_queries": -5, "block_table": [-1]}]}}
+for name, change in changes.items():
+    open(f"{sys.argv[2]}/{name}.json", "w").write(json.dumps({**case, **change}))
+EOF
+}
 if [ "${1:-}" = --seeds ]; then
-  write_structured_seeds "${2:?--seeds DIR}"
+  write_structured_seeds "${2:?--seeds DIR}/structured_problem"
+  write_case_file_seeds "$2/case_file"
   exit 0
 fi
 
@@ -41,9 +62,11 @@ targets=(structured_problem case_file)
 cores=$(nproc 2>/dev/null || echo 1)
 forks=$(( cores / ${#targets[@]} ))
 [ "$forks" -ge 1 ] || forks=1
+rm -rf build/fuzz/seeds
 write_structured_seeds build/fuzz/seeds/structured_problem
+write_case_file_seeds build/fuzz/seeds/case_file
 declare -A seeds=([structured_problem]="build/fuzz/seeds/structured_problem"
-                  [case_file]="fuzz/corpus/case_file fuzz/regressions")
+                  [case_file]="build/fuzz/seeds/case_file fuzz/regressions")
 status=0
 pids=()
 for t in "${targets[@]}"; do

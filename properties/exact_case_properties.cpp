@@ -7,7 +7,6 @@
 
 #include <rapidcheck.h>
 
-#include "properties/problem_transforms.h"
 #include "properties/property_bodies.h"
 #include "properties/property_steps.h"
 

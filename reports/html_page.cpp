@@ -1,5 +1,5 @@
-// index.html (html_page.h): one self-contained page, inline CSS and SVG, no script.
-#include "reports/html_page.h"
+// index.html (report_files.h): one self-contained page, inline CSS and SVG, no script.
+#include "reports/report_files.h"
 
 #include <algorithm>
 #include <cmath>

@@ -7,11 +7,6 @@
 #include <stdexcept>
 #include <system_error>
 
-#include <nlohmann/json.hpp>
-
-#include "reports/html_page.h"
-#include "reports/ulp_json.h"
-
 namespace pacheck::reports {
 namespace {
 

@@ -1,14 +1,50 @@
-// Writes a report's files into its folder: ulp.json (ulp_json.h), index.html (html_page.h) and the manifest of every
-// file the report wrote, so that the next report into that folder removes exactly those and nothing a user put there.
+// A report's files in its folder: ulp.json (ulp_json.cpp), index.html (html_page.cpp) and the manifest of every file
+// the report wrote, so that the next report into that folder removes exactly those and nothing a user put there.
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <set>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "reports/report.h"
 
 namespace pacheck::reports {
+
+// ulp.json, the machine-readable form of a report. The schema is documented in reports/README.md; bump
+// kUlpJsonSchemaVersion whenever a field changes meaning or disappears.
+inline constexpr int kUlpJsonSchemaVersion = 3;
+
+nlohmann::json to_json(const Report& report);
+
+// Reads an earlier report's ulp.json; throws std::runtime_error naming the file when it cannot be read, is not a
+// report, or has another schema version (its figures would mean other things).
+nlohmann::json read_ulp_json(const std::filesystem::path& file);
+
+// The report `after` against `before`, both as to_json wrote them. Variants pair by name; `pairs` maps a variant of
+// `after` to the name of its counterpart in `before` (a renamed kernel, or a mutant against its correct kernel).
+Comparison compare_reports(const nlohmann::json& before, const nlohmann::json& after,
+                           const std::map<std::string, std::string>& pairs, const std::string& old_file);
+
+// A figure as JSON: finite numbers as numbers, infinities and NaN as the strings "inf", "-inf", "nan" (JSON has
+// no number for them, and a reader must not mistake them for 0 or null).
+nlohmann::json json_number(double value);
+
+// index.html, the report for a person, one self-contained page (inline CSS and SVG, no script, no network): a
+// summary of every variant, the comparison with an earlier report (--compare), then per variant a table of its
+// dtype x mode cells, histograms of ulps and of error/bound per dtype, a breakdown by problem shape and its property
+// verdicts; the mutant kill matrix as a coloured grid; the coverage figures with a link to gcovr's pages.
+// reports/README.md explains how to read each figure.
+std::string render_html(const Report& report);
+
+// Escapes &, <, >, " and ' for HTML text and attribute values.
+std::string html_escape(const std::string& text);
+
+// One histogram as an inline <svg>: log-scale bins of `unit` ("ulps", "error/bound") on x, elements on a log scale
+// on y, each bar coloured by the worst error / bound of its elements.
+std::string histogram_svg(const Log2Histogram& histogram, const std::string& title, const std::string& unit);
 
 // The manifest's name in a report folder: a JSON list of the report's files, relative to the folder.
 inline constexpr const char* kManifestName = ".pacheck-report-manifest.json";

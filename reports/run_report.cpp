@@ -11,7 +11,6 @@
 #include "cuda/device_probe.h"
 #include "problem/case_file.h"
 #include "properties/runner.h"
-#include "reports/environment.h"
 #include "reports/report_files.h"
 
 namespace pacheck::reports {

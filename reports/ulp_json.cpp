@@ -1,5 +1,5 @@
-// ulp.json (ulp_json.h): the report as JSON, and the comparison of two reports' JSON.
-#include "reports/ulp_json.h"
+// ulp.json (report_files.h): the report as JSON, and the comparison of two reports' JSON.
+#include "reports/report_files.h"
 
 #include <algorithm>
 #include <cmath>

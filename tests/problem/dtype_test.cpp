@@ -1,3 +1,4 @@
+// The dtypes (problem/dtype.h): rounding to nearest even, ulps, the 16-bit and fp8 bit patterns, the names.
 #include <gtest/gtest.h>
 
 #include <cmath>

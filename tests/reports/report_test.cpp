@@ -12,12 +12,9 @@
 #include "cuda/device_probe.h"
 #include "problem/case_file.h"
 #include "properties/runner.h"
-#include "reports/environment.h"
-#include "reports/html_page.h"
 #include "reports/gcovr_summary.h"
 #include "reports/report_files.h"
 #include "reports/run_report.h"
-#include "reports/ulp_json.h"
 #include "reports/ulp_statistics.h"
 
 namespace pacheck::reports {

@@ -1,4 +1,5 @@
-// The mutant catalogue: one row per mutant, and the one registration that puts every row in the registry.
+// The mutant catalogue: one row per mutant, the one registration that puts every row in the registry, and the
+// Mutant variant each row becomes.
 //
 // A row is a name, the kernel it breaks, its bug, a one-line description of what the bug does (`pacheck list` and
 // `pacheck mutants` print it) and the real mistake it stands for; the comment above each row says where real
@@ -8,9 +9,9 @@
 // MutantKernels.WithoutTheirBugAreBitIdenticalToTheCorrectKernels (tests/properties/kill_matrix_test.cpp) proves
 // for every kernel it has, so each mutant is a correct kernel plus exactly the bug of its row.
 //
-// Adding a mutant: a Bug value and its switch in buggy_kernels.*, then a row here. tests/variants/
-// mutant_catalogue_test.cpp checks the table (unique names, each bug used once, every row registered);
-// kill_matrix_test checks that some property kills the new mutant.
+// Adding a mutant: a Bug value and its switch in buggy_kernels.*, then a row here. tests/variants/registry_test.cpp
+// checks the table (unique names, each bug used once, every row registered); kill_matrix_test checks that some
+// property kills the new mutant.
 #include <memory>
 
 #include "variants/mutants/mutant.h"
@@ -228,5 +229,27 @@ constexpr MutantSpec kCatalogue[] = {
 }  // namespace
 
 std::span<const MutantSpec> catalogue() { return kCatalogue; }
+
+const Variant& Mutant::counterpart() const { return Registry::instance().get(counterpart_name(spec_.kernel)); }
+
+std::string Mutant::description() const {
+  return std::string(counterpart_name(spec_.kernel)) + " with one bug: " + std::string(spec_.bug_description);
+}
+
+Capabilities Mutant::capabilities() const {
+  Capabilities c = counterpart().capabilities();
+  c.is_mutant = true;
+  c.logit_options = LogitOptionSupport::all();  // the meta-kernel computes every option, as the CPU kernels do
+  return c;
+}
+
+Output Mutant::run(const Problem& problem, const Knobs& knobs) const {
+  return run_kernel(spec_.kernel, problem, knobs, spec_.bug, launches_++);
+}
+
+ErrorModel Mutant::error_model(const Problem& problem, const OracleResult& oracle, std::size_t row,
+                               const Knobs& knobs) const {
+  return counterpart().error_model(problem, oracle, row, knobs);
+}
 
 }  // namespace pacheck::mutants
