@@ -200,7 +200,7 @@ Capabilities parse_capabilities(nb::handle declared) {
   for (const auto& [key, value] : entries(declared, "capabilities",
                                           {"dtypes", "modes", "max_head_dim", "head_dims", "block_sizes", "gqa_ratios",
                                            "deterministic", "batch_invariant", "uses_splits", "logit_options",
-                                           "fp8_caches"})) {
+                                           "fp8_caches", "fp8_query_dtypes", "fp8_head_dim_multiple"})) {
     const std::string what = "capabilities['" + key + "']";
     if (key == "dtypes") {
       for (const std::string& name : strings(value, what)) caps.dtypes.push_back(parse_dtype_name(name, what));
@@ -227,6 +227,12 @@ Capabilities parse_capabilities(nb::handle declared) {
       caps.logit_options = parse_logit_options(value, what);
     } else if (key == "fp8_caches") {
       caps.fp8_caches = parse_fp8_caches(value, what);
+    } else if (key == "fp8_query_dtypes") {
+      for (const std::string& name : strings(value, what)) caps.fp8_query_dtypes.push_back(parse_dtype_name(name, what));
+    } else if (key == "fp8_head_dim_multiple") {
+      caps.fp8_head_dim_multiple = integer(value, what);
+      if (caps.fp8_head_dim_multiple < 1)
+        throw std::invalid_argument(what + " must be at least 1, got " + std::to_string(caps.fp8_head_dim_multiple));
     } else {
       caps.uses_splits = boolean(value, what);
     }

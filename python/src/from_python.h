@@ -36,7 +36,8 @@ Knobs parse_knobs(int tile_size, int split_size, int num_splits, const std::stri
 
 // A dict of Capabilities fields (python/README.md): dtypes, modes, max_head_dim and/or head_dims, block_sizes,
 // gqa_ratios, deterministic, batch_invariant, uses_splits, logit_options (a list of option names; absent: none),
-// fp8_caches (a list of fp8 formats: fp8_e4m3 / float8_e4m3fn, fp8_e5m2 / float8_e5m2; absent: none).
+// fp8_caches (a list of fp8 formats: fp8_e4m3 / float8_e4m3fn, fp8_e5m2 / float8_e5m2; absent: none),
+// fp8_query_dtypes and fp8_head_dim_multiple (the query dtypes and head dims it takes an fp8 cache with; absent: any).
 Capabilities parse_capabilities(nanobind::handle declared);
 
 // The logit options by name, as capabilities['logit_options'] and Problem.logit_options spell them: "soft_cap",

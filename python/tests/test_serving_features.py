@@ -225,6 +225,21 @@ def test_a_declaration_naming_no_known_fp8_format_is_refused(declared, error, me
         pacheck._pacheck.DeclaredKernel(reference_kernel, "bad", dict(CAPABILITIES, fp8_caches=declared), ERROR_MODEL)
 
 
+def test_a_kernel_takes_an_fp8_cache_only_with_the_query_dtypes_and_head_dims_it_declares():
+    kernel, calls = recording_kernel("kv_cache")
+    p = with_fp8("fp8_e4m3", dtype="fp32")
+    for declared in [dict(fp8_query_dtypes=["bf16"]), dict(fp8_head_dim_multiple=p.head_dim + 1)]:
+        bf16_only = pacheck._pacheck.DeclaredKernel(kernel, "limited", dict(WITH_FP8, **declared), ERROR_MODEL)
+        with pytest.raises(ValueError, match=f"kv_cache fp8_e4m3 with dtype fp32 and head_dim {p.head_dim} not supported"):
+            bf16_only.run(p)
+    assert calls == []
+    taken = dict(WITH_FP8, fp8_query_dtypes=["fp32"], fp8_head_dim_multiple=p.head_dim)
+    pacheck._pacheck.DeclaredKernel(kernel, "taken", taken, ERROR_MODEL).run(p)
+    assert calls == ["fp8_e4m3"]
+    with pytest.raises(ValueError, match=r"capabilities\['fp8_head_dim_multiple'\] must be at least 1, got 0"):
+        pacheck._pacheck.DeclaredKernel(kernel, "bad", dict(WITH_FP8, fp8_head_dim_multiple=0), ERROR_MODEL)
+
+
 @pytest.mark.parametrize("kv_cache", FORMATS)
 def test_a_kernel_is_never_given_an_fp8_format_it_does_not_declare(kv_cache, tmp_path):
     kernel, calls = recording_kernel("kv_cache")
