@@ -23,7 +23,7 @@ KernelArithmetic kernel_arithmetic(Storage storage, int head_dim, KvCache cache)
   KernelArithmetic k;
   if (uses_tensor_cores(storage, head_dim)) {
     k.tensor_cores = true;
-    k.fp16_operands = storage == Storage::f16 || cache != KvCache::same;
+    k.fp16_operands = storage == Storage::f16 || cache == KvCache::e4m3;
     k.max_tile_keys = kTensorCoreTileKeys;
     k.key_groups = kTensorCoreWarps;
     return k;

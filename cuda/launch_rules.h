@@ -141,9 +141,9 @@ MergeShape choose_merge_shape(long long rows, int multiprocessors, MergeShape pi
 // bounds from it, so dispatch and bound read the same rule).
 struct KernelArithmetic {
   bool tensor_cores = false;
-  // The values product's operands (the weights and V) are fp16 (else bf16): fp16 problems, and fp8 caches, whose V
-  // widens to fp16 in one instruction per pair. The weights' hi + lo split then loses its absolute part below
-  // fp16's normal range.
+  // The values product's operands (the weights and V) are fp16 (else bf16): fp16 problems, and e4m3 caches, whose V
+  // widens to fp16 in two instructions a pair (to bf16 in four). The weights' hi + lo split then loses its absolute
+  // part below fp16's normal range.
   bool fp16_operands = false;
   // Keys folded per online-softmax step never exceed this (the shared-memory tile); larger tile_size knobs are
   // walked in tiles of this size, as the CPU variants walk theirs in chunks.

@@ -89,19 +89,13 @@ __device__ inline unsigned widen_fp8x2_to_bf16x2(unsigned short two) {
   const float2 f = __half22float2(__half2(h));
   return __byte_perm(__float_as_uint(f.x), __float_as_uint(f.y), 0x7632);
 }
-// Two fp8 values as an fp16x2 register, the first in the low half; exact (e4m3 and e5m2 are subsets of fp16).
-// `four` holds them in bytes `first` and `second`: e5m2 is fp16's upper byte, so one byte permute places both;
-// e4m3 takes a permute and cvt.rn.f16x2.e4m3x2.
-template <KvCache C, int FIRST, int SECOND>
-__device__ inline unsigned widen_fp8_bytes_to_f16x2(unsigned four) {
-  static_assert(C == KvCache::e4m3 || C == KvCache::e5m2, "an fp8 cache");
-  if constexpr (C == KvCache::e5m2) {
-    return __byte_perm(four, 0, 0x0404 | (FIRST << 4) | (SECOND << 12));  // bytes to bits 8-15 and 24-31
-  } else {
-    const unsigned two = __byte_perm(four, 0, FIRST | (SECOND << 4));
-    const __half2_raw h = __nv_cvt_fp8x2_to_halfraw2(static_cast<unsigned short>(two), __NV_E4M3);
-    return static_cast<unsigned>(h.x) | (static_cast<unsigned>(h.y) << 16);
-  }
+// Two e4m3 values, bytes FIRST and SECOND of `four`, as an fp16x2 register, the first in the low half: a byte
+// permute and cvt.rn.f16x2.e4m3x2. Exact, and normal: e4m3's smallest subnormal, 2^-9, is an fp16 normal.
+template <int FIRST, int SECOND>
+__device__ inline unsigned widen_e4m3_bytes_to_f16x2(unsigned four) {
+  const unsigned two = __byte_perm(four, 0, FIRST | (SECOND << 4));
+  const __half2_raw h = __nv_cvt_fp8x2_to_halfraw2(static_cast<unsigned short>(two), __NV_E4M3);
+  return static_cast<unsigned>(h.x) | (static_cast<unsigned>(h.y) << 16);
 }
 
 // The low and the high pair of four fp8 values.

@@ -34,9 +34,9 @@
 // asynchronous copies.
 //
 // An fp8 cache (C = e4m3 or e5m2) lands in shared memory as it is, a byte an element, and each thread widens its
-// fragments in registers (exact, storage.cuh): K to bf16, for the bf16 queries, and V to fp16, which takes one
-// instruction a pair where bf16 takes four, with the weights split into fp16 (the fp16 problems' values product
-// and model); the same ldmatrix addresses read 16 fp8 where they read 8 bf16, so one K load serves two mma steps
+// fragments in registers (exact, storage.cuh): K to bf16, for the bf16 queries, and V to bf16, or from e4m3 to fp16,
+// which takes two instructions a pair where bf16 takes four, with the weights split into fp16 (the fp16 problems'
+// values product and model); the same ldmatrix addresses read 16 fp8 where they read 8 bf16, so one K load serves two mma steps
 // and one V load two lane blocks,
 // with the head dims permuted inside each 16-dim step (the queries' fragments permuted alike) and inside each
 // lane block (undone where the sums are written). The K scale multiplies the logit, the V scale the sums, in fp32:
@@ -177,9 +177,11 @@ struct TensorCoreBlock {
   using T = typename StorageType<S>::type;
   using Mma = tensor_core::MmaOperand<T>;
   static constexpr bool kFp8 = C != KvCache::same;
-  // The values product's operand type: T, or fp16 from an fp8 cache (V widens to fp16 in one instruction a pair,
-  // to bf16 in four; the weights' fp16 split is the fp16 problems').
-  using VT = std::conditional_t<kFp8, __half, T>;
+  // The values product's operand type: T, or fp16 from an e4m3 cache (V widens to fp16 in two instructions a pair,
+  // to bf16 in four; the weights' fp16 split is the fp16 problems'). e5m2's subnormals are fp16 subnormals, which
+  // the mma does not scale as it scales normal values (a V scaled by a power of two then changes more than the
+  // output's exponent), so e5m2 stays bf16, where every fp8 value is normal.
+  using VT = std::conditional_t<C == KvCache::e4m3, __half, T>;
   using ValuesMma = tensor_core::MmaOperand<VT>;
   static constexpr int kKvBytes = kFp8 ? 1 : 2;  // of a K or V element in the pools and the stages
   static constexpr int kWarps = tensor_core::kWarps;
@@ -724,7 +726,7 @@ struct TensorCoreBlock {
     }
   }
 
-  // The values from an fp8 cache, in fp16: load n's transposed matrices give a thread, of keys 2t, 2t + 1 (and 2t + 8,
+  // The values from an fp8 cache, in VT: load n's transposed matrices give a thread, of keys 2t, 2t + 1 (and 2t + 8,
   // 2t + 9) of lane blocks 2n and 2n + 1, the byte pair of dims 2g, 2g + 1 of each key (bytes: key 2t dim 2g, dim
   // 2g + 1, key 2t + 1 dim 2g, dim 2g + 1); the widening pairs the keys of one dim, so that M row g of the lane
   // block is dim 2g and row g + 8 dim 2g + 1 (write_result puts them back).
@@ -739,8 +741,20 @@ struct TensorCoreBlock {
       for (int h = 0; h < 2; ++h) {
         const int j = 2 * n + h;
         if (16 * j >= batch.head_dim) break;
-        const unsigned a[4] = {widen_fp8_bytes_to_f16x2<C, 0, 2>(r[h]), widen_fp8_bytes_to_f16x2<C, 1, 3>(r[h]),
-                               widen_fp8_bytes_to_f16x2<C, 0, 2>(r[2 + h]), widen_fp8_bytes_to_f16x2<C, 1, 3>(r[2 + h])};
+        unsigned a[4];
+        if constexpr (std::is_same_v<VT, __half>) {
+          a[0] = widen_e4m3_bytes_to_f16x2<0, 2>(r[h]);
+          a[1] = widen_e4m3_bytes_to_f16x2<1, 3>(r[h]);
+          a[2] = widen_e4m3_bytes_to_f16x2<0, 2>(r[2 + h]);
+          a[3] = widen_e4m3_bytes_to_f16x2<1, 3>(r[2 + h]);
+        } else {
+          const unsigned first = __byte_perm(r[h], 0, 0x3120);       // keys 2t, 2t + 1: dim 2g | dim 2g + 1
+          const unsigned second = __byte_perm(r[2 + h], 0, 0x3120);  // keys 2t + 8, 2t + 9
+          a[0] = widen_fp8_low_pair<C>(first);
+          a[1] = widen_fp8_high_pair<C>(first);
+          a[2] = widen_fp8_low_pair<C>(second);
+          a[3] = widen_fp8_high_pair<C>(second);
+        }
         float& o0 = rows.acc[0].o[2 * j];      // dim 16 j + 2g,     row 2t
         float& o1 = rows.acc[1].o[2 * j];      // dim 16 j + 2g,     row 2t + 1
         float& o2 = rows.acc[0].o[2 * j + 1];  // dim 16 j + 2g + 1, row 2t

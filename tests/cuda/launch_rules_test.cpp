@@ -43,6 +43,9 @@ TEST(LaunchRules, Only16BitStorageWithWholeSixteenByteRowsRunsOnTheTensorCores) 
   const KernelArithmetic fp16 = kernel_arithmetic(Storage::f16, 64);
   EXPECT_TRUE(fp16.tensor_cores);
   EXPECT_TRUE(fp16.fp16_operands);
+  // An e4m3 cache's values product runs in fp16, an e5m2 cache's in bf16 (its subnormals are fp16's).
+  EXPECT_TRUE(kernel_arithmetic(Storage::bf16, 128, KvCache::e4m3).fp16_operands);
+  EXPECT_FALSE(kernel_arithmetic(Storage::bf16, 128, KvCache::e5m2).fp16_operands);
 }
 
 TEST(LaunchRules, CudaCoreTilesShrinkOnlyForKilobyteRows) {
