@@ -143,7 +143,8 @@ void launch_attention(const DeviceBatch& batch, const DevicePlan& plan, const Ke
     if (!takes_kv_cache(batch.storage, batch.head_dim, batch.kv_cache))
       throw std::invalid_argument("the CUDA kernels read an fp8 cache with bf16 queries and a head dim that is a "
                                   "multiple of " + std::to_string(kFp8HeadDimMultiple) + ", got head dim " +
-                                  std::to_string(batch.head_dim) + (batch.storage == Storage::bf16 ? "" : " and queries not bf16"));
+                                  std::to_string(batch.head_dim) +
+                                  (batch.storage == Storage::bf16 ? "" : " and queries not bf16"));
     if (batch.k_scales == nullptr || batch.v_scales == nullptr)
       throw std::invalid_argument("an fp8 cache needs its K and V scales (one per KV head)");
   }

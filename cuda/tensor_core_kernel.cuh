@@ -1,6 +1,7 @@
 // The tensor-core attention kernel, for bf16 or fp16 storage with head dims that are a multiple of 8 (whole 16-byte
-// rows), and for fp8 caches (e4m3, e5m2) with bf16 queries and head dims that are a multiple of 16. Same work items, plan, partial states and online-softmax steps as the CUDA-core kernel (cuda_core_kernel.cuh);
-// only the two inner products move from fp32 fused multiply-adds to mma.sync (16-bit inputs, fp32 accumulators).
+// rows), and for fp8 caches (e4m3, e5m2) with bf16 queries and head dims that are a multiple of 16. Same work
+// items, plan, partial states and online-softmax steps as the CUDA-core kernel (cuda_core_kernel.cuh); only the two
+// inner products move from fp32 fused multiply-adds to mma.sync (16-bit inputs, fp32 accumulators).
 // The kernel reads as a pipeline of named steps of TensorCoreBlock: stage the block's queries and table, start the
 // copies of the first tiles, then per tile wait, score, take the block's tile max, rescale, accumulate the values
 // and refill the stage; at the end the warps' sums meet and epilogue.cuh writes the result. C++17 CUDA.
@@ -36,10 +37,9 @@
 // An fp8 cache (C = e4m3 or e5m2) lands in shared memory as it is, a byte an element, and each thread widens its
 // fragments in registers (exact, storage.cuh): K to bf16, for the bf16 queries, and V to bf16, or from e4m3 to fp16,
 // which takes two instructions a pair where bf16 takes four, with the weights split into fp16 (the fp16 problems'
-// values product and model); the same ldmatrix addresses read 16 fp8 where they read 8 bf16, so one K load serves two mma steps
-// and one V load two lane blocks,
-// with the head dims permuted inside each 16-dim step (the queries' fragments permuted alike) and inside each
-// lane block (undone where the sums are written). The K scale multiplies the logit, the V scale the sums, in fp32:
+// values product and model); the same ldmatrix addresses read 16 fp8 where they read 8 bf16, so one K load serves
+// two mma steps and one V load two lane blocks, with the head dims permuted inside each 16-dim step (the queries'
+// fragments permuted alike) and inside each lane block (undone where the sums are written). The K scale multiplies the logit, the V scale the sums, in fp32:
 // one rounding each (ERROR_MODEL.md, "fp8 caches").
 #pragma once
 
@@ -544,9 +544,8 @@ struct TensorCoreBlock {
     for (int s = 0; s < kHeadSteps; ++s)
 #pragma unroll
       for (int h = 0; h < 2; ++h)
-        q.qb[s][h] = g < ROWS ? *reinterpret_cast<const unsigned*>(queries_s + g * kRowBytes +
-                                                                    (16 * s + (kFp8 ? 4 * t + 2 * h : 8 * h + 2 * t)) * 2)
-                              : 0u;
+        const int dim = 16 * s + (kFp8 ? 4 * t + 2 * h : 8 * h + 2 * t);
+        q.qb[s][h] = g < ROWS ? *reinterpret_cast<const unsigned*>(queries_s + g * kRowBytes + dim * 2) : 0u;
     return q;
   }
 

@@ -228,7 +228,8 @@ Capabilities parse_capabilities(nb::handle declared) {
     } else if (key == "fp8_caches") {
       caps.fp8_caches = parse_fp8_caches(value, what);
     } else if (key == "fp8_query_dtypes") {
-      for (const std::string& name : strings(value, what)) caps.fp8_query_dtypes.push_back(parse_dtype_name(name, what));
+      for (const std::string& name : strings(value, what))
+        caps.fp8_query_dtypes.push_back(parse_dtype_name(name, what));
     } else if (key == "fp8_head_dim_multiple") {
       caps.fp8_head_dim_multiple = integer(value, what);
       if (caps.fp8_head_dim_multiple < 1)

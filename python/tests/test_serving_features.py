@@ -230,7 +230,8 @@ def test_a_kernel_takes_an_fp8_cache_only_with_the_query_dtypes_and_head_dims_it
     p = with_fp8("fp8_e4m3", dtype="fp32")
     for declared in [dict(fp8_query_dtypes=["bf16"]), dict(fp8_head_dim_multiple=p.head_dim + 1)]:
         bf16_only = pacheck._pacheck.DeclaredKernel(kernel, "limited", dict(WITH_FP8, **declared), ERROR_MODEL)
-        with pytest.raises(ValueError, match=f"kv_cache fp8_e4m3 with dtype fp32 and head_dim {p.head_dim} not supported"):
+        refusal = f"kv_cache fp8_e4m3 with dtype fp32 and head_dim {p.head_dim} not supported"
+        with pytest.raises(ValueError, match=refusal):
             bf16_only.run(p)
     assert calls == []
     taken = dict(WITH_FP8, fp8_query_dtypes=["fp32"], fp8_head_dim_multiple=p.head_dim)
