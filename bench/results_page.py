@@ -134,8 +134,9 @@ def failure_notes(runs, name):
     return lines
 
 
-def correctness_section(correctness):
-    lines = []
+def correctness_section(correctness, provenance=lambda part: []):
+    """provenance(part): the line saying which earlier run a part was kept from (earlier_line), or none."""
+    lines = provenance("catalogue")
     catalogue = correctness.get("catalogue", {})
     cases = correctness.get("cases_per_property", "?")
     lines.append(f"GPU catalogue (gpu_catalogue_test, {cases} cases per property, one process per suite and "
@@ -148,7 +149,7 @@ def correctness_section(correctness):
         notes = failure_notes(catalogue["runs"], lambda r: f"{r.get('suite')} {r.get('kernel')}")
         lines += [""] + notes if notes else []
     sanitizers = correctness.get("sanitizers", {})
-    lines += ["", f"compute-sanitizer on `pacheck check` (UlpBoundedAgreement and MaskedLanesZeroWeight, "
+    lines += [""] + provenance("sanitizers") + [f"compute-sanitizer on `pacheck check` (UlpBoundedAgreement and MaskedLanesZeroWeight, "
                   f"{correctness.get('sanitizer_cases', '?')} cases each): {runs_summary(sanitizers, 'runs')}."]
     if sanitizers.get("runs"):
         runs = sanitizers["runs"]
@@ -171,7 +172,8 @@ def correctness_section(correctness):
         notes = failure_notes(runs, lambda r: f"{r.get('kernel')} {r.get('tool')} {r.get('suite')}")
         lines += [""] + notes if notes else []
     if "gpu_mutants" in correctness:
-        lines += gpu_mutants_lines(correctness["gpu_mutants"])
+        mutants = gpu_mutants_lines(correctness["gpu_mutants"])
+        lines += mutants[:1] + provenance("gpu_mutants") + mutants[1:]
     return lines
 
 
@@ -374,7 +376,8 @@ def render(document, results_name="bench/results.json"):
                                            ("logit_options", "Logit options' cost", logit_options_section),
                                            ("external_kernels", "Kernels from elsewhere", external_section)):
             if key in gpu:
-                lines += ["", f"### {title}", ""] + earlier_line(gpu, key) + render_section(gpu[key])
+                parts = {"provenance": lambda part: earlier_line(gpu, f"{key}.{part}")} if key in SECTION_PARTS else {}
+                lines += ["", f"### {title}", ""] + earlier_line(gpu, key) + render_section(gpu[key], **parts)
         unknown = [key for key in gpu if key not in KNOWN_SECTIONS]
         if unknown:
             lines += ["", "Sections in results.json this page does not render yet: " + ", ".join(unknown) + "."]
@@ -404,6 +407,23 @@ def skipped(gpu, section):
     return section not in gpu or (isinstance(gpu[section], dict) and "skipped" in gpu[section])
 
 
+# A section whose parts runs make apart (run_gpu_suite.sh's SKIP_CHECKS, SKIP_MUTANTS): each part merges as a
+# section does, with the settings that describe it; its provenance is "SECTION.PART".
+SECTION_PARTS = {"correctness": {"catalogue": ("cases_per_property",), "sanitizers": ("sanitizer_cases",),
+                                 "gpu_mutants": ()}}
+
+
+def merge_parts(parts, old_section, new_section):
+    """new_section with each of `parts` it skipped taken from old_section (where that one ran), and their names."""
+    merged, kept = dict(new_section), []
+    for part, settings in parts.items():
+        if skipped(new_section, part) and not skipped(old_section, part):
+            merged[part] = old_section[part]
+            merged.update({key: old_section[key] for key in settings if key in old_section})
+            kept.append(part)
+    return merged, kept
+
+
 def add_run(results, run):
     """results with each GPU of run replacing the entry of the same name, or appended. A section the run skipped
     keeps the recorded one: from a run of the same commit (a correctness run and a benchmark run made apart) as part
@@ -422,13 +442,24 @@ def add_run(results, run):
         if same_commit:
             merged["environment"] = merge_environments(old["environment"], gpu["environment"])
         earlier = {}
+        old_run = {key: old["environment"].get(key) for key in PROVENANCE_KEYS}
         for section, value in old.items():
-            if section in ("environment", "earlier") or not skipped(gpu, section) or skipped(old, section):
+            if section in ("environment", "earlier") or skipped(old, section):
+                continue
+            if section in SECTION_PARTS and isinstance(value, dict) and not skipped(gpu, section):
+                merged[section], kept = merge_parts(SECTION_PARTS[section], value, gpu[section])
+                for part in kept:
+                    key = f"{section}.{part}"
+                    provenance = old.get("earlier", {}).get(key) or old.get("earlier", {}).get(section)
+                    if provenance or not same_commit:
+                        earlier[key] = provenance or old_run
+                continue
+            if not skipped(gpu, section):
                 continue
             merged[section] = value
             provenance = old.get("earlier", {}).get(section)
             if provenance or not same_commit:
-                earlier[section] = provenance or {key: old["environment"].get(key) for key in PROVENANCE_KEYS}
+                earlier[section] = provenance or old_run
         merged.pop("earlier", None)
         if earlier:
             merged["earlier"] = earlier

@@ -336,6 +336,47 @@ class ResultsPage(unittest.TestCase):
             self.assertNotIn("benchmark", gpu["earlier"])
             self.assertEqual(gpu["earlier"]["correctness"], provenance)
 
+    def test_add_keeps_each_correctness_part_a_later_run_skipped(self):
+        """The catalogue, the sanitizers and the GPU mutants run apart (SKIP_CHECKS, SKIP_MUTANTS): a run that skipped
+        one keeps the recorded one, with its settings and the run it came from, beside the parts it ran."""
+        def gpu_run(commit, command, correctness, **sections):
+            return {"schema": 1, "gpus": [{"environment": {"gpu": "Sample GPU", "commit": commit, "date": "d",
+                                                           "command": command},
+                                           "correctness": correctness, **sections}]}
+        with tempfile.TemporaryDirectory() as folder:
+            results, page, added = Path(folder) / "results.json", Path(folder) / "RESULTS.md", Path(folder) / "run.json"
+            mutants = {"runs": [{"seed": 1, "status": "pass", "mutants": []}]}
+            results.write_text(json.dumps(gpu_run("abc", "first", {"cases_per_property": 5, "sanitizer_cases": 2,
+                                                                     "catalogue": {"runs": []},
+                                                                     "sanitizers": {"runs": []},
+                                                                     "gpu_mutants": mutants})))
+            first = {"commit": "abc", "date": "d", "command": "first"}
+            added.write_text(json.dumps(gpu_run("c0ffee", "checks", {
+                "cases_per_property": 7, "sanitizer_cases": 3, "catalogue": {"runs": []}, "sanitizers": {"runs": []},
+                "gpu_mutants": {"skipped": "SKIP_MUTANTS=1"}})))
+            self.assertEqual(run([PAGE_SCRIPT, "--results", results, "--page", page, "--add", added]).returncode, 0)
+            gpu = json.loads(results.read_text())["gpus"][0]
+            self.assertEqual(gpu["correctness"]["gpu_mutants"], mutants)
+            self.assertEqual(gpu["correctness"]["cases_per_property"], 7)
+            self.assertEqual(gpu["earlier"], {"correctness.gpu_mutants": first})
+            # Then a benchmark run skips every check: the catalogue and sanitizers come from the checks run.
+            added.write_text(json.dumps(gpu_run("feed", "bench", {
+                "cases_per_property": 1000, "catalogue": {"skipped": "SKIP_CHECKS=1"},
+                "sanitizers": {"skipped": "SKIP_CHECKS=1"}, "gpu_mutants": {"skipped": "SKIP_MUTANTS=1"}},
+                benchmark={"flushes": []})))
+            self.assertEqual(run([PAGE_SCRIPT, "--results", results, "--page", page, "--add", added]).returncode, 0)
+            gpu = json.loads(results.read_text())["gpus"][0]
+            self.assertEqual((gpu["correctness"]["cases_per_property"], gpu["correctness"]["sanitizer_cases"]), (7, 3))
+            self.assertEqual(gpu["correctness"]["gpu_mutants"], mutants)
+            checks = {"commit": "c0ffee", "date": "d", "command": "checks"}
+            self.assertEqual(gpu["earlier"], {"correctness.catalogue": checks, "correctness.sanitizers": checks,
+                                              "correctness.gpu_mutants": first})
+            text = page.read_text()
+            self.assertIn("From an earlier run (commit c0ffee, d, `checks`): the latest run above did not run this.\n\n"
+                          "GPU catalogue (gpu_catalogue_test, 7 cases per property", text)
+            self.assertIn("From an earlier run (commit abc, d, `first`): the latest run above did not run this.\n\n"
+                          "GPU mutants", text)
+
     def test_bad_json_is_named(self):
         with tempfile.TemporaryDirectory() as folder:
             results = Path(folder) / "results.json"
