@@ -543,9 +543,10 @@ struct TensorCoreBlock {
 #pragma unroll
     for (int s = 0; s < kHeadSteps; ++s)
 #pragma unroll
-      for (int h = 0; h < 2; ++h)
+      for (int h = 0; h < 2; ++h) {
         const int dim = 16 * s + (kFp8 ? 4 * t + 2 * h : 8 * h + 2 * t);
         q.qb[s][h] = g < ROWS ? *reinterpret_cast<const unsigned*>(queries_s + g * kRowBytes + dim * 2) : 0u;
+      }
     return q;
   }
 

@@ -17,6 +17,8 @@ void require_declared_features(const std::string& variant, const Capabilities& c
   if (const std::string gap = logit_option_gap(caps.logit_options, problem.options); !gap.empty())
     refuse(gap, "logit option");
   if (const std::string gap = fp8_cache_gap(caps.fp8_caches, problem); !gap.empty()) refuse(gap, "fp8 format");
+  if (const std::string gap = fp8_cache_shape_gap(caps, problem); !gap.empty())
+    refuse(gap, "query dtype or head dim for an fp8 cache");
 }
 
 Output ExternalVariant::run(const Problem& problem, const Knobs& knobs) const {

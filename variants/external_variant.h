@@ -44,7 +44,8 @@ class ExternalVariant final : public Variant {
 std::string external_variant_problem(const ExternalVariantSpec& spec);
 
 // Throws std::invalid_argument naming the variant and the feature when the problem sets a logit option or has an fp8
-// cache format that `caps` leaves out: every door calls it before its kernel sees a problem.
+// cache format that `caps` leaves out, or an fp8 cache with a query dtype or head dim it is not taken with: every
+// door calls it before its kernel sees a problem.
 void require_declared_features(const std::string& variant, const Capabilities& caps, const Problem& problem);
 
 // Validates the spec and adds it to the registry. Throws std::invalid_argument naming the variant and what is

@@ -63,6 +63,14 @@ bool fp8_cache_shape_taken(const std::vector<DType>& query_dtypes, int head_dim_
   return dtype_taken && head_dim_multiple > 0 && head_dim % head_dim_multiple == 0;
 }
 
+std::string fp8_cache_shape_gap(const Capabilities& caps, const Problem& problem) {
+  if (!problem.fp8_cache ||
+      fp8_cache_shape_taken(caps.fp8_query_dtypes, caps.fp8_head_dim_multiple, problem.dtype, problem.head_dim))
+    return "";
+  return "kv_cache " + std::string(fp8_name(problem.fp8_cache->format)) + " with dtype " +
+         std::string(dtype_name(problem.dtype)) + " and head_dim " + std::to_string(problem.head_dim) + " not supported";
+}
+
 std::string coverage_gap(const Capabilities& caps, const Problem& problem) {
   if (std::find(caps.dtypes.begin(), caps.dtypes.end(), problem.dtype) == caps.dtypes.end())
     return std::string("dtype ") + std::string(dtype_name(problem.dtype)) + " not supported";
@@ -77,11 +85,7 @@ std::string coverage_gap(const Capabilities& caps, const Problem& problem) {
     return "GQA ratio " + std::to_string(problem.num_query_heads / problem.num_kv_heads) + " not supported";
   if (std::string gap = logit_option_gap(caps.logit_options, problem.options); !gap.empty()) return gap;
   if (std::string gap = fp8_cache_gap(caps.fp8_caches, problem); !gap.empty()) return gap;
-  if (problem.fp8_cache && !fp8_cache_shape_taken(caps.fp8_query_dtypes, caps.fp8_head_dim_multiple, problem.dtype,
-                                                  problem.head_dim))
-    return "kv_cache " + std::string(fp8_name(problem.fp8_cache->format)) + " with dtype " +
-           std::string(dtype_name(problem.dtype)) + " and head_dim " + std::to_string(problem.head_dim) +
-           " not supported";
+  if (std::string gap = fp8_cache_shape_gap(caps, problem); !gap.empty()) return gap;
   for (int s = 0; s < static_cast<int>(problem.sequences.size()); ++s) {
     const Mode mode = problem.mode_of(s);
     if (std::find(caps.modes.begin(), caps.modes.end(), mode) == caps.modes.end())

@@ -77,6 +77,9 @@ std::string fp8_cache_gap(const std::vector<Fp8Format>& takes, const Problem& pr
 // Whether an fp8 cache may come with this query dtype and head dim (Capabilities::fp8_query_dtypes and
 // fp8_head_dim_multiple).
 bool fp8_cache_shape_taken(const std::vector<DType>& query_dtypes, int head_dim_multiple, DType dtype, int head_dim);
+// "kv_cache fp8_e4m3 with dtype fp32 and head_dim 40 not supported" when the problem's fp8 cache comes with a query
+// dtype or head dim `caps` does not take it with, else "".
+std::string fp8_cache_shape_gap(const Capabilities& caps, const Problem& problem);
 
 class Registry {
  public:
