@@ -284,6 +284,14 @@ ExternalVariantSpec spec_of(const pacheck_variant& v, const std::string& path) {
   c.uses_splits = flag(v.uses_splits, "uses_splits");
   c.logit_options = logit_options_of(v.logit_options);
   c.fp8_caches = fp8_caches_of(v.fp8_caches);
+  c.fp8_query_dtypes = flags<DType>(v.fp8_query_dtypes, PACHECK_DTYPE_F32 | PACHECK_DTYPE_F16 | PACHECK_DTYPE_BF16,
+                                    "fp8_query_dtypes", "PACHECK_DTYPE_F32, _F16, _BF16",
+                                    {{PACHECK_DTYPE_F32, DType::f32},
+                                     {PACHECK_DTYPE_F16, DType::f16},
+                                     {PACHECK_DTYPE_BF16, DType::bf16}});
+  if (v.fp8_head_dim_multiple > 256)
+    throw BadDeclaration{"fp8_head_dim_multiple must be 0 to 256, got " + std::to_string(v.fp8_head_dim_multiple)};
+  c.fp8_head_dim_multiple = std::max<int>(1, static_cast<int>(v.fp8_head_dim_multiple));
   if (v.memory != PACHECK_MEMORY_HOST && v.memory != PACHECK_MEMORY_DEVICE)
     throw BadDeclaration{"memory must be PACHECK_MEMORY_HOST (1) or PACHECK_MEMORY_DEVICE (2), got " +
                          std::to_string(v.memory)};

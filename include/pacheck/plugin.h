@@ -264,6 +264,11 @@ typedef struct pacheck_variant {
    * its scale), as oracle/ERROR_MODEL.md, "fp8 caches", derives; a kernel that folds a scale elsewhere rounds no
    * more than that. */
   uint32_t fp8_caches;
+  /* Appended within ABI 1 (absent, 0, in a plugin built before it): with an fp8 cache, the PACHECK_DTYPE_* flags of
+   * the query dtypes the kernel takes it with (0: every one of dtypes), and a number every head dim is then a
+   * multiple of (0 or 1: any head dim it takes; at most 256). A problem outside them is never given to it. */
+  uint32_t fp8_query_dtypes;
+  uint32_t fp8_head_dim_multiple;
 } pacheck_variant;
 
 /* What the entry point returns. */

@@ -144,6 +144,10 @@ const Nonsense kNonsense[] = {
      "logit_options holds unknown bits 0x10 (it may combine PACHECK_LOGIT_SOFT_CAP, _WINDOW, _ALIBI, _SINKS)"},
     {"unknown_fp8_format", [](pacheck_variant& v) { v.fp8_caches = PACHECK_FP8_E5M2 | 1u << 2; },
      "fp8_caches holds unknown bits 0x4 (it may combine PACHECK_FP8_E4M3, _E5M2)"},
+    {"unknown_fp8_query_dtype", [](pacheck_variant& v) { v.fp8_query_dtypes = PACHECK_DTYPE_BF16 | 1u << 5; },
+     "fp8_query_dtypes holds unknown bits 0x20 (it may combine PACHECK_DTYPE_F32, _F16, _BF16)"},
+    {"fp8_head_dim_multiple_300", [](pacheck_variant& v) { v.fp8_head_dim_multiple = 300; },
+     "fp8_head_dim_multiple must be 0 to 256, got 300"},
     {"small_struct", [](pacheck_variant& v) { v.struct_size = 16; },
      "its pacheck_variant struct_size is 16, smaller than ABI 1's"},
 };
@@ -341,6 +345,8 @@ TEST(PluginLoader, LogitOptionFlagsBecomeCapabilities) {
 TEST(PluginLoader, Fp8FormatFlagsBecomeCapabilities) {
   static pacheck_variant e5m2 = good_variant("declares_e5m2");
   e5m2.fp8_caches = PACHECK_FP8_E5M2;
+  e5m2.fp8_query_dtypes = PACHECK_DTYPE_BF16;  // and only with bf16 queries and head dims a multiple of 16
+  e5m2.fp8_head_dim_multiple = 16;
   static pacheck_variant both = good_variant("declares_both_fp8");
   both.fp8_caches = PACHECK_FP8_E4M3 | PACHECK_FP8_E5M2;
   // A plugin built before the field: its struct ends before fp8_caches, whatever lies past it.
@@ -354,6 +360,12 @@ TEST(PluginLoader, Fp8FormatFlagsBecomeCapabilities) {
   EXPECT_EQ(formats("declares_e5m2"), std::vector<Fp8Format>{Fp8Format::e5m2});
   EXPECT_EQ(formats("declares_both_fp8"), (std::vector<Fp8Format>{Fp8Format::e4m3, Fp8Format::e5m2}));
   EXPECT_TRUE(formats("declares_before_fp8_caches").empty()) << "a field past struct_size is absent: no format";
+  const Capabilities limited = Registry::instance().get("declares_e5m2").capabilities();
+  EXPECT_EQ(limited.fp8_query_dtypes, std::vector<DType>{DType::bf16});
+  EXPECT_EQ(limited.fp8_head_dim_multiple, 16);
+  const Capabilities any = Registry::instance().get("declares_both_fp8").capabilities();
+  EXPECT_TRUE(any.fp8_query_dtypes.empty()) << "0: every dtype";
+  EXPECT_EQ(any.fp8_head_dim_multiple, 1) << "0: any head dim";
 }
 
 // --- runs: conversions and errors ---
