@@ -41,12 +41,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "cuda/cuda_check.h"
 #include "cuda/device_buffer.h"
+#include "cuda/device_problem.h"
 #include "cuda/launch_rules.h"
 #include "cuda/paged_attention.h"
 #include "cuda/plan_on_device.h"
@@ -78,7 +80,7 @@ struct Options {
   int window = 0;
   bool alibi = false, sinks = false;
   Storage storage = Storage::bf16;  // --dtype: the queries', K/V's and output's 16-bit type
-  KvCache kv_cache = KvCache::same;  // --kv-cache: K and V as an fp8 cache (with bf16 queries)
+  std::optional<Fp8Format> fp8;  // --kv-cache: K and V as an fp8 cache in this format (with bf16 queries)
 };
 
 __device__ inline std::uint64_t splitmix(std::uint64_t x) {
@@ -113,8 +115,8 @@ __global__ void fill_fp8(unsigned char* data, std::size_t count, std::uint64_t s
 
 // A pool of `count` elements: 16-bit values of the storage, or fp8 bytes (in the buffer's first half).
 void fill_pool(std::uint16_t* data, std::size_t count, std::uint64_t seed, const Options& o) {
-  if (o.kv_cache == KvCache::same) return fill(data, count, seed, o.storage);
-  fill_fp8<<<4096, 256>>>(reinterpret_cast<unsigned char*>(data), count, seed, o.kv_cache == KvCache::e4m3);
+  if (!o.fp8) return fill(data, count, seed, o.storage);
+  fill_fp8<<<4096, 256>>>(reinterpret_cast<unsigned char*>(data), count, seed, *o.fp8 == Fp8Format::e4m3);
   check_launch("fill_fp8");
 }
 
@@ -236,8 +238,8 @@ int run(const Options& o) {
   if (o.warm_metadata)
     std::printf("after each flush: the plan, sequence records, block tables, query rows' sequences and queries "
                 "read back\n");
-  if (o.kv_cache != KvCache::same)
-    std::printf("KV cache: fp8 %s, scales per KV head\n", o.kv_cache == KvCache::e4m3 ? "e4m3" : "e5m2");
+  const KvCache kv_cache = o.fp8 ? kv_cache_of(*o.fp8) : KvCache::same;
+  if (o.fp8) std::printf("KV cache: %s, scales per KV head\n", std::string(fp8_name(*o.fp8)).c_str());
   std::printf("logit options: soft cap %g, window %d, ALiBi %s, sinks %s\n", o.soft_cap, o.window,
               o.alibi ? "on" : "off", o.sinks ? "on" : "off");
 
@@ -264,12 +266,12 @@ int run(const Options& o) {
   // An fp8 cache's scales per KV head: powers of two near what a quantiser of these values picks, so that the
   // dequantised values stay in bf16's usual range.
   std::vector<float> k_scales, v_scales;
-  for (int h = 0; o.kv_cache != KvCache::same && h < kKvHeads; ++h) {
+  for (int h = 0; o.fp8 && h < kKvHeads; ++h) {
     k_scales.push_back(std::ldexp(1.0f, -2 - h % 2));
     v_scales.push_back(std::ldexp(1.0f, -2 - (h + 1) % 2));
   }
   const DeviceBuffer<float> k_scales_d(k_scales), v_scales_d(v_scales);
-  const double kv_element_bytes = o.kv_cache == KvCache::same ? 2.0 : 1.0;
+  const double kv_element_bytes = tensor_core_kv_bytes(kv_cache);
   std::vector<int> order(num_blocks);
   std::iota(order.begin(), order.end(), 0);
   if (!o.sequential_pool) std::shuffle(order.begin(), order.end(), std::mt19937_64(7));
@@ -312,7 +314,7 @@ int run(const Options& o) {
 
         DeviceBatch db;
         db.storage = o.storage;
-        db.kv_cache = o.kv_cache;
+        db.kv_cache = kv_cache;
         db.k_scales = k_scales_d.get();
         db.v_scales = v_scales_d.get();
         db.num_query_heads = query_heads;
@@ -346,7 +348,7 @@ int run(const Options& o) {
                              4.0 * (slopes.size() + sinks.size() + k_scales.size() + v_scales.size());
         const int split = o.split > 0 ? o.split
                                       : split_size_filling_gpu(batch, keys_read, gqa, prop.multiProcessorCount,
-                                                               o.kv_cache);
+                                                               kv_cache);
         const AttentionPlan fused_host = plan_attention(sequences, query_heads, kKvHeads, o.tile_size, {}, o.window);
         const AttentionPlan splitk_host = plan_attention(sequences, query_heads, kKvHeads, o.tile_size,
                                                          std::vector<int>(batch, split), o.window);
@@ -424,8 +426,7 @@ int run(const Options& o) {
   std::fprintf(f, "  \"shape\": {\"dtype\": \"%s\", \"kv_cache\": \"%s\", \"head_dim\": %d, \"block_size\": %d, "
                   "\"num_kv_heads\": %d, \"mode\": \"decode\", \"blocks\": \"scattered\"},\n",
                o.storage == Storage::f16 ? "fp16" : "bf16",
-               o.kv_cache == KvCache::same ? "same" : o.kv_cache == KvCache::e4m3 ? "fp8_e4m3" : "fp8_e5m2", kHeadDim,
-               kBlockSize, kKvHeads);
+               o.fp8 ? std::string(fp8_name(*o.fp8)).c_str() : "same", kHeadDim, kBlockSize, kKvHeads);
   std::fprintf(f, "  \"copy_tbps\": %.4f,\n  \"results\": [\n", copy_tbps);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
@@ -500,11 +501,11 @@ int main(int argc, char** argv) {
     else if (a == "--sinks") o.sinks = true;
     else if (a == "--kv-cache") {
       const std::string cache = value();
-      if (cache != "fp8_e4m3" && cache != "fp8_e5m2") {
+      o.fp8 = pacheck::parse_fp8(cache);
+      if (!o.fp8) {
         std::fprintf(stderr, "--kv-cache takes fp8_e4m3 or fp8_e5m2, not %s\n", cache.c_str());
         return 2;
       }
-      o.kv_cache = cache == "fp8_e4m3" ? pacheck::cuda::KvCache::e4m3 : pacheck::cuda::KvCache::e5m2;
     }
     else if (a == "--only") {
       if (std::sscanf(value().c_str(), "%d,%d,%d", &o.only_gqa, &o.only_batch, &o.only_context) != 3 ||

@@ -15,10 +15,8 @@ namespace {
 // kernel cannot disagree. split_size: the keys per split of cuda_splitk, or 0 for cuda_fused.
 ErrorModel kernel_error_model(const Problem& p, const OracleResult& oracle, std::size_t row, const Knobs& knobs,
                               int split_size) {
-  const cuda::KvCache cache = !p.fp8_cache                                 ? cuda::KvCache::same
-                              : p.fp8_cache->format == Fp8Format::e4m3 ? cuda::KvCache::e4m3
-                                                                         : cuda::KvCache::e5m2;
-  const cuda::KernelArithmetic kernel = cuda::kernel_arithmetic(cuda::storage_of(p.dtype), p.head_dim, cache);
+  const cuda::KernelArithmetic kernel =
+      cuda::kernel_arithmetic(cuda::storage_of(p.dtype), p.head_dim, cuda::kv_cache_of(p));
   TiledKernelShape shape;
   shape.tensor_cores = kernel.tensor_cores;
   shape.fp16_operands = kernel.fp16_operands;
@@ -51,7 +49,7 @@ class CudaFused final : public Variant {
  public:
   std::string name() const override { return "cuda_fused"; }
   std::string description() const override {
-    return "CUDA: one block per (sequence, KV head, query run) with its GQA group, tiled online softmax; fp32 sums, bf16 and fp16 on tensor cores, fp8 caches (bf16 queries) widened to bf16";
+    return "CUDA: one block per (sequence, KV head, query run) with its GQA group, tiled online softmax; fp32 sums, bf16 and fp16 on tensor cores, fp8 caches (bf16 queries) widened exactly";
   }
   Capabilities capabilities() const override { return cuda_capabilities(false); }
   Output run(const Problem& p, const Knobs& knobs) const override {
@@ -71,7 +69,7 @@ class CudaSplitK final : public Variant {
  public:
   std::string name() const override { return "cuda_splitk"; }
   std::string description() const override {
-    return "CUDA split-K (flash-decoding): per-split partial states merged by a reduce kernel; fp32 sums, bf16 and fp16 on tensor cores, fp8 caches (bf16 queries) widened to bf16";
+    return "CUDA split-K (flash-decoding): per-split partial states merged by a reduce kernel; fp32 sums, bf16 and fp16 on tensor cores, fp8 caches (bf16 queries) widened exactly";
   }
   Capabilities capabilities() const override { return cuda_capabilities(true); }
   Output run(const Problem& p, const Knobs& knobs) const override {

@@ -20,6 +20,11 @@ Storage storage_of(DType dtype) {
   throw std::invalid_argument("unknown dtype");
 }
 
+KvCache kv_cache_of(Fp8Format format) { return format == Fp8Format::e4m3 ? KvCache::e4m3 : KvCache::e5m2; }
+KvCache kv_cache_of(const Problem& problem) {
+  return problem.fp8_cache ? kv_cache_of(problem.fp8_cache->format) : KvCache::same;
+}
+
 namespace {
 
 // The values as the device stores them: raw fp32, or the 16-bit patterns.
@@ -118,9 +123,7 @@ DeviceProblem::DeviceProblem(const Problem& p)
   if (output_.size() > 0) cuda_check(cudaMemset(output_.get(), 0xff, output_.size()), "filling the output");
 
   batch_.storage = storage_of(p.dtype);
-  batch_.kv_cache = !p.fp8_cache                                 ? KvCache::same
-                    : p.fp8_cache->format == Fp8Format::e4m3 ? KvCache::e4m3
-                                                                 : KvCache::e5m2;
+  batch_.kv_cache = kv_cache_of(p);
   batch_.k_scales = k_scales_.get();
   batch_.v_scales = v_scales_.get();
   batch_.num_query_heads = p.num_query_heads;

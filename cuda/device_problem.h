@@ -13,8 +13,11 @@
 
 namespace pacheck::cuda {
 
-// How the kernels store a problem's dtype.
+// How the kernels store a problem's dtype, and how they read its pools: as values of that dtype, or as an fp8 cache
+// in its format.
 Storage storage_of(DType dtype);
+KvCache kv_cache_of(Fp8Format format);
+KvCache kv_cache_of(const Problem& problem);
 
 class DeviceProblem {
  public:

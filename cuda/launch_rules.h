@@ -55,7 +55,7 @@ PACHECK_RULE constexpr int row_first_split_offset(int chunk_first_position, int 
 // bandwidth. Everything else (fp32, other head dims) runs fp32 fused multiply-adds on the CUDA cores.
 inline bool uses_tensor_cores(Storage storage, int head_dim) { return storage != Storage::f32 && head_dim % 8 == 0; }
 // An fp8 cache runs only on the tensor cores, with bf16 queries and a head dim that is a multiple of 16 (whole
-// 16-byte rows of fp8): serving's fp8 shapes, each fp8 pair widened exactly to bf16 in registers. A CUDA-core
+// 16-byte rows of fp8): serving's fp8 shapes, each fp8 pair widened exactly in registers. A CUDA-core
 // path for the rest would double the CUDA-core instances for shapes no engine runs; the variants declare the limit.
 inline constexpr int kFp8HeadDimMultiple = 16;
 inline bool takes_kv_cache(Storage storage, int head_dim, KvCache cache) {
@@ -94,6 +94,8 @@ inline constexpr int kTensorCoreTileKeys = 64;
 //           definition and leaves copies that fault (bench/sass_descriptor_check.py finds such copies).
 enum class TileCopies { tensor, async, async_evict_first };
 
+// Bytes of a K or V element as the tensor-core kernel stages it: 16-bit values, or an fp8 cache's bytes as they are.
+PACHECK_RULE constexpr int tensor_core_kv_bytes(KvCache cache) { return cache == KvCache::same ? 2 : 1; }
 // Rows of 128 bytes and wider (64 lanes of 16-bit values, 128 of fp8): the 128-byte swizzled layout, which tensor
 // copies need and which keeps ldmatrix free of bank conflicts; narrower rows are padded by 16 bytes.
 PACHECK_RULE constexpr bool tensor_core_swizzled(int lanes, int kv_bytes = 2) { return lanes * kv_bytes >= 128; }

@@ -1,5 +1,6 @@
 // The kernels' element types, fp32, bf16 and fp16: widening to fp32 (exact), narrowing with round-to-nearest, and
-// eight elements from a 16-byte aligned shared-memory address; and an fp8 cache's pairs widened to bf16. C++17 CUDA.
+// eight elements from a 16-byte aligned shared-memory address; and an fp8 cache's pairs widened to bf16 or fp16.
+// C++17 CUDA.
 #pragma once
 
 #include <cuda_bf16.h>

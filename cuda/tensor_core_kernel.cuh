@@ -39,8 +39,8 @@
 // which takes two instructions a pair where bf16 takes four, with the weights split into fp16 (the fp16 problems'
 // values product and model); the same ldmatrix addresses read 16 fp8 where they read 8 bf16, so one K load serves
 // two mma steps and one V load two lane blocks, with the head dims permuted inside each 16-dim step (the queries'
-// fragments permuted alike) and inside each lane block (undone where the sums are written). The K scale multiplies the logit, the V scale the sums, in fp32:
-// one rounding each (ERROR_MODEL.md, "fp8 caches").
+// fragments permuted alike) and inside each lane block (undone where the sums are written). The K scale multiplies
+// the logit, the V scale the sums, in fp32: one rounding each (ERROR_MODEL.md, "fp8 caches").
 #pragma once
 
 #include <cstdint>
@@ -173,7 +173,7 @@ template <Storage S, int LANES, int ROWS, int STAGES, TileCopies COPIES, GpuBug 
           KvCache C = KvCache::same>
 struct TensorCoreBlock {
   static_assert(S == Storage::bf16 || S == Storage::f16, "the tensor cores take 16-bit operands");
-  static_assert(C == KvCache::same || S == Storage::bf16, "an fp8 cache is widened to bf16");
+  static_assert(C == KvCache::same || S == Storage::bf16, "an fp8 cache comes with bf16 queries");
   using T = typename StorageType<S>::type;
   using Mma = tensor_core::MmaOperand<T>;
   static constexpr bool kFp8 = C != KvCache::same;
@@ -183,7 +183,7 @@ struct TensorCoreBlock {
   // output's exponent), so e5m2 stays bf16, where every fp8 value is normal.
   using VT = std::conditional_t<C == KvCache::e4m3, __half, T>;
   using ValuesMma = tensor_core::MmaOperand<VT>;
-  static constexpr int kKvBytes = kFp8 ? 1 : 2;  // of a K or V element in the pools and the stages
+  static constexpr int kKvBytes = tensor_core_kv_bytes(C);  // of a K or V element in the pools and the stages
   static constexpr int kWarps = tensor_core::kWarps;
   static constexpr int kThreads = tensor_core::kThreads;
   static constexpr int kTileKeys = tensor_core::kTileKeys;
@@ -807,7 +807,7 @@ struct TensorCoreBlock {
 template <Storage S, int LANES, int ROWS, int STAGES, TileCopies COPIES, GpuBug BUG = GpuBug::none,
           KvCache C = KvCache::same>
 __global__ void __launch_bounds__(tensor_core::kThreads,
-                                  (tensor_core::min_blocks<LANES, ROWS, STAGES, C == KvCache::same ? 2 : 1>()))
+                                  (tensor_core::min_blocks<LANES, ROWS, STAGES, tensor_core_kv_bytes(C)>()))
     tensor_core_attention_kernel(const DeviceBatch batch, const DevicePlan plan, const FastDivmod block_div,
                                  const __grid_constant__ KvTensorMaps maps) {
   extern __shared__ __align__(1024) unsigned char tensor_core_shared[];

@@ -16,7 +16,7 @@ struct TensorCoreLayoutTraits {
   static_assert(LANES == 128 || LAYOUT == KernelLayout::automatic, "only the 128-lane kernel has layouts to choose");
   static constexpr bool kWide = LAYOUT == KernelLayout::wide || LAYOUT == KernelLayout::wide_evict_first;
   static constexpr int kStages = kWide ? 2 : tensor_core_stages(LANES);
-  static constexpr int kKvBytes = C == KvCache::same ? 2 : 1;
+  static constexpr int kKvBytes = tensor_core_kv_bytes(C);
   static constexpr TileCopies kCopies =
       LAYOUT == KernelLayout::wide_evict_first ? TileCopies::async_evict_first : tensor_core_copies(LANES, kKvBytes);
 };
