@@ -149,8 +149,9 @@ def correctness_section(correctness, provenance=lambda part: []):
         notes = failure_notes(catalogue["runs"], lambda r: f"{r.get('suite')} {r.get('kernel')}")
         lines += [""] + notes if notes else []
     sanitizers = correctness.get("sanitizers", {})
-    lines += [""] + provenance("sanitizers") + [f"compute-sanitizer on `pacheck check` (UlpBoundedAgreement and MaskedLanesZeroWeight, "
-                  f"{correctness.get('sanitizer_cases', '?')} cases each): {runs_summary(sanitizers, 'runs')}."]
+    lines += [""] + provenance("sanitizers") + [
+        f"compute-sanitizer on `pacheck check` (UlpBoundedAgreement and MaskedLanesZeroWeight, "
+        f"{correctness.get('sanitizer_cases', '?')} cases each): {runs_summary(sanitizers, 'runs')}."]
     if sanitizers.get("runs"):
         runs = sanitizers["runs"]
         kernels = list(dict.fromkeys(r.get("kernel") for r in runs))

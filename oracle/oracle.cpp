@@ -204,7 +204,7 @@ OracleResult run_oracle(const Problem& p, const std::vector<int>& split_sizes, c
         for (int t = 0; t < n; ++t) {
           // A key whose logit is exactly -inf (an infinite K element of an e5m2 cache) has weight exactly 0, in
           // fp32 as here: its infinite product makes the kernel's dot product -inf as well. It adds no error, and
-          // its infinite magnitude and spread would make every bound of the row NaN.
+          // its infinite spread (row_logits already gave it no magnitude) would make every bound of the row NaN.
           if (logits[t] == -std::numeric_limits<double>::infinity() && m > logits[t]) continue;
           row.max_logit_magnitude = std::max(row.max_logit_magnitude, magnitudes[t]);
           row.max_spread = std::max(row.max_spread, m - logits[t]);
