@@ -99,6 +99,13 @@ __device__ inline unsigned widen_e4m3_bytes_to_f16x2(unsigned four) {
   return static_cast<unsigned>(h.x) | (static_cast<unsigned>(h.y) << 16);
 }
 
+// Two e4m3 values (the low byte first) as an fp16x2 register, the first in the low half: one cvt.rn.f16x2.e4m3x2.
+// Exact and normal, as above.
+__device__ inline unsigned widen_e4m3x2_to_f16x2(unsigned short two) {
+  const __half2_raw h = __nv_cvt_fp8x2_to_halfraw2(two, __NV_E4M3);
+  return static_cast<unsigned>(h.x) | (static_cast<unsigned>(h.y) << 16);
+}
+
 // The low and the high pair of four fp8 values.
 template <KvCache C>
 __device__ inline unsigned widen_fp8_low_pair(unsigned four) {

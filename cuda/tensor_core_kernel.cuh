@@ -35,14 +35,18 @@
 // asynchronous copies.
 //
 // An fp8 cache (C = e4m3 or e5m2) lands in shared memory as it is, a byte an element, and each thread widens its
-// fragments in registers (exact, storage.cuh): K to bf16, for the bf16 queries, and V to bf16, or from e4m3 to fp16,
-// which takes two instructions a pair where bf16 takes four, with the weights split into fp16 (the fp16 problems'
-// values product and model); the same ldmatrix addresses read 16 fp8 where they read 8 bf16, so one K load serves
-// two mma steps and one V load two lane blocks, with the head dims permuted inside each 16-dim step (the queries'
-// fragments permuted alike) and inside each lane block (undone where the sums are written). The K scale multiplies
-// the logit, the V scale the sums, in fp32: one rounding each (ERROR_MODEL.md, "fp8 caches").
+// fragments in registers (exact, storage.cuh). From e5m2, K and V widen to bf16. From e4m3, whose values are all
+// fp16 normals, both widen to fp16, which takes one instruction a pair for K and two for V where bf16 takes four:
+// the scores then take the queries in fp16, each row scaled by a power of two into fp16's normal range (exact where
+// the row's values fit, else the warp keeps bf16 queries and K: to_fp16_scores), and the values product splits the
+// weights into fp16 (the fp16 problems' values product and model). The same ldmatrix addresses read 16 fp8 where
+// they read 8 bf16, so one K load serves two mma steps and one V load two lane blocks, with the head dims permuted
+// inside each 16-dim step (the queries' fragments permuted alike) and inside each lane block (undone where the sums
+// are written). The K scale multiplies the logit, the V scale the sums, in fp32: one rounding each (ERROR_MODEL.md,
+// "fp8 caches").
 #pragma once
 
+#include <cfloat>
 #include <cstdint>
 #include <type_traits>
 
@@ -183,6 +187,10 @@ struct TensorCoreBlock {
   // output's exponent), so e5m2 stays bf16, where every fp8 value is normal.
   using VT = std::conditional_t<C == KvCache::e4m3, __half, T>;
   using ValuesMma = tensor_core::MmaOperand<VT>;
+  // The scores from an e4m3 cache may take fp16 queries (to_fp16_scores): K widens to fp16 in one instruction a
+  // pair, to bf16 in four and a half. e5m2's subnormals are not fp16 normals, so e5m2 keeps bf16.
+  static constexpr bool kFp16Scores = C == KvCache::e4m3;
+  using ScoresF16Mma = tensor_core::MmaOperand<__half>;
   static constexpr int kKvBytes = tensor_core_kv_bytes(C);  // of a K or V element in the pools and the stages
   static constexpr int kWarps = tensor_core::kWarps;
   static constexpr int kThreads = tensor_core::kThreads;
@@ -221,9 +229,12 @@ struct TensorCoreBlock {
   };
   // Row g's q as mma B fragments of the scores (N columns: the block's rows, zero past them): qb[s] = dims
   // 16 s + 2t, + 1 and 16 s + 8 + 2t, + 1 (the lower dim in the low half, as pack places the lower index); from an
-  // fp8 cache 16 s + 4t, + 1 and 16 s + 4t + 2, + 3, the dims its K fragments hold (scores_fp8).
+  // fp8 cache 16 s + 4t, + 1 and 16 s + 4t + 2, + 3, the dims its K fragments hold (scores_fp8). In bf16 (T), or
+  // in fp16 times 2^e_g where fp16 is true (to_fp16_scores).
   struct QueryFragments {
     unsigned qb[kHeadSteps][2];
+    bool fp16 = false;                     // the same in every lane of the warp
+    float score_scale[2] = {1.0f, 1.0f};  // what multiplies rows 2t, 2t + 1's scores: the K scale, times 2^-e
   };
   // Where lane's ldmatrix row of a K or V fragment lies in a stage. Swizzled: where the key's row starts and
   // (x ^ key % 8) * 16 (x: the lane's piece within a pair, see matrix_offset); padded: where the lane's piece of
@@ -547,7 +558,62 @@ struct TensorCoreBlock {
         const int dim = 16 * s + (kFp8 ? 4 * t + 2 * h : 8 * h + 2 * t);
         q.qb[s][h] = g < ROWS ? *reinterpret_cast<const unsigned*>(queries_s + g * kRowBytes + dim * 2) : 0u;
       }
+    q.score_scale[0] = q.score_scale[1] = k_scale;
+    if constexpr (kFp16Scores) to_fp16_scores(q);
     return q;
+  }
+
+  // The queries as fp16 for an e4m3 cache's scores, where that is exact. Row g's q times 2^e_g, e_g = 15 - the
+  // exponent of its largest |q|, puts that at [2^15, 2^16) and every other nonzero element at or above 2^-14 when
+  // the row's nonzero |q| span less than 2^30 (all fp32 normals): every element an fp16 normal, whose 11 significant
+  // bits hold bf16's 8, so the conversion is exact. Each product is then exact in either type, the mma's sum is 2^e
+  // times the bf16 queries' (its alignment and truncation scale with its inputs), and the K scale times 2^-e_r, exact
+  // while an fp32 normal, takes row r's score back: the logit is the bf16 path's, one rounding of s k_scale. Any row
+  // out of these limits (an inf or NaN, a subnormal, a wider span, a scale out of range) keeps the warp on bf16;
+  // every warp holds the same rows, so every warp decides alike.
+  __device__ void to_fp16_scores(QueryFragments& q) const {
+    float largest = 0.0f, smallest = INFINITY;  // of this thread's |q| of row g; smallest over the nonzero ones
+    bool finite = true;
+#pragma unroll
+    for (int s = 0; s < kHeadSteps; ++s)
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+          const float a = fabsf(__uint_as_float((q.qb[s][h] >> (16 * half)) << 16));
+          finite = finite && a <= FLT_MAX;
+          largest = fmaxf(largest, a);
+          if (a != 0.0f) smallest = fminf(smallest, a);
+        }
+    // The row over its 4 threads (lanes 4g .. 4g + 3).
+#pragma unroll
+    for (int d = 1; d <= 2; d *= 2) {
+      finite = __shfl_xor_sync(0xffffffffu, static_cast<int>(finite), d) != 0 && finite;
+      largest = fmaxf(largest, __shfl_xor_sync(0xffffffffu, largest, d));
+      smallest = fminf(smallest, __shfl_xor_sync(0xffffffffu, smallest, d));
+    }
+    const auto exponent = [](float a) { return static_cast<int>((__float_as_uint(a) >> 23) & 0xffu) - 127; };
+    const int e = largest > 0.0f ? 15 - exponent(largest) : 0;
+    bool fits = finite && (largest == 0.0f || (smallest >= FLT_MIN && exponent(largest) - exponent(smallest) < 30));
+    float score_scale[2];
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {  // rows 2t, 2t + 1: their e from a thread of theirs
+      score_scale[r] = ldexpf(k_scale, -__shfl_sync(0xffffffffu, e, 4 * (2 * t + r)));
+      fits = fits && score_scale[r] >= FLT_MIN && score_scale[r] <= FLT_MAX;
+    }
+    if (!__all_sync(0xffffffffu, fits)) return;
+#pragma unroll
+    for (int s = 0; s < kHeadSteps; ++s)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const unsigned two = q.qb[s][h];
+        const __half2 scaled = __floats2half2_rn(ldexpf(__uint_as_float(two << 16), e),
+                                                 ldexpf(__uint_as_float(two & 0xffff0000u), e));
+        q.qb[s][h] = *reinterpret_cast<const unsigned*>(&scaled);
+      }
+    q.fp16 = true;
+    q.score_scale[0] = score_scale[0];
+    q.score_scale[1] = score_scale[1];
   }
 
   // ldmatrix row addresses. K and V are both A operands (16 M rows): K of the scores (matrices: keys 0-7 | 8-15 x
@@ -596,6 +662,8 @@ struct TensorCoreBlock {
   // mma's K indices 2t, 2t + 1 and the high pair for 2t + 8, 2t + 9 (the queries' fragments hold the same dims).
   __device__ void scores_fp8(const unsigned char* stage, const MatrixRow& k_row, const QueryFragments& q,
                              float (&s)[4]) const {
+    if constexpr (kFp16Scores)
+      if (q.fp16) return scores_e4m3_f16(stage, k_row, q, s);
 #pragma unroll
     for (int n = 0; n < kHeadSteps / 2; ++n) {
       if (32 * n >= batch.head_dim) break;  // a multiple of 16: a load's two steps are both in or the second out
@@ -611,9 +679,31 @@ struct TensorCoreBlock {
     }
   }
 
+  // The same with the fp16 queries of to_fp16_scores, K widened to fp16.
+  __device__ void scores_e4m3_f16(const unsigned char* stage, const MatrixRow& k_row, const QueryFragments& q,
+                                  float (&s)[4]) const {
+#pragma unroll
+    for (int n = 0; n < kHeadSteps / 2; ++n) {
+      if (32 * n >= batch.head_dim) break;
+      unsigned r[4];
+      ptx::load_matrices_x4(r, stage + matrix_offset(k_row, n));
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        if (32 * n + 16 * h >= batch.head_dim) break;
+        const unsigned a[4] = {
+            widen_e4m3x2_to_f16x2(static_cast<unsigned short>(r[2 * h] & 0xffffu)),
+            widen_e4m3x2_to_f16x2(static_cast<unsigned short>(r[2 * h + 1] & 0xffffu)),
+            widen_e4m3x2_to_f16x2(static_cast<unsigned short>(r[2 * h] >> 16)),
+            widen_e4m3x2_to_f16x2(static_cast<unsigned short>(r[2 * h + 1] >> 16))};
+        ScoresF16Mma::mma(s[0], s[1], s[2], s[3], a, q.qb[2 * n + h][0], q.qb[2 * n + h][1]);
+      }
+    }
+  }
+
   // The scaled scores of this thread's keys (score[e][k]: row 2t + e, key warp * 16 + g + 8 k; -inf where masked)
   // and, per row, the max over the warp's keys.
-  __device__ void masked_scores(int i, const float (&s)[4], float (&score)[2][2], float (&warp_max)[2]) const {
+  __device__ void masked_scores(int i, const QueryFragments& q, const float (&s)[4], float (&score)[2][2],
+                                float (&warp_max)[2]) const {
     const int t0 = work.item.key_begin + i * tile;
     // Which of this thread's keys each row attends to: rows 2t + e attend to this tile's keys [skipped, row_keys),
     // skipped being before the row's window (an absent row: none).
@@ -636,7 +726,7 @@ struct TensorCoreBlock {
 #pragma unroll
     for (int e = 0; e < 2; ++e)
 #pragma unroll
-      for (int k = 0; k < 2; ++k) logit[e][k] = (kFp8 ? s[2 * k + e] * k_scale : s[2 * k + e]) * batch.scale;
+      for (int k = 0; k < 2; ++k) logit[e][k] = (kFp8 ? s[2 * k + e] * q.score_scale[e] : s[2 * k + e]) * batch.scale;
     if (logit_arithmetic) {
 #pragma unroll
       for (int e = 0; e < 2; ++e)
@@ -676,15 +766,18 @@ struct TensorCoreBlock {
   }
 
   // A tile fully masked for a row changes nothing of its state: its factor is 1 (0 on the empty state, whose sums
-  // are 0) and its weights are all 0. No early exit and no branch: mma.sync needs every lane of the warp, the
+  // are 0) and its weights are all 0. No early exit around the exps: mma.sync needs every lane of the warp, the
   // warp's other rows may have keys here, and the exps of a thread's two rows and four weights, each chosen on its
-  // argument, run side by side (measured faster than a branch around each).
+  // argument, run side by side (measured faster than a branch around each). Only the multiplies are skipped, where
+  // every row of the warp has a factor of exactly 1 (its running max stood still, as in most tiles past the
+  // first): they would leave the lanes' bits as they are, and one vote replaces 32 of them.
   __device__ static void rescale(RowStates& rows, const float (&tile_max)[2]) {
+    float alpha[2];
 #pragma unroll
-    for (int e = 0; e < 2; ++e) {
-      const float alpha = raise_running_max(rows.run_max[e], rows.run_den[e], tile_max[e]);
-      rows.acc[e].scale_lanes(alpha, 2 * kLaneBlocks);
-    }
+    for (int e = 0; e < 2; ++e) alpha[e] = raise_running_max(rows.run_max[e], rows.run_den[e], tile_max[e]);
+    if (!__any_sync(0xffffffffu, alpha[0] != 1.0f || alpha[1] != 1.0f)) return;
+#pragma unroll
+    for (int e = 0; e < 2; ++e) rows.acc[e].scale_lanes(alpha[e], 2 * kLaneBlocks);
   }
 
   // The weights and their share of the denominator in key order, split into hi + lo of T, then the values
@@ -832,7 +925,7 @@ __global__ void __launch_bounds__(tensor_core::kThreads,
     float s[4] = {0.0f, 0.0f, 0.0f, 0.0f};
     block.scores(stage, k_row, q, s);
     float score[2][2], warp_max[2], tile_max[2];
-    block.masked_scores(i, s, score, warp_max);
+    block.masked_scores(i, q, s, score, warp_max);
     block.block_tile_max(i, warp_max, tile_max);
     Block::rescale(rows, tile_max);
     block.accumulate_values(stage, v_row, score, rows);

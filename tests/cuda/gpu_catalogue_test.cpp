@@ -280,7 +280,7 @@ TEST(GpuSplitK, AnOutputAlignedOnlyToItsElementGetsTheSameBits) {
                                              "cuda_splitk");
 }
 
-// The kernels widen an fp8 cache exactly (K to bf16, V to fp16), so every byte of the format must be read as its
+// The kernels widen an fp8 cache exactly (to bf16, or from e4m3 to fp16), so every byte of the format must be read as its
 // value: subnormals, the largest values, infinities and NaN. Every byte stands in K and V of one sequence, at
 // every dim position (key k, dim d: byte (k + 37 d) % 256, V another permutation); a second sequence holds only
 // finite values, so that its rows stay finite. Each output element must agree with the oracle within the
@@ -348,6 +348,54 @@ TEST(GpuSplitK, EveryFp8ValueIsReadExactly) {
   PACHECK_SKIP_WITHOUT_GPU();
   for (Fp8Format format : kAllFp8Formats)
     for (int head_dim : {16, 128}) expect_every_fp8_value_read_exactly(format, head_dim, "cuda_splitk");
+}
+
+// From an e4m3 cache the scores take fp16 queries, each row times its own power of two, where the warp's rows fit
+// fp16 that way, and bf16 queries where they do not. Rows 16x apart in size (one block: GQA 8) check that each
+// row's power is undone on that row's scores (the softmax goes from flat to one-hot over them, so a power undone
+// on the wrong row moves its output far past the bound); a row whose values span 2^80, and a K scale that a row's
+// undoing would take below fp32's normal range, send their warps to bf16. Every element within the bound.
+void expect_e4m3_queries_of_any_range_within_bound(const std::string& variant_name) {
+  const int keys = 256, block = 16, head_dim = 128, gqa = 8;
+  const Variant& variant = Registry::instance().get(variant_name);
+  for (const char* draw : {"rows 16x apart", "a row spanning 2^80", "a K scale of 2^-120"}) {
+    Problem p = testing::single_sequence(keys, 1, gqa, head_dim, block, testing::wobble, DType::bf16);
+    p.num_kv_heads = 1;
+    p.k_pool.resize(p.pool_size());
+    p.v_pool.resize(p.pool_size());
+    p = testing::with_fp8_cache(std::move(p), Fp8Format::e4m3, {1.0f}, {0.75f});
+    for (int r = 0; r < gqa; ++r)
+      for (int d = 0; d < head_dim; ++d) {
+        float& q = p.queries[static_cast<std::size_t>(r) * head_dim + d];
+        q = round_to_dtype_f(std::ldexp(testing::wobble(r * head_dim + d + 5), 4 * r - 14), DType::bf16);
+      }
+    p.explicit_scale = 0x1p-2f;
+    if (std::string(draw) == "a row spanning 2^80") {
+      p.queries[0] = 0x1p40f;
+      p.queries[1] = 0x1p-40f;
+    } else if (std::string(draw) == "a K scale of 2^-120") {
+      p.fp8_cache->k_scales = {0x1p-120f};
+      p.explicit_scale = 0x1p118f;
+    }
+    validate(p);
+    ASSERT_TRUE(covers(variant.capabilities(), p)) << coverage_gap(variant.capabilities(), p);
+    Knobs knobs;
+    knobs.tile_size = 64;
+    knobs.split_size = 64;
+    const OracleResult oracle = run_oracle(p, oracle_split_sizes(p, knobs));
+    const Agreement agreement = compare_with_oracle(p, oracle, variant, knobs, variant.run(p, knobs));
+    EXPECT_TRUE(agreement.ok) << draw << ": " << describe_failure(p, variant, knobs, agreement);
+  }
+}
+
+TEST(GpuFused, E4m3QueriesOfAnyRangeStayWithinBound) {
+  PACHECK_SKIP_WITHOUT_GPU();
+  expect_e4m3_queries_of_any_range_within_bound("cuda_fused");
+}
+
+TEST(GpuSplitK, E4m3QueriesOfAnyRangeStayWithinBound) {
+  PACHECK_SKIP_WITHOUT_GPU();
+  expect_e4m3_queries_of_any_range_within_bound("cuda_splitk");
 }
 
 // A kernel that touches memory it does not own must surface as an exception carrying CUDA's own text, not as a
