@@ -7,11 +7,10 @@ namespace pacheck::cuda {
 
 KernelLayout choose_tensor_core_layout(long long blocks, int multiprocessors, KernelLayout pinned, KvCache cache) {
   if (pinned != KernelLayout::automatic) return pinned;
-  const bool fp8 = cache != KvCache::same;
-  const long long wave =
-      static_cast<long long>(fp8 ? kFp8WideBlocksPerMultiprocessor : kWideBlocksPerMultiprocessor) * multiprocessors;
+  if (cache != KvCache::same) return KernelLayout::wide;
+  const long long wave = static_cast<long long>(kWideBlocksPerMultiprocessor) * multiprocessors;
   if (blocks <= wave) return KernelLayout::wide_evict_first;
-  return fp8 || blocks >= 4 * wave ? KernelLayout::wide : KernelLayout::deep;
+  return blocks >= 4 * wave ? KernelLayout::wide : KernelLayout::deep;
 }
 
 MergeShape choose_merge_shape(long long rows, int multiprocessors, MergeShape pinned) {

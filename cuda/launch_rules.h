@@ -120,7 +120,8 @@ PACHECK_RULE constexpr TileCopies tensor_core_copies(int lanes, int kv_bytes = 2
 // speeds split-K at batch 1 most; in grids of several waves any cache policy costs more than the plain copy), wide
 // from four waves (the partial wave's share is small), deep in between. From an fp8 cache the stages are half as
 // large: the wide layout fits four blocks per multiprocessor and deep three (its staged table and queries stay
-// as large), so deep's third tile in flight costs a block, and wide runs beyond one wave. A pinned choice wins.
+// as large), and wide runs at every grid size (neither deep's third tile in flight nor the evict-first policy has
+// paid for itself there, from batch 16 to 256). A pinned choice wins.
 inline constexpr int kWideBlocksPerMultiprocessor = 3;
 inline constexpr int kFp8WideBlocksPerMultiprocessor = 4;
 KernelLayout choose_tensor_core_layout(long long blocks, int multiprocessors, KernelLayout pinned,

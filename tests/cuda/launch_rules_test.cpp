@@ -73,11 +73,12 @@ TEST(LaunchRules, TheTensorCoreCopiesFollowTheLaneCapacity) {
   EXPECT_EQ(tensor_core_copies(256, 1), TileCopies::async);
 }
 
-TEST(LaunchRules, AnFp8CacheRunsWideEvictFirstInOneWaveOfFourBlocksAndWideBeyond) {
+TEST(LaunchRules, AnFp8CacheRunsWideAtEveryGridSize) {
   const long long wave = kFp8WideBlocksPerMultiprocessor * kH200Multiprocessors;
   const KernelLayout automatic = KernelLayout::automatic;
   for (KvCache cache : {KvCache::e4m3, KvCache::e5m2}) {
-    EXPECT_EQ(choose_tensor_core_layout(wave, kH200Multiprocessors, automatic, cache), KernelLayout::wide_evict_first);
+    EXPECT_EQ(choose_tensor_core_layout(1, kH200Multiprocessors, automatic, cache), KernelLayout::wide);
+    EXPECT_EQ(choose_tensor_core_layout(wave, kH200Multiprocessors, automatic, cache), KernelLayout::wide);
     EXPECT_EQ(choose_tensor_core_layout(wave + 1, kH200Multiprocessors, automatic, cache), KernelLayout::wide);
     EXPECT_EQ(choose_tensor_core_layout(4 * wave, kH200Multiprocessors, automatic, cache), KernelLayout::wide);
     EXPECT_EQ(choose_tensor_core_layout(1, kH200Multiprocessors, KernelLayout::deep, cache), KernelLayout::deep);
