@@ -25,23 +25,23 @@ void launch_tensor_core(const DeviceBatch& batch, const DevicePlan& plan, cudaSt
 template <Storage S, int LANES, MergeShape SHAPE, GpuBug BUG = GpuBug::none>
 void launch_merge(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream);
 
-// Blocks of the deep layout at 128 lanes (bf16 queries; pools of `cache`) resident on one multiprocessor, for `rows`
-// rows a block. Each cache's count is defined beside its instances, which it asks the runtime about.
+// Blocks resident on one multiprocessor of the layouts a grid of at most one wave runs at 128 lanes (wide or
+// wide-evict-first, launch_rules.h: two tiles in flight; bf16 queries, pools of `cache`), for `rows` rows a block. Each cache's count is defined beside its instances, which it asks the runtime about.
 template <KvCache C>
-int deep_layout_resident_blocks_of(int rows);
+int one_wave_resident_blocks_of(int rows);
 template <>
-int deep_layout_resident_blocks_of<KvCache::same>(int rows);
+int one_wave_resident_blocks_of<KvCache::same>(int rows);
 template <>
-int deep_layout_resident_blocks_of<KvCache::e4m3>(int rows);
+int one_wave_resident_blocks_of<KvCache::e4m3>(int rows);
 template <>
-int deep_layout_resident_blocks_of<KvCache::e5m2>(int rows);
-inline int deep_layout_resident_blocks(int rows, KvCache cache = KvCache::same) {
+int one_wave_resident_blocks_of<KvCache::e5m2>(int rows);
+inline int one_wave_resident_blocks(int rows, KvCache cache = KvCache::same) {
   switch (cache) {
-    case KvCache::e4m3: return deep_layout_resident_blocks_of<KvCache::e4m3>(rows);
-    case KvCache::e5m2: return deep_layout_resident_blocks_of<KvCache::e5m2>(rows);
+    case KvCache::e4m3: return one_wave_resident_blocks_of<KvCache::e4m3>(rows);
+    case KvCache::e5m2: return one_wave_resident_blocks_of<KvCache::e5m2>(rows);
     case KvCache::same: break;
   }
-  return deep_layout_resident_blocks_of<KvCache::same>(rows);
+  return one_wave_resident_blocks_of<KvCache::same>(rows);
 }
 
 }  // namespace pacheck::cuda::instances

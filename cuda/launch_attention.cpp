@@ -115,7 +115,7 @@ int resident_blocks_per_multiprocessor(Storage storage, int head_dim, int gqa_ra
   if (storage == Storage::f32 || head_dim != 128 || !takes_kv_cache(storage, head_dim, cache))
     throw std::invalid_argument("resident_blocks_per_multiprocessor: only bf16 or fp16 (bf16 with an fp8 cache) with "
                                 "head dim 128 is asked for");
-  return instances::deep_layout_resident_blocks(row_capacity(gqa_ratio), cache);
+  return instances::one_wave_resident_blocks(row_capacity(gqa_ratio), cache);
 }
 
 void launch_attention(const DeviceBatch& batch, const DevicePlan& plan, const KernelPins& pins, cudaStream_t stream) {

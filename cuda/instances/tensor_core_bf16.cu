@@ -1,4 +1,4 @@
-// The tensor-core kernel's instantiations for bf16 storage, and the deep layout's residency the benchmark reads.
+// The tensor-core kernel's instantiations for bf16 storage, and the one-wave layout's residency the benchmark reads.
 #include "cuda/instances/tensor_core_instances.cuh"
 
 PACHECK_TENSOR_CORE_INSTANCES(pacheck::cuda::Storage::bf16)
@@ -6,8 +6,8 @@ PACHECK_TENSOR_CORE_INSTANCES(pacheck::cuda::Storage::bf16)
 namespace pacheck::cuda::instances {
 
 template <>
-int deep_layout_resident_blocks_of<KvCache::same>(int rows) {
-  return deep_layout_resident_blocks_for<KvCache::same>(rows);
+int one_wave_resident_blocks_of<KvCache::same>(int rows) {
+  return one_wave_resident_blocks_for<KvCache::same>(rows);
 }
 
 }  // namespace pacheck::cuda::instances

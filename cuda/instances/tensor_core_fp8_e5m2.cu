@@ -1,5 +1,5 @@
 // The tensor-core kernel's instantiations for an fp8 cache in e5m2 with bf16 queries, and
-// the deep layout's residency the benchmark reads.
+// the one-wave layout's residency the benchmark reads.
 #include "cuda/instances/tensor_core_instances.cuh"
 
 PACHECK_TENSOR_CORE_CACHE_INSTANCES(pacheck::cuda::Storage::bf16, pacheck::cuda::KvCache::e5m2)
@@ -7,8 +7,8 @@ PACHECK_TENSOR_CORE_CACHE_INSTANCES(pacheck::cuda::Storage::bf16, pacheck::cuda:
 namespace pacheck::cuda::instances {
 
 template <>
-int deep_layout_resident_blocks_of<KvCache::e5m2>(int rows) {
-  return deep_layout_resident_blocks_for<KvCache::e5m2>(rows);
+int one_wave_resident_blocks_of<KvCache::e5m2>(int rows) {
+  return one_wave_resident_blocks_for<KvCache::e5m2>(rows);
 }
 
 }  // namespace pacheck::cuda::instances

@@ -36,11 +36,11 @@ void launch_tensor_core(const DeviceBatch& batch, const DevicePlan& plan, cudaSt
   TensorCoreLauncher<S, LANES, ROWS, LAYOUT, BUG, C>::launch(batch, plan, stream);
 }
 
-// kernel_instances.h's deep_layout_resident_blocks_of, for the translation unit that instantiates C's kernels.
+// kernel_instances.h's one_wave_resident_blocks_of, for the translation unit that instantiates C's kernels.
 template <KvCache C>
-int deep_layout_resident_blocks_for(int rows) {
-  using Four = TensorCoreLauncher<Storage::bf16, 128, 4, KernelLayout::deep, GpuBug::none, C>;
-  using Eight = TensorCoreLauncher<Storage::bf16, 128, kMaxRows, KernelLayout::deep, GpuBug::none, C>;
+int one_wave_resident_blocks_for(int rows) {
+  using Four = TensorCoreLauncher<Storage::bf16, 128, 4, KernelLayout::wide, GpuBug::none, C>;
+  using Eight = TensorCoreLauncher<Storage::bf16, 128, kMaxRows, KernelLayout::wide, GpuBug::none, C>;
   return rows == 4 ? Four::resident_blocks_per_multiprocessor() : Eight::resident_blocks_per_multiprocessor();
 }
 
