@@ -147,8 +147,8 @@ struct DevicePlan {
 };
 
 // How many blocks of the tensor-core layouts that a grid of at most one wave runs (wide or wide-evict-first) fit on
-// one multiprocessor at once, for bf16 or fp16 storage (bf16 with an fp8 cache) and head dim 128 (the benchmark's shape,
-// whose split-K plans fill the GPU with that many blocks per multiprocessor).
+// one multiprocessor at once, for bf16 or fp16 storage (bf16 with an fp8 cache) and head dim 128 (the benchmark's
+// shape, whose split-K plans fill the GPU with that many blocks per multiprocessor).
 int resident_blocks_per_multiprocessor(Storage storage, int head_dim, int gqa_ratio, KvCache cache = KvCache::same);
 
 // Enqueues the attention kernel (and for split-K the merge) on `stream`, with the kernel choices `pins` fixes and

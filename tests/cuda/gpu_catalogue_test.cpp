@@ -280,8 +280,8 @@ TEST(GpuSplitK, AnOutputAlignedOnlyToItsElementGetsTheSameBits) {
                                              "cuda_splitk");
 }
 
-// The kernels widen an fp8 cache exactly (to bf16, or from e4m3 to fp16), so every byte of the format must be read as its
-// value: subnormals, the largest values, infinities and NaN. Every byte stands in K and V of one sequence, at
+// The kernels widen an fp8 cache exactly (to bf16, or from e4m3 to fp16), so every byte of the format must be read
+// as its value: subnormals, the largest values, infinities and NaN. Every byte stands in K and V of one sequence, at
 // every dim position (key k, dim d: byte (k + 37 d) % 256, V another permutation); a second sequence holds only
 // finite values, so that its rows stay finite. Each output element must agree with the oracle within the
 // variant's bound (NaN where the oracle's is NaN), with K and V scales per KV head that are not powers of two.
