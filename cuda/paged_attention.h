@@ -52,6 +52,8 @@ enum class GpuBug : int {
   swizzle_xor_of_4_rows,       // tensor cores: ldmatrix rows unswizzled with key % 4 where the copies used key % 8
   tma_box_one_row_late,        // tensor cores: each tensor copy's box starts one slot row late
   mbarrier_parity_flipped,     // tensor cores: the tile's mbarrier waited on with the other phase parity
+  fp8_k_scale_from_v_scales,   // tensor cores, fp8 cache: the logits scaled by the KV head's V scale, not its K scale
+  fp16_scores_row_of_fragment, // tensor cores, e4m3 cache: a score's power of two undone with the query fragment's row
   merge_slot_by_row_capacity,  // merge: a row's slot found by the block's capacity instead of the rows it holds
   merge_reads_one_split_past,  // merge: one split past the row's last is merged (another row's slot)
   merge_order_from_arrival,    // merge: each row starts at the split of its arrival ticket and wraps around

@@ -316,7 +316,8 @@ struct TensorCoreBlock {
     num_tiles = (work.item.key_end - work.item.key_begin + tile - 1) / tile;
     live_chunks = batch.head_dim * kKvBytes / 16;
     row_stride = static_cast<unsigned>(batch.head_dim) * kKvBytes;
-    k_scale = kFp8 ? batch.k_scales[work.kv_head] : 1.0f;
+    // BUG fp8_k_scale_from_v_scales: K's scale read from the V scales.
+    k_scale = kFp8 ? (BUG == GpuBug::fp8_k_scale_from_v_scales ? batch.v_scales : batch.k_scales)[work.kv_head] : 1.0f;
     v_scale = kFp8 ? batch.v_scales[work.kv_head] : 1.0f;
     k_pool = static_cast<const unsigned char*>(batch.k_pool);
     v_pool = static_cast<const unsigned char*>(batch.v_pool);
@@ -598,7 +599,9 @@ struct TensorCoreBlock {
     float score_scale[2];
 #pragma unroll
     for (int r = 0; r < 2; ++r) {  // rows 2t, 2t + 1: their e from a thread of theirs
-      score_scale[r] = ldexpf(k_scale, -__shfl_sync(0xffffffffu, e, 4 * (2 * t + r)));
+      // BUG fp16_scores_row_of_fragment: row g's e, the fragment's row, where the scores' rows are 2t and 2t + 1.
+      const int row_e = BUG == GpuBug::fp16_scores_row_of_fragment ? e : __shfl_sync(0xffffffffu, e, 4 * (2 * t + r));
+      score_scale[r] = ldexpf(k_scale, -row_e);
       fits = fits && score_scale[r] >= FLT_MIN && score_scale[r] <= FLT_MAX;
     }
     if (!__all_sync(0xffffffffu, fits)) return;

@@ -63,6 +63,17 @@ constexpr GpuMutantSpec kCatalogue[] = {
     {"mbarrier_parity_flipped", GpuKernel::tensor_core, false, GpuBug::mbarrier_parity_flipped,
      "tensor cores: the tile's mbarrier is waited on with the other phase parity, returning before the copy lands",
      "an mbarrier waited on with the wrong phase parity"},
+    // An fp8 cache's two scales swapped at one site: the logits take the KV head's V scale, where engines that
+    // store K and V alike (and tests with equal scales) never see the difference.
+    {"fp8_k_scale_from_v_scales", GpuKernel::tensor_core_fp8, false, GpuBug::fp8_k_scale_from_v_scales,
+     "tensor cores, fp8 cache: each logit is multiplied by the KV head's V scale instead of its K scale",
+     "a dequantisation scale applied to the wrong tensor"},
+    // The fp16 scores' per-row power of two undone by the row of the thread's query fragment (the mma's B
+    // operand, row g) instead of the rows its scores hold (the accumulator's, 2t and 2t + 1): the fragment layouts
+    // of an mma's operands and its accumulator mixed up.
+    {"fp16_scores_row_of_fragment", GpuKernel::tensor_core_fp8, false, GpuBug::fp16_scores_row_of_fragment,
+     "tensor cores, e4m3 cache: a score's power of two is undone with the query fragment's row, not the score's",
+     "a per-row factor indexed by an mma operand's fragment layout instead of the accumulator's"},
     // The merge finds a row's partial state by the block's row capacity where the plan gave each block whole GQA
     // groups (3 rows at GQA 3): rows past the first block read slots that no block of this launch wrote.
     {"merge_slot_by_row_capacity", GpuKernel::merge, true, GpuBug::merge_slot_by_row_capacity,
@@ -96,13 +107,18 @@ constexpr GpuMutantSpec kBugFree[] = {
      "none"},
     {"none_tensor_core", GpuKernel::tensor_core, false, GpuBug::none, "no bug: the tensor-core kernel's pinned draw",
      "none"},
+    {"none_tensor_core_fp8", GpuKernel::tensor_core_fp8, false, GpuBug::none,
+     "no bug: the tensor-core kernel's pinned draw, e4m3 caches among them", "none"},
     {"none_merge", GpuKernel::merge, true, GpuBug::none, "no bug: the split-K merge's pinned draw", "none"},
 };
 
 // The draw each kernel's instantiation serves, checked before any launch (a case file can hold any shape).
 void check_draw(GpuKernel kernel, const DeviceBatch& batch, const DevicePlan& plan) {
-  const bool tensor = kernel == GpuKernel::tensor_core;
-  const bool ok = plan.row_capacity == 4 &&
+  const bool fp8 = kernel == GpuKernel::tensor_core_fp8;
+  const bool tensor = kernel == GpuKernel::tensor_core || fp8;
+  const bool cache_ok = batch.kv_cache == KvCache::same ||
+                        (fp8 && batch.kv_cache == KvCache::e4m3 && batch.head_dim % kFp8HeadDimMultiple == 0);
+  const bool ok = plan.row_capacity == 4 && cache_ok &&
                   (tensor ? batch.storage == Storage::bf16 && uses_tensor_cores(batch.storage, batch.head_dim) &&
                                 lanes_for(batch.head_dim) == 64
                           : batch.storage == Storage::f32 && lanes_for(batch.head_dim) == 32);
@@ -110,7 +126,7 @@ void check_draw(GpuKernel kernel, const DeviceBatch& batch, const DevicePlan& pl
     throw std::invalid_argument(std::string("the GPU mutants of the ") + std::string(kernel_name(kernel)) +
                                 " kernel take only " +
                                 (tensor ? "bf16 with head dims 40 to 64 (multiples of 8)" : "fp32 with head dims up to 32") +
-                                " and GQA ratios 1 to 4");
+                                (fp8 ? ", e4m3 caches with head dims 48 and 64," : "") + " and GQA ratios 1 to 4");
 }
 
 // Enqueues the mutant's kernels: its pinned attention instantiation (BUG there unless it is the merge's), then for
@@ -119,7 +135,14 @@ template <GpuKernel KERNEL, GpuBug BUG>
 void launch_mutant(const DeviceBatch& batch, const DevicePlan& plan, const KernelPins&, cudaStream_t stream) {
   check_draw(KERNEL, batch, plan);
   constexpr GpuBug kAttentionBug = KERNEL == GpuKernel::merge ? GpuBug::none : BUG;
-  if constexpr (KERNEL == GpuKernel::tensor_core)
+  if constexpr (KERNEL == GpuKernel::tensor_core_fp8) {
+    // The bugs' sites read an fp8 cache alone: a bf16 cache takes production's instance.
+    if (batch.kv_cache == KvCache::e4m3)
+      instances::launch_tensor_core<Storage::bf16, 64, 4, KernelLayout::automatic, BUG, KvCache::e4m3>(batch, plan,
+                                                                                                       stream);
+    else
+      instances::launch_tensor_core<Storage::bf16, 64, 4, KernelLayout::automatic>(batch, plan, stream);
+  } else if constexpr (KERNEL == GpuKernel::tensor_core)
     instances::launch_tensor_core<Storage::bf16, 64, 4, KernelLayout::automatic, kAttentionBug>(batch, plan, stream);
   else
     instances::launch_cuda_core<Storage::f32, 32, 4, kAttentionBug>(batch, plan, stream);
@@ -154,6 +177,11 @@ LaunchAttention launcher_for(const GpuMutantSpec& spec) {
                                      int(B::tc_warp_max_missing_step), int(B::swizzle_xor_of_4_rows),
                                      int(B::tma_box_one_row_late), int(B::mbarrier_parity_flipped)>{});
       break;
+    case GpuKernel::tensor_core_fp8:
+      launch = launcher_of<GpuKernel::tensor_core_fp8>(
+          spec.bug, integer_sequence<int, int(B::none), int(B::fp8_k_scale_from_v_scales),
+                                     int(B::fp16_scores_row_of_fragment)>{});
+      break;
     case GpuKernel::merge:
       launch = launcher_of<GpuKernel::merge>(
           spec.bug, integer_sequence<int, int(B::none), int(B::merge_slot_by_row_capacity),
@@ -179,12 +207,16 @@ class GpuMutant final : public Variant {
     Capabilities c = counterpart().capabilities();
     c.is_mutant = true;
     c.gqa_ratios = {1, 2, 3, 4};  // 4 rows a block
-    if (spec_.kernel == GpuKernel::tensor_core) {
+    if (spec_.kernel == GpuKernel::tensor_core || spec_.kernel == GpuKernel::tensor_core_fp8) {
       c.dtypes = {DType::bf16};
       c.max_head_dim = 64;
       c.supports_head_dim = [](int d) { return d > 32 && d % 8 == 0; };
       c.block_sizes = {16, 32, 48, 64};
+      // The fp8 kind takes e4m3 caches as production does (bf16 queries, head dims a multiple of 16); the other none.
+      if (spec_.kernel == GpuKernel::tensor_core_fp8) c.fp8_caches = {Fp8Format::e4m3};
+      else c.fp8_caches.clear();
     } else {
+      c.fp8_caches.clear();
       c.dtypes = {DType::f32};
       c.max_head_dim = 32;
       c.supports_head_dim = [](int d) { return d % 4 == 0; };  // whole 16-byte rows: the asynchronous copies
@@ -222,6 +254,7 @@ std::string_view kernel_name(GpuKernel kernel) {
   switch (kernel) {
     case GpuKernel::cuda_core: return "cuda_core";
     case GpuKernel::tensor_core: return "tensor_core";
+    case GpuKernel::tensor_core_fp8: return "tensor_core_fp8";
     case GpuKernel::merge: return "merge";
   }
   return "unknown";

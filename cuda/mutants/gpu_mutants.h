@@ -14,8 +14,11 @@ namespace pacheck::cuda::mutants {
 //   cuda_core    the CUDA-core kernel, fp32, 32 head lanes (head dims 4, 8, ..., 32), 4 rows (GQA 1 to 4);
 //   tensor_core  the tensor-core kernel, bf16, 64 head lanes (head dims 40 to 64, multiples of 8), 4 rows, block
 //                sizes multiples of 16 (so that tiles of 16, 32 or 64 keys take the tensor copies);
+//   tensor_core_fp8
+//                the tensor-core kernel of tensor_core's draw, with e4m3 caches among it (head dims 48 and 64 there):
+//                a bug whose site reads an fp8 cache (a bf16 cache runs production's instance);
 //   merge        the split-K merge after the CUDA-core kernel of cuda_core's draw.
-enum class GpuKernel { cuda_core, tensor_core, merge };
+enum class GpuKernel { cuda_core, tensor_core, tensor_core_fp8, merge };
 
 // One row of the table.
 struct GpuMutantSpec {
