@@ -567,11 +567,11 @@ struct TensorCoreBlock {
   // The queries as fp16 for an e4m3 cache's scores, where that is exact. Row g's q times 2^e_g, e_g = 15 - the
   // exponent of its largest |q|, puts that at [2^15, 2^16) and every other nonzero element at or above 2^-14 when
   // the row's nonzero |q| span less than 2^30 (all fp32 normals): every element an fp16 normal, whose 11 significant
-  // bits hold bf16's 8, so the conversion is exact. Each product is then exact in either type, the mma's sum is 2^e
-  // times the bf16 queries' (its alignment and truncation scale with its inputs), and the K scale times 2^-e_r, exact
-  // while an fp32 normal, takes row r's score back: the logit is the bf16 path's, one rounding of s k_scale. Any row
-  // out of these limits (an inf or NaN, a subnormal, a wider span, a scale out of range) keeps the warp on bf16;
-  // every warp holds the same rows, so every warp decides alike.
+  // bits hold bf16's 8, so the conversion is exact. Each product is then exact in either type, the mma's error
+  // (one model for fp16 and bf16: alignment and truncation relative to its inputs) scales by 2^e with them, and the
+  // K scale times 2^-e_r, exact while an fp32 normal, takes row r's score back in the one rounding of s k_scale: the
+  // bf16 path's bound. Any row out of these limits (an inf or NaN, a subnormal, a wider span, a scale out of range)
+  // keeps the warp on bf16; every warp holds the same rows, so every warp decides alike.
   __device__ void to_fp16_scores(QueryFragments& q) const {
     float largest = 0.0f, smallest = INFINITY;  // of this thread's |q| of row g; smallest over the nonzero ones
     bool finite = true;
