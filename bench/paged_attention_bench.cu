@@ -197,8 +197,7 @@ double median_ms(int repeats, const L2Flush& l2_flush, Body body, const std::vec
 }
 
 // The split size that fills the GPU in one wave of the layouts such a grid runs (wide or wide-evict-first,
-// launch_rules.h).
-// cuda_splitk takes it as its split_size knob.
+// launch_rules.h). cuda_splitk takes it as its split_size knob.
 int split_size_filling_gpu(int batch, int context, int gqa, int multiprocessors, KvCache cache) {
   const int resident = multiprocessors * resident_blocks_per_multiprocessor(Storage::bf16, kHeadDim, gqa, cache);
   return split_size_for_one_wave(context, batch * kKvHeads, resident,

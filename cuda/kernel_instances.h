@@ -26,7 +26,8 @@ template <Storage S, int LANES, MergeShape SHAPE, GpuBug BUG = GpuBug::none>
 void launch_merge(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream);
 
 // Blocks resident on one multiprocessor of the layouts a grid of at most one wave runs at 128 lanes (wide or
-// wide-evict-first, launch_rules.h: two tiles in flight; bf16 queries, pools of `cache`), for `rows` rows a block. Each cache's count is defined beside its instances, which it asks the runtime about.
+// wide-evict-first, launch_rules.h: two tiles in flight; bf16 queries, pools of `cache`), for `rows` rows a block.
+// Each cache's count is defined beside its instances, which it asks the runtime about.
 template <KvCache C>
 int one_wave_resident_blocks_of(int rows);
 template <>

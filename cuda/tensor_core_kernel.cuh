@@ -18,8 +18,9 @@
 //            thread ends up with keys g and g + 8 (g = lane / 4) of rows 2t and 2t + 1 (t = lane % 4);
 //   max      a row's tile max over the 8 threads that hold it (shuffles) and over the warps (shared memory: the
 //            one barrier per tile), so every thread of a row keeps the same running max;
-//   weights  raise_running_max and key_weight (online_softmax.h) on each thread's own keys, every row rescaled
-//            every tile, no branch around an exp; its share of the denominator sums them in fp32;
+//   weights  raise_running_max and key_weight (online_softmax.h) on each thread's own keys, every row's factor
+//            taken every tile, no branch around an exp (the accumulator's multiplies skipped where the warp's
+//            factors change no bits); its share of the denominator sums them in fp32;
 //   values   O^T[lane, row] += V^T P^T by mma, 16 lanes a block as the M rows: the fp32 weights are split
 //            into hi + lo of the storage type (two mma: the weights enter with twice its significant bits),
 //            transposed into the B operand's layout in registers (movmatrix), and the accumulator fragments are
@@ -35,8 +36,8 @@
 // asynchronous copies.
 //
 // An fp8 cache (C = e4m3 or e5m2) lands in shared memory as it is, a byte an element, and each thread widens its
-// fragments in registers (exact, storage.cuh). From e5m2, K and V widen to bf16. From e4m3, whose values are all
-// fp16 normals, both widen to fp16, which takes one instruction a pair for K and two for V where bf16 takes four:
+// fragments in registers (exact, storage.cuh). From e5m2, K and V widen to bf16. From e4m3, whose nonzero finite
+// values are all fp16 normals, both widen to fp16, which takes one instruction a pair for K and two for V where bf16 takes four:
 // the scores then take the queries in fp16, each row scaled by a power of two into fp16's normal range (exact where
 // the row's values fit, else the warp keeps bf16 queries and K: to_fp16_scores), and the values product splits the
 // weights into fp16 (the fp16 problems' values product and model). The same ldmatrix addresses read 16 fp8 where
@@ -566,7 +567,7 @@ struct TensorCoreBlock {
 
   // The queries as fp16 for an e4m3 cache's scores, where that is exact. Row g's q times 2^e_g, e_g = 15 - the
   // exponent of its largest |q|, puts that at [2^15, 2^16) and every other nonzero element at or above 2^-14 when
-  // the row's nonzero |q| span less than 2^30 (all fp32 normals): every element an fp16 normal, whose 11 significant
+  // the exponents of the row's nonzero |q| differ by less than 30 (all fp32 normals): every element an fp16 normal, whose 11 significant
   // bits hold bf16's 8, so the conversion is exact. Each product is then exact in either type, the mma's error
   // (one model for fp16 and bf16: alignment and truncation relative to its inputs) scales by 2^e with them, and the
   // K scale times 2^-e_r, exact while an fp32 normal, takes row r's score back in the one rounding of s k_scale: the
@@ -772,13 +773,19 @@ struct TensorCoreBlock {
   // are 0) and its weights are all 0. No early exit around the exps: mma.sync needs every lane of the warp, the
   // warp's other rows may have keys here, and the exps of a thread's two rows and four weights, each chosen on its
   // argument, run side by side (measured faster than a branch around each). Only the multiplies are skipped, where
-  // every row of the warp has a factor of exactly 1 (its running max stood still, as in most tiles past the
-  // first): they would leave the lanes' bits as they are, and one vote replaces 32 of them.
+  // every row of the warp has a factor of exactly 1 (its running max stood still, as in most tiles past the first)
+  // or has folded no key yet (its lanes are 0, or NaN, which a factor of 0 keeps, as it keeps an absent row's): the
+  // lanes' bits stay as they are (NaN payloads aside), and one vote replaces 32 multiplies.
   __device__ static void rescale(RowStates& rows, const float (&tile_max)[2]) {
     float alpha[2];
+    bool changes = false;
 #pragma unroll
-    for (int e = 0; e < 2; ++e) alpha[e] = raise_running_max(rows.run_max[e], rows.run_den[e], tile_max[e]);
-    if (!__any_sync(0xffffffffu, alpha[0] != 1.0f || alpha[1] != 1.0f)) return;
+    for (int e = 0; e < 2; ++e) {
+      const bool folded = rows.run_max[e] != -INFINITY;
+      alpha[e] = raise_running_max(rows.run_max[e], rows.run_den[e], tile_max[e]);
+      changes = changes || (folded && alpha[e] != 1.0f);
+    }
+    if (!__any_sync(0xffffffffu, changes)) return;
 #pragma unroll
     for (int e = 0; e < 2; ++e) rows.acc[e].scale_lanes(alpha[e], 2 * kLaneBlocks);
   }

@@ -354,7 +354,9 @@ TEST(GpuSplitK, EveryFp8ValueIsReadExactly) {
 // fp16 that way, and bf16 queries where they do not. Rows 16x apart in size (one block: GQA 8) check that each
 // row's power is undone on that row's scores (the softmax goes from flat to one-hot over them, so a power undone
 // on the wrong row moves its output far past the bound); a row whose values span 2^80, and a K scale that a row's
-// undoing would take below fp32's normal range, send their warps to bf16. Every element within the bound.
+// undoing would take below fp32's normal range, send their warps to bf16. Every element within the bound. (Which
+// path ran is not visible here: both meet the bound. The GPU mutant fp16_scores_row_of_fragment, whose bug sits on
+// the fp16 path alone, dies in the kill matrix, which shows that path runs.)
 void expect_e4m3_queries_of_any_range_within_bound(const std::string& variant_name) {
   const int keys = 256, block = 16, head_dim = 128, gqa = 8;
   const Variant& variant = Registry::instance().get(variant_name);
