@@ -90,20 +90,16 @@ __device__ inline unsigned widen_fp8x2_to_bf16x2(unsigned short two) {
   const float2 f = __half22float2(__half2(h));
   return __byte_perm(__float_as_uint(f.x), __float_as_uint(f.y), 0x7632);
 }
-// Two e4m3 values, bytes FIRST and SECOND of `four`, as an fp16x2 register, the first in the low half: a byte
-// permute and cvt.rn.f16x2.e4m3x2. Exact, and normal: e4m3's smallest subnormal, 2^-9, is an fp16 normal.
-template <int FIRST, int SECOND>
-__device__ inline unsigned widen_e4m3_bytes_to_f16x2(unsigned four) {
-  const unsigned two = __byte_perm(four, 0, FIRST | (SECOND << 4));
-  const __half2_raw h = __nv_cvt_fp8x2_to_halfraw2(static_cast<unsigned short>(two), __NV_E4M3);
-  return static_cast<unsigned>(h.x) | (static_cast<unsigned>(h.y) << 16);
-}
-
-// Two e4m3 values (the low byte first) as an fp16x2 register, the first in the low half: one cvt.rn.f16x2.e4m3x2.
-// Exact and normal, as above.
+// Two e4m3 values (the low byte first) as an fp16x2 register, the first in the low half: cvt.rn.f16x2.e4m3x2.
+// Exact, and normal: e4m3's smallest subnormal, 2^-9, is an fp16 normal. The same of bytes FIRST and SECOND of
+// `four`, after a byte permute.
 __device__ inline unsigned widen_e4m3x2_to_f16x2(unsigned short two) {
   const __half2_raw h = __nv_cvt_fp8x2_to_halfraw2(two, __NV_E4M3);
   return static_cast<unsigned>(h.x) | (static_cast<unsigned>(h.y) << 16);
+}
+template <int FIRST, int SECOND>
+__device__ inline unsigned widen_e4m3_bytes_to_f16x2(unsigned four) {
+  return widen_e4m3x2_to_f16x2(static_cast<unsigned short>(__byte_perm(four, 0, FIRST | (SECOND << 4))));
 }
 
 // The low and the high pair of four fp8 values.

@@ -664,10 +664,16 @@ struct TensorCoreBlock {
   // The same from an fp8 cache: load n's matrices hold keys g | g + 8 x 16 dims of steps 2n and 2n + 1, a thread's
   // 32-bit word of a row being 4 consecutive dims 4t..4t + 3 of its step; widened, the low pair stands for the
   // mma's K indices 2t, 2t + 1 and the high pair for 2t + 8, 2t + 9 (the queries' fragments hold the same dims).
+  // K widens to fp16 for the fp16 queries of to_fp16_scores, to bf16 otherwise.
   __device__ void scores_fp8(const unsigned char* stage, const MatrixRow& k_row, const QueryFragments& q,
                              float (&s)[4]) const {
     if constexpr (kFp16Scores)
-      if (q.fp16) return scores_e4m3_f16(stage, k_row, q, s);
+      if (q.fp16) return scores_fp8_as<true>(stage, k_row, q, s);
+    scores_fp8_as<false>(stage, k_row, q, s);
+  }
+  template <bool F16>
+  __device__ void scores_fp8_as(const unsigned char* stage, const MatrixRow& k_row, const QueryFragments& q,
+                                float (&s)[4]) const {
 #pragma unroll
     for (int n = 0; n < kHeadSteps / 2; ++n) {
       if (32 * n >= batch.head_dim) break;  // a multiple of 16: a load's two steps are both in or the second out
@@ -676,30 +682,18 @@ struct TensorCoreBlock {
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         if (32 * n + 16 * h >= batch.head_dim) break;
-        const unsigned a[4] = {widen_fp8_low_pair<C>(r[2 * h]), widen_fp8_low_pair<C>(r[2 * h + 1]),
-                               widen_fp8_high_pair<C>(r[2 * h]), widen_fp8_high_pair<C>(r[2 * h + 1])};
-        Mma::mma(s[0], s[1], s[2], s[3], a, q.qb[2 * n + h][0], q.qb[2 * n + h][1]);
-      }
-    }
-  }
-
-  // The same with the fp16 queries of to_fp16_scores, K widened to fp16.
-  __device__ void scores_e4m3_f16(const unsigned char* stage, const MatrixRow& k_row, const QueryFragments& q,
-                                  float (&s)[4]) const {
-#pragma unroll
-    for (int n = 0; n < kHeadSteps / 2; ++n) {
-      if (32 * n >= batch.head_dim) break;
-      unsigned r[4];
-      ptx::load_matrices_x4(r, stage + matrix_offset(k_row, n));
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        if (32 * n + 16 * h >= batch.head_dim) break;
-        const unsigned a[4] = {
-            widen_e4m3x2_to_f16x2(static_cast<unsigned short>(r[2 * h] & 0xffffu)),
-            widen_e4m3x2_to_f16x2(static_cast<unsigned short>(r[2 * h + 1] & 0xffffu)),
-            widen_e4m3x2_to_f16x2(static_cast<unsigned short>(r[2 * h] >> 16)),
-            widen_e4m3x2_to_f16x2(static_cast<unsigned short>(r[2 * h + 1] >> 16))};
-        ScoresF16Mma::mma(s[0], s[1], s[2], s[3], a, q.qb[2 * n + h][0], q.qb[2 * n + h][1]);
+        const unsigned k0 = r[2 * h], k1 = r[2 * h + 1];
+        if constexpr (F16) {
+          const unsigned a[4] = {widen_e4m3x2_to_f16x2(static_cast<unsigned short>(k0 & 0xffffu)),
+                                 widen_e4m3x2_to_f16x2(static_cast<unsigned short>(k1 & 0xffffu)),
+                                 widen_e4m3x2_to_f16x2(static_cast<unsigned short>(k0 >> 16)),
+                                 widen_e4m3x2_to_f16x2(static_cast<unsigned short>(k1 >> 16))};
+          ScoresF16Mma::mma(s[0], s[1], s[2], s[3], a, q.qb[2 * n + h][0], q.qb[2 * n + h][1]);
+        } else {
+          const unsigned a[4] = {widen_fp8_low_pair<C>(k0), widen_fp8_low_pair<C>(k1), widen_fp8_high_pair<C>(k0),
+                                 widen_fp8_high_pair<C>(k1)};
+          Mma::mma(s[0], s[1], s[2], s[3], a, q.qb[2 * n + h][0], q.qb[2 * n + h][1]);
+        }
       }
     }
   }

@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "cuda/device_problem.h"
 #include "cuda/kernel_instances.h"
@@ -207,16 +208,15 @@ class GpuMutant final : public Variant {
     Capabilities c = counterpart().capabilities();
     c.is_mutant = true;
     c.gqa_ratios = {1, 2, 3, 4};  // 4 rows a block
+    // Only the fp8 kind reads an fp8 cache: e4m3, as production does (bf16 queries, head dims a multiple of 16).
+    c.fp8_caches = spec_.kernel == GpuKernel::tensor_core_fp8 ? std::vector<Fp8Format>{Fp8Format::e4m3}
+                                                               : std::vector<Fp8Format>{};
     if (spec_.kernel == GpuKernel::tensor_core || spec_.kernel == GpuKernel::tensor_core_fp8) {
       c.dtypes = {DType::bf16};
       c.max_head_dim = 64;
       c.supports_head_dim = [](int d) { return d > 32 && d % 8 == 0; };
       c.block_sizes = {16, 32, 48, 64};
-      // The fp8 kind takes e4m3 caches as production does (bf16 queries, head dims a multiple of 16); the other none.
-      if (spec_.kernel == GpuKernel::tensor_core_fp8) c.fp8_caches = {Fp8Format::e4m3};
-      else c.fp8_caches.clear();
     } else {
-      c.fp8_caches.clear();
       c.dtypes = {DType::f32};
       c.max_head_dim = 32;
       c.supports_head_dim = [](int d) { return d % 4 == 0; };  // whole 16-byte rows: the asynchronous copies
