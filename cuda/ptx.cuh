@@ -1,5 +1,5 @@
-// The PTX the kernels use, one thin wrapper per instruction: asynchronous copies, dependent launch, mma, ldmatrix and
-// movmatrix, tensor copies and their mbarriers. No kernel logic lives here. C++17 CUDA.
+// The PTX the kernels use, one thin wrapper per instruction: asynchronous copies, dependent launch, mma, fp8
+// conversions, ldmatrix and movmatrix, tensor copies and their mbarriers. No kernel logic lives here. C++17 CUDA.
 #pragma once
 
 #include <cuda.h>  // CUtensorMap, the type only
@@ -79,6 +79,21 @@ __device__ inline void mma_f16_16x8x16(float& d0, float& d1, float& d2, float& d
       "{%0, %1, %2, %3};\n"
       : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)
       : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+// Four fp8 values as two fp16x2 registers (exact): low = bytes 0, 1 and high = bytes 2, 3, each the lower byte in the
+// lower half. The halves are taken in place (mov.b32 {l, h}), which ptxas folds into the conversions' operand
+// selectors where a shift would cost an instruction. E5M2: e5m2, else e4m3 (cvt.rn.f16x2.e4m3x2, sm_89).
+template <bool E5M2>
+__device__ inline void fp8x4_to_f16x2(unsigned four, unsigned& low, unsigned& high) {
+  if constexpr (E5M2)
+    asm("{\n.reg .b16 l, h;\nmov.b32 {l, h}, %2;\ncvt.rn.f16x2.e5m2x2 %0, l;\ncvt.rn.f16x2.e5m2x2 %1, h;\n}\n"
+        : "=r"(low), "=r"(high)
+        : "r"(four));
+  else
+    asm("{\n.reg .b16 l, h;\nmov.b32 {l, h}, %2;\ncvt.rn.f16x2.e4m3x2 %0, l;\ncvt.rn.f16x2.e4m3x2 %1, h;\n}\n"
+        : "=r"(low), "=r"(high)
+        : "r"(four));
 }
 
 // Four 8x8 16-bit matrices from shared memory: lane l gives the address of row l % 8 of matrix l / 8 (16 bytes),

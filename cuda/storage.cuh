@@ -7,7 +7,10 @@
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
 
+#include <type_traits>
+
 #include "cuda/paged_attention.h"
+#include "cuda/ptx.cuh"
 
 namespace pacheck::cuda::kernels {
 
@@ -78,38 +81,32 @@ struct StorageOps<__half> {
   }
 };
 
-// Two fp8 values of an fp8 cache (the low byte first) as a bf16x2 register, the first in the low half. Exact: every
-// e4m3 and e5m2 value, subnormals, infinities and NaN included, is an fp16 value and a bf16 value, and each step
-// keeps it: fp8 to fp16 (cvt.rn.f16x2.e4m3x2 / e5m2x2), fp16 to fp32, and fp32 to bf16 by taking the upper halves
-// (exact, as the value is a bf16), a byte permute where a conversion instruction would queue behind the fp8 ones.
-// e4m3's S.1111.111 stays NaN.
+// Four fp8 values of an fp8 cache (bytes 0..3 of `four`) widened to 16-bit pairs, exactly: every e4m3 and e5m2 value,
+// subnormals, infinities and NaN included, is an fp16 value and a bf16 value (e4m3's S.1111.111 stays NaN). `low`
+// holds bytes 0, 1 and `high` bytes 2, 3, the lower byte in the lower half, as the mma operands pair them.
+// - to fp16: one conversion a pair (cvt.rn.f16x2.e4m3x2 / e5m2x2). From e4m3 every nonzero finite value is an fp16
+//   normal (its smallest subnormal, 2^-9, is above 2^-14); e5m2's subnormals are fp16 subnormals.
+// - to bf16: that, then fp16 to fp32 and fp32 to bf16 by taking the upper halves (exact, as each value is a bf16), a
+//   byte permute where a conversion instruction would queue behind the fp8 ones.
 template <KvCache C>
-__device__ inline unsigned widen_fp8x2_to_bf16x2(unsigned short two) {
+__device__ inline void widen_fp8x4_to_f16x2(unsigned four, unsigned& low, unsigned& high) {
   static_assert(C == KvCache::e4m3 || C == KvCache::e5m2, "an fp8 cache");
-  const __half2_raw h = __nv_cvt_fp8x2_to_halfraw2(two, C == KvCache::e4m3 ? __NV_E4M3 : __NV_E5M2);
-  const float2 f = __half22float2(__half2(h));
-  return __byte_perm(__float_as_uint(f.x), __float_as_uint(f.y), 0x7632);
-}
-// Two e4m3 values (the low byte first) as an fp16x2 register, the first in the low half: cvt.rn.f16x2.e4m3x2.
-// Exact, and normal: e4m3's smallest subnormal, 2^-9, is an fp16 normal. The same of bytes FIRST and SECOND of
-// `four`, after a byte permute.
-__device__ inline unsigned widen_e4m3x2_to_f16x2(unsigned short two) {
-  const __half2_raw h = __nv_cvt_fp8x2_to_halfraw2(two, __NV_E4M3);
-  return static_cast<unsigned>(h.x) | (static_cast<unsigned>(h.y) << 16);
-}
-template <int FIRST, int SECOND>
-__device__ inline unsigned widen_e4m3_bytes_to_f16x2(unsigned four) {
-  return widen_e4m3x2_to_f16x2(static_cast<unsigned short>(__byte_perm(four, 0, FIRST | (SECOND << 4))));
-}
-
-// The low and the high pair of four fp8 values.
-template <KvCache C>
-__device__ inline unsigned widen_fp8_low_pair(unsigned four) {
-  return widen_fp8x2_to_bf16x2<C>(static_cast<unsigned short>(four & 0xffffu));
+  ptx::fp8x4_to_f16x2<C == KvCache::e5m2>(four, low, high);
 }
 template <KvCache C>
-__device__ inline unsigned widen_fp8_high_pair(unsigned four) {
-  return widen_fp8x2_to_bf16x2<C>(static_cast<unsigned short>(four >> 16));
+__device__ inline void widen_fp8x4_to_bf16x2(unsigned four, unsigned& low, unsigned& high) {
+  unsigned h[2];
+  widen_fp8x4_to_f16x2<C>(four, h[0], h[1]);
+  const float2 a = __half22float2(*reinterpret_cast<const __half2*>(&h[0]));
+  const float2 b = __half22float2(*reinterpret_cast<const __half2*>(&h[1]));
+  low = __byte_perm(__float_as_uint(a.x), __float_as_uint(a.y), 0x7632);
+  high = __byte_perm(__float_as_uint(b.x), __float_as_uint(b.y), 0x7632);
+}
+// The same, to the mma operand type T (__half or __nv_bfloat16).
+template <KvCache C, typename T>
+__device__ inline void widen_fp8x4(unsigned four, unsigned& low, unsigned& high) {
+  if constexpr (std::is_same_v<T, __half>) widen_fp8x4_to_f16x2<C>(four, low, high);
+  else widen_fp8x4_to_bf16x2<C>(four, low, high);
 }
 
 }  // namespace pacheck::cuda::kernels

@@ -36,11 +36,11 @@
 // asynchronous copies.
 //
 // An fp8 cache (C = e4m3 or e5m2) lands in shared memory as it is, a byte an element, and each thread widens its
-// fragments in registers (exact, storage.cuh). From e5m2, K and V widen to bf16. From e4m3, whose nonzero finite values
-// are all fp16 normals, both widen to fp16, which takes one instruction a pair for K and two for V where bf16 takes
-// four: the scores then take the queries in fp16, each row scaled by a power of two into fp16's normal range (exact
-// where the row's values fit, else the warp keeps bf16 queries and K: to_fp16_scores), and the values product splits
-// the weights into fp16 (the fp16 problems' values product and model). The same ldmatrix addresses read 16 fp8 where
+// fragments in registers (exact, storage.cuh). From e5m2, K and V widen to bf16. From e4m3, whose nonzero finite
+// values are all fp16 normals, both widen to fp16, one conversion a pair (and a byte permute per four values of V)
+// where bf16 takes three more: the scores then take the queries in fp16, each row scaled by a power of two into
+// fp16's normal range (exact where the row's values fit, else the warp keeps bf16 queries and K: to_fp16_scores), and
+// the values product splits the weights into fp16 (the fp16 problems' values product and model). The same ldmatrix addresses read 16 fp8 where
 // they read 8 bf16, so one K load serves two mma steps and one V load two lane blocks, with the head dims permuted
 // inside each 16-dim step (the queries' fragments permuted alike) and inside each lane block (undone where the sums are
 // written). The K scale multiplies the logit, the V scale the sums, in fp32: one rounding each (ERROR_MODEL.md, "fp8
@@ -182,14 +182,14 @@ struct TensorCoreBlock {
   using T = typename StorageType<S>::type;
   using Mma = tensor_core::MmaOperand<T>;
   static constexpr bool kFp8 = C != KvCache::same;
-  // The values product's operand type: T, or fp16 from an e4m3 cache (V widens to fp16 in two instructions a pair,
-  // to bf16 in four; the weights' fp16 split is the fp16 problems'). e5m2's subnormals are fp16 subnormals, which
-  // the mma does not scale as it scales normal values (a V scaled by a power of two then changes more than the
-  // output's exponent), so e5m2 stays bf16, where every fp8 value is normal.
+  // The values product's operand type: T, or fp16 from an e4m3 cache (V widens to fp16 in one conversion a pair, to
+  // bf16 in four instructions; the weights' fp16 split is the fp16 problems'). e5m2's subnormals are fp16
+  // subnormals, which the mma does not scale as it scales normal values (a V scaled by a power of two then changes
+  // more than the output's exponent), so e5m2 stays bf16, where every fp8 value is normal.
   using VT = std::conditional_t<C == KvCache::e4m3, __half, T>;
   using ValuesMma = tensor_core::MmaOperand<VT>;
   // The scores from an e4m3 cache may take fp16 queries (to_fp16_scores): K widens to fp16 in one instruction a
-  // pair, to bf16 in four and a half. e5m2's subnormals are not fp16 normals, so e5m2 keeps bf16.
+  // pair, to bf16 in four. e5m2's subnormals are not fp16 normals, so e5m2 keeps bf16.
   static constexpr bool kFp16Scores = C == KvCache::e4m3;
   using ScoresF16Mma = tensor_core::MmaOperand<__half>;
   static constexpr int kKvBytes = tensor_core_kv_bytes(C);  // of a K or V element in the pools and the stages
@@ -645,15 +645,18 @@ struct TensorCoreBlock {
   }
 
   // Scores transposed, S^T = K Q^T: the warp's 16 keys are the M rows, the block's rows the N columns. s[2 k + e] is
-  // key warp * 16 + g + 8 k of row 2t + e.
+  // key warp * 16 + g + 8 k of row 2t + e. EVERY_STEP: the head reaches the last 16-lane step (every_step_live), so
+  // no step is tested.
+  template <bool EVERY_STEP>
   __device__ void scores(const unsigned char* stage, const MatrixRow& k_row, const QueryFragments& q,
                          float (&s)[4]) const {
     if constexpr (kFp8) {
-      scores_fp8(stage, k_row, q, s);
+      scores_fp8<EVERY_STEP>(stage, k_row, q, s);
     } else {
 #pragma unroll
       for (int step = 0; step < kHeadSteps; ++step) {
-        if (16 * step >= batch.head_dim) break;  // zero lanes past the head: no mma at all, not exact zeros added
+        // zero lanes past the head: no mma at all, not exact zeros added
+        if (!EVERY_STEP && 16 * step >= batch.head_dim) break;
         unsigned a[4];
         ptx::load_matrices_x4(a, stage + matrix_offset(k_row, step));
         Mma::mma(s[0], s[1], s[2], s[3], a, q.qb[step][0], q.qb[step][1]);
@@ -665,35 +668,30 @@ struct TensorCoreBlock {
   // 32-bit word of a row being 4 consecutive dims 4t..4t + 3 of its step; widened, the low pair stands for the
   // mma's K indices 2t, 2t + 1 and the high pair for 2t + 8, 2t + 9 (the queries' fragments hold the same dims).
   // K widens to fp16 for the fp16 queries of to_fp16_scores, to bf16 otherwise.
+  template <bool EVERY_STEP>
   __device__ void scores_fp8(const unsigned char* stage, const MatrixRow& k_row, const QueryFragments& q,
                              float (&s)[4]) const {
     if constexpr (kFp16Scores)
-      if (q.fp16) return scores_fp8_as<true>(stage, k_row, q, s);
-    scores_fp8_as<false>(stage, k_row, q, s);
+      if (q.fp16) return scores_fp8_as<EVERY_STEP, true>(stage, k_row, q, s);
+    scores_fp8_as<EVERY_STEP, false>(stage, k_row, q, s);
   }
-  template <bool F16>
+  template <bool EVERY_STEP, bool F16>
   __device__ void scores_fp8_as(const unsigned char* stage, const MatrixRow& k_row, const QueryFragments& q,
                                 float (&s)[4]) const {
 #pragma unroll
     for (int n = 0; n < kHeadSteps / 2; ++n) {
-      if (32 * n >= batch.head_dim) break;  // a multiple of 16: a load's two steps are both in or the second out
+      // a multiple of 16: a load's two steps are both in or the second out
+      if (!EVERY_STEP && 32 * n >= batch.head_dim) break;
       unsigned r[4];
       ptx::load_matrices_x4(r, stage + matrix_offset(k_row, n));
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        if (32 * n + 16 * h >= batch.head_dim) break;
-        const unsigned k0 = r[2 * h], k1 = r[2 * h + 1];
-        if constexpr (F16) {
-          const unsigned a[4] = {widen_e4m3x2_to_f16x2(static_cast<unsigned short>(k0 & 0xffffu)),
-                                 widen_e4m3x2_to_f16x2(static_cast<unsigned short>(k1 & 0xffffu)),
-                                 widen_e4m3x2_to_f16x2(static_cast<unsigned short>(k0 >> 16)),
-                                 widen_e4m3x2_to_f16x2(static_cast<unsigned short>(k1 >> 16))};
-          ScoresF16Mma::mma(s[0], s[1], s[2], s[3], a, q.qb[2 * n + h][0], q.qb[2 * n + h][1]);
-        } else {
-          const unsigned a[4] = {widen_fp8_low_pair<C>(k0), widen_fp8_low_pair<C>(k1), widen_fp8_high_pair<C>(k0),
-                                 widen_fp8_high_pair<C>(k1)};
-          Mma::mma(s[0], s[1], s[2], s[3], a, q.qb[2 * n + h][0], q.qb[2 * n + h][1]);
-        }
+        if (!EVERY_STEP && 32 * n + 16 * h >= batch.head_dim) break;
+        unsigned a[4];  // the low pairs of r[2h], r[2h + 1] (the mma's K indices 2t, 2t + 1), then the high pairs
+        widen_fp8x4<C, std::conditional_t<F16, __half, T>>(r[2 * h], a[0], a[2]);
+        widen_fp8x4<C, std::conditional_t<F16, __half, T>>(r[2 * h + 1], a[1], a[3]);
+        if constexpr (F16) ScoresF16Mma::mma(s[0], s[1], s[2], s[3], a, q.qb[2 * n + h][0], q.qb[2 * n + h][1]);
+        else Mma::mma(s[0], s[1], s[2], s[3], a, q.qb[2 * n + h][0], q.qb[2 * n + h][1]);
       }
     }
   }
@@ -787,6 +785,7 @@ struct TensorCoreBlock {
   // The weights and their share of the denominator in key order, split into hi + lo of T, then the values
   // transposed, O^T += V^T P^T over the warp's 16 keys, hi then lo: lane block j's 16 lanes are the M rows, the
   // block's rows the N columns.
+  template <bool EVERY_STEP>
   __device__ void accumulate_values(const unsigned char* stage, const MatrixRow& v_row, const float (&score)[2][2],
                                     RowStates& rows) const {
     tensor_core::SplitWeight<VT> w[2][2];
@@ -806,11 +805,11 @@ struct TensorCoreBlock {
     const unsigned p_lo0 = ptx::transpose_8x8(pack(w[0][0].lo, w[1][0].lo));
     const unsigned p_lo1 = ptx::transpose_8x8(pack(w[0][1].lo, w[1][1].lo));
     if constexpr (kFp8) {
-      values_fp8(stage, v_row, p_hi0, p_hi1, p_lo0, p_lo1, rows);
+      values_fp8<EVERY_STEP>(stage, v_row, p_hi0, p_hi1, p_lo0, p_lo1, rows);
     } else {
 #pragma unroll
       for (int j = 0; j < kLaneBlocks; ++j) {
-        if (16 * j >= batch.head_dim) break;
+        if (!EVERY_STEP && 16 * j >= batch.head_dim) break;
         unsigned a[4];
         ptx::load_matrices_x4_transposed(a, stage + matrix_offset(v_row, j));
         float& o0 = rows.acc[0].o[2 * j];      // lane 16 j + g,     row 2t
@@ -827,31 +826,22 @@ struct TensorCoreBlock {
   // 2t + 9) of lane blocks 2n and 2n + 1, the byte pair of dims 2g, 2g + 1 of each key (bytes: key 2t dim 2g, dim
   // 2g + 1, key 2t + 1 dim 2g, dim 2g + 1); the widening pairs the keys of one dim, so that M row g of the lane
   // block is dim 2g and row g + 8 dim 2g + 1 (write_result puts them back).
+  template <bool EVERY_STEP>
   __device__ void values_fp8(const unsigned char* stage, const MatrixRow& v_row, unsigned p_hi0, unsigned p_hi1,
                              unsigned p_lo0, unsigned p_lo1, RowStates& rows) const {
 #pragma unroll
     for (int n = 0; n < kLaneBlocks / 2; ++n) {
-      if (32 * n >= batch.head_dim) break;
+      if (!EVERY_STEP && 32 * n >= batch.head_dim) break;
       unsigned r[4];  // keys 0-7 of blocks 2n | 2n + 1, then keys 8-15
       ptx::load_matrices_x4_transposed(r, stage + matrix_offset(v_row, n));
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int j = 2 * n + h;
-        if (16 * j >= batch.head_dim) break;
+        if (!EVERY_STEP && 16 * j >= batch.head_dim) break;
+        // keys 2t, 2t + 1 (then 2t + 8, 2t + 9): bytes dim 2g | dim 2g + 1, so that each pair is one dim's two keys
         unsigned a[4];
-        if constexpr (std::is_same_v<VT, __half>) {
-          a[0] = widen_e4m3_bytes_to_f16x2<0, 2>(r[h]);
-          a[1] = widen_e4m3_bytes_to_f16x2<1, 3>(r[h]);
-          a[2] = widen_e4m3_bytes_to_f16x2<0, 2>(r[2 + h]);
-          a[3] = widen_e4m3_bytes_to_f16x2<1, 3>(r[2 + h]);
-        } else {
-          const unsigned first = __byte_perm(r[h], 0, 0x3120);       // keys 2t, 2t + 1: dim 2g | dim 2g + 1
-          const unsigned second = __byte_perm(r[2 + h], 0, 0x3120);  // keys 2t + 8, 2t + 9
-          a[0] = widen_fp8_low_pair<C>(first);
-          a[1] = widen_fp8_high_pair<C>(first);
-          a[2] = widen_fp8_low_pair<C>(second);
-          a[3] = widen_fp8_high_pair<C>(second);
-        }
+        widen_fp8x4<C, VT>(__byte_perm(r[h], 0, 0x3120), a[0], a[1]);
+        widen_fp8x4<C, VT>(__byte_perm(r[2 + h], 0, 0x3120), a[2], a[3]);
         float& o0 = rows.acc[0].o[2 * j];      // dim 16 j + 2g,     row 2t
         float& o1 = rows.acc[1].o[2 * j];      // dim 16 j + 2g,     row 2t + 1
         float& o2 = rows.acc[0].o[2 * j + 1];  // dim 16 j + 2g + 1, row 2t
@@ -859,6 +849,30 @@ struct TensorCoreBlock {
         ValuesMma::mma(o0, o1, o2, o3, a, p_hi0, p_hi1);
         ValuesMma::mma(o0, o1, o2, o3, a, p_lo0, p_lo1);
       }
+    }
+  }
+
+  // Whether the head reaches the last 16-lane block (head_dim > LANES - 16; from an fp8 cache, head_dim = LANES):
+  // then every mma step of the scores and every lane block of the values is live, and fold_tiles<true> tests none,
+  // so that each step's shared-memory loads, widening and mma are one straight run ptxas can interleave.
+  __device__ bool every_step_live() const { return batch.head_dim > LANES - 16; }
+
+  // The tiles of the block's item, one after another: the pipeline's steps in order.
+  template <bool EVERY_STEP>
+  __device__ void fold_tiles(const QueryFragments& q, RowStates& rows) const {
+    const MatrixRow k_row = k_matrix_row();
+    const MatrixRow v_row = v_matrix_row();
+    for (int i = 0; i < num_tiles; ++i) {
+      wait_for_tile(i);
+      const unsigned char* const stage = stage_of(i);
+      float s[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+      scores<EVERY_STEP>(stage, k_row, q, s);
+      float score[2][2], warp_max[2], tile_max[2];
+      masked_scores(i, q, s, score, warp_max);
+      block_tile_max(i, warp_max, tile_max);
+      rescale(rows, tile_max);
+      accumulate_values<EVERY_STEP>(stage, v_row, score, rows);
+      refill(i);
     }
   }
 
@@ -920,21 +934,8 @@ __global__ void __launch_bounds__(tensor_core::kThreads,
   rows.acc[1].init(2 * Block::kLaneBlocks);
   block.start_pipeline();
   const typename Block::QueryFragments q = block.query_fragments();
-  const typename Block::MatrixRow k_row = block.k_matrix_row();
-  const typename Block::MatrixRow v_row = block.v_matrix_row();
-
-  for (int i = 0; i < block.num_tiles; ++i) {
-    block.wait_for_tile(i);
-    const unsigned char* const stage = block.stage_of(i);
-    float s[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-    block.scores(stage, k_row, q, s);
-    float score[2][2], warp_max[2], tile_max[2];
-    block.masked_scores(i, q, s, score, warp_max);
-    block.block_tile_max(i, warp_max, tile_max);
-    Block::rescale(rows, tile_max);
-    block.accumulate_values(stage, v_row, score, rows);
-    block.refill(i);
-  }
+  if (block.every_step_live()) block.template fold_tiles<true>(q, rows);
+  else block.template fold_tiles<false>(q, rows);
   block.write_result(rows, plan);
 }
 
