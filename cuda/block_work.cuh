@@ -1,5 +1,5 @@
-// What one thread block of either attention kernel works on: work item blockIdx.x of the plan, for KV head
-// blockIdx.y, with what both kernels derive from it, its rows' logit options among them. C++17 CUDA.
+// What one thread block of either attention kernel works on: a work item of the plan for one KV head, with what
+// both kernels derive from it, its rows' logit options among them. C++17 CUDA.
 #pragma once
 
 #include "cuda/paged_attention.h"
@@ -7,9 +7,12 @@
 
 namespace pacheck::cuda::kernels {
 
-// What one thread block works on: work item blockIdx.x for KV head blockIdx.y, loaded once by both kernels.
+// What one thread block works on, loaded once by both kernels. The grid is one-dimensional, KV heads fastest: block b
+// takes work item b / num_kv_heads for KV head b % num_kv_heads, so that the blocks of one sequence's KV heads start
+// side by side and read the same pages' rows (adjacent in the pools) at about the same time.
 struct BlockWork {
   WorkItem item;
+  int item_index = 0;
   int kv_head = 0;
   SequenceMeta seq;
   int gqa = 1;
@@ -17,8 +20,9 @@ struct BlockWork {
 };
 __device__ inline BlockWork load_block_work(const DeviceBatch& batch, const DevicePlan& plan) {
   BlockWork work;
-  work.item = plan.items[blockIdx.x];
-  work.kv_head = blockIdx.y;
+  work.item_index = static_cast<int>(blockIdx.x) / batch.num_kv_heads;
+  work.kv_head = static_cast<int>(blockIdx.x) % batch.num_kv_heads;
+  work.item = plan.items[work.item_index];
   work.seq = work.item.sequence;
   work.gqa = batch.num_query_heads / batch.num_kv_heads;
   work.first_position = work.seq.context_len - work.seq.num_queries;

@@ -157,9 +157,6 @@ Output run_paged_attention(const Problem& problem, const Knobs& knobs, bool spli
   if (problem.head_dim > kMaxHeadDim)
     throw std::invalid_argument(variant + " takes head dims up to " + std::to_string(kMaxHeadDim) + ", got " +
                                 std::to_string(problem.head_dim));
-  if (problem.num_kv_heads > 65535)
-    throw std::invalid_argument(variant + " takes at most 65535 KV heads (one grid row each), got " +
-                                std::to_string(problem.num_kv_heads));
   std::vector<int> split_sizes;
   for (const Sequence& s : problem.sequences)
     if (split_k) split_sizes.push_back(effective_split_size(knobs, s.context_len));

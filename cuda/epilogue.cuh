@@ -72,7 +72,8 @@ __device__ void write_item_lanes(const DeviceBatch& batch, const DevicePlan& pla
       *reinterpret_cast<AlignedLanes<T, N>*>(output + (query_row * batch.num_query_heads + query_head) * head_dim + j) =
           stored;
     } else {
-      const std::size_t slot = (static_cast<std::size_t>(blockIdx.x) * batch.num_kv_heads + work.kv_head) * kRows + r;
+      const std::size_t slot =
+          (static_cast<std::size_t>(work.item_index) * batch.num_kv_heads + work.kv_head) * kRows + r;
       *reinterpret_cast<Lanes*>(plan.partial_acc + slot * head_dim + j) = o;
       if (j == 0) {
         plan.partial_max[slot] = max_s[r];

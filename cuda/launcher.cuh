@@ -3,6 +3,7 @@
 // C++17 CUDA.
 #pragma once
 
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -37,8 +38,14 @@ struct AttentionLauncher {
     if (plan.row_capacity != ROWS)
       throw std::invalid_argument("plan for " + std::to_string(plan.row_capacity) + " rows per block, kernel for " +
                                   std::to_string(ROWS));
+    // One block per work item and KV head, in one grid dimension (block_work.cuh), whose limit is 2^31 - 1.
+    const long long blocks = static_cast<long long>(plan.num_items) * batch.num_kv_heads;
+    if (blocks > std::numeric_limits<int>::max())
+      throw std::invalid_argument("the attention grid holds at most 2^31 - 1 blocks, one per work item and KV head; " +
+                                  std::to_string(plan.num_items) + " items x " + std::to_string(batch.num_kv_heads) +
+                                  " KV heads is more");
     configure();
-    const dim3 grid(static_cast<unsigned>(plan.num_items), static_cast<unsigned>(batch.num_kv_heads));
+    const dim3 grid(static_cast<unsigned>(blocks));
     if constexpr (TENSOR_MAPS) {
       const KvTensorMaps maps = ENCODE_MAPS ? describe_kv_pools(batch, plan.tile_size) : KvTensorMaps{};
       KERNEL<<<grid, THREADS, SHARED, stream>>>(batch, plan, FastDivmod(batch.block_size), maps);

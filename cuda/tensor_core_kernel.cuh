@@ -36,15 +36,15 @@
 // asynchronous copies.
 //
 // An fp8 cache (C = e4m3 or e5m2) lands in shared memory as it is, a byte an element, and each thread widens its
-// fragments in registers (exact, storage.cuh). From e5m2, K and V widen to bf16. From e4m3, whose nonzero finite
-// values are all fp16 normals, both widen to fp16, one conversion a pair (and a byte permute per four values of V)
-// where bf16 takes three more: the scores then take the queries in fp16, each row scaled by a power of two into
-// fp16's normal range (exact where the row's values fit, else the warp keeps bf16 queries and K: to_fp16_scores), and
-// the values product splits the weights into fp16 (the fp16 problems' values product and model). The same ldmatrix addresses read 16 fp8 where
-// they read 8 bf16, so one K load serves two mma steps and one V load two lane blocks, with the head dims permuted
-// inside each 16-dim step (the queries' fragments permuted alike) and inside each lane block (undone where the sums are
-// written). The K scale multiplies the logit, the V scale the sums, in fp32: one rounding each (ERROR_MODEL.md, "fp8
-// caches").
+// fragments in registers (exact, storage.cuh). K widens to fp16, one conversion a pair where bf16 takes three more, and
+// the scores take the queries in fp16, each row scaled by a power of two into fp16's normal range (exact where the
+// row's values fit, else the warp keeps bf16 queries and K: to_fp16_scores). V widens to fp16 from e4m3, whose nonzero
+// finite values are all fp16 normals (a byte permute per four values more), and the values product splits the weights
+// into fp16 (the fp16 problems' values product and model); from e5m2, to bf16. The same ldmatrix addresses read 16 fp8
+// where they read 8 bf16, so one K load serves two mma steps and one V load two lane blocks, with the head dims
+// permuted inside each 16-dim step (the queries' fragments permuted alike) and inside each lane block (undone where the
+// sums are written). The K scale multiplies the logit, the V scale the sums, in fp32: one rounding each
+// (ERROR_MODEL.md, "fp8 caches").
 #pragma once
 
 #include <cfloat>
@@ -188,9 +188,9 @@ struct TensorCoreBlock {
   // more than the output's exponent), so e5m2 stays bf16, where every fp8 value is normal.
   using VT = std::conditional_t<C == KvCache::e4m3, __half, T>;
   using ValuesMma = tensor_core::MmaOperand<VT>;
-  // The scores from an e4m3 cache may take fp16 queries (to_fp16_scores): K widens to fp16 in one instruction a
-  // pair, to bf16 in four. e5m2's subnormals are not fp16 normals, so e5m2 keeps bf16.
-  static constexpr bool kFp16Scores = C == KvCache::e4m3;
+  // The scores from an fp8 cache may take fp16 queries (to_fp16_scores): K widens to fp16 in one instruction a pair,
+  // to bf16 in four. (e5m2's subnormals then meet the mma as an fp16 problem's subnormal K does: ERROR_MODEL.md.)
+  static constexpr bool kFp16Scores = kFp8;
   using ScoresF16Mma = tensor_core::MmaOperand<__half>;
   static constexpr int kKvBytes = tensor_core_kv_bytes(C);  // of a K or V element in the pools and the stages
   static constexpr int kWarps = tensor_core::kWarps;
@@ -565,11 +565,12 @@ struct TensorCoreBlock {
     return q;
   }
 
-  // The queries as fp16 for an e4m3 cache's scores, where that is exact. Row g's q times 2^e_g, e_g = 15 - the exponent
+  // The queries as fp16 for an fp8 cache's scores, where that is exact. Row g's q times 2^e_g, e_g = 15 - the exponent
   // of its largest |q|, puts that at [2^15, 2^16) and every other nonzero element at or above 2^-14 when the exponents
   // of the row's nonzero |q| differ by less than 30 (all fp32 normals): every element an fp16 normal, whose 11
   // significant bits hold bf16's 8, so the conversion is exact. Each product is then exact in either type, the mma's
-  // error (one model for fp16 and bf16: alignment and truncation relative to its inputs) scales by 2^e with them, and
+  // error (one model for fp16 and bf16: alignment and truncation relative to its inputs, subnormal inputs such as
+  // e5m2's honoured, as for the fp16 problems) scales by 2^e with them, and
   // the K scale times 2^-e_r, exact while an fp32 normal, takes row r's score back in the one rounding of s k_scale:
   // the bf16 path's bound. Any row out of these limits (an inf or NaN, a subnormal, a wider span, a scale out of range)
   // keeps the warp on bf16; every warp holds the same rows, so every warp decides alike.

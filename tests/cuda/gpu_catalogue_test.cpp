@@ -350,22 +350,30 @@ TEST(GpuSplitK, EveryFp8ValueIsReadExactly) {
     for (int head_dim : {16, 128}) expect_every_fp8_value_read_exactly(format, head_dim, "cuda_splitk");
 }
 
-// From an e4m3 cache the scores take fp16 queries, each row times its own power of two, where the warp's rows fit
+// From an fp8 cache the scores take fp16 queries, each row times its own power of two, where the warp's rows fit
 // fp16 that way, and bf16 queries where they do not. Rows 16x apart in size (one block: GQA 8) check that each
 // row's power is undone on that row's scores (the softmax goes from flat to one-hot over them, so a power undone
 // on the wrong row moves its output far past the bound); a row whose values span 2^80, and a K scale that a row's
-// undoing would take below fp32's normal range, send their warps to bf16. Every element within the bound. (Which
-// path ran is not visible here: both meet the bound. The GPU mutant fp16_scores_row_of_fragment, whose bug sits on
-// the fp16 path alone, dies in the kill matrix, which shows that path runs.)
-void expect_e4m3_queries_of_any_range_within_bound(const std::string& variant_name) {
+// undoing would take below fp32's normal range, send their warps to bf16; K of the format's smallest values
+// (e5m2's are fp16 subnormals) meets the fp16 mma at its low end. Every element within the bound. (Which path ran
+// is not visible here: both meet the bound. The GPU mutant fp16_scores_row_of_fragment, whose bug sits on the fp16
+// path alone, dies in the kill matrix, which shows that path runs.)
+void expect_fp8_queries_of_any_range_within_bound(Fp8Format format, const std::string& variant_name) {
   const int keys = 256, block = 16, head_dim = 128, gqa = 8;
   const Variant& variant = Registry::instance().get(variant_name);
-  for (const char* draw : {"rows 16x apart", "a row spanning 2^80", "a K scale of 2^-120"}) {
+  for (const char* draw :
+       {"rows 16x apart", "a row spanning 2^80", "a K scale of 2^-120", "K of the smallest values"}) {
     Problem p = testing::single_sequence(keys, 1, gqa, head_dim, block, testing::wobble, DType::bf16);
     p.num_kv_heads = 1;
     p.k_pool.resize(p.pool_size());
     p.v_pool.resize(p.pool_size());
-    p = testing::with_fp8_cache(std::move(p), Fp8Format::e4m3, {1.0f}, {0.75f});
+    if (std::string(draw) == "K of the smallest values") {
+      // Multiples 1..3 of the smallest subnormal, of either sign: e4m3's are fp16 normals, e5m2's fp16 subnormals.
+      const float smallest = format == Fp8Format::e5m2 ? 0x1p-16f : 0x1p-9f;
+      for (std::size_t e = 0; e < p.k_pool.size(); ++e)
+        p.k_pool[e] = (e % 2 ? -1.0f : 1.0f) * smallest * static_cast<float>(1 + e % 3);
+    }
+    p = testing::with_fp8_cache(std::move(p), format, {1.0f}, {0.75f});
     for (int r = 0; r < gqa; ++r)
       for (int d = 0; d < head_dim; ++d) {
         float& q = p.queries[static_cast<std::size_t>(r) * head_dim + d];
@@ -386,18 +394,19 @@ void expect_e4m3_queries_of_any_range_within_bound(const std::string& variant_na
     knobs.split_size = 64;
     const OracleResult oracle = run_oracle(p, oracle_split_sizes(p, knobs));
     const Agreement agreement = compare_with_oracle(p, oracle, variant, knobs, variant.run(p, knobs));
-    EXPECT_TRUE(agreement.ok) << draw << ": " << describe_failure(p, variant, knobs, agreement);
+    EXPECT_TRUE(agreement.ok) << fp8_name(format) << ", " << draw << ": "
+                              << describe_failure(p, variant, knobs, agreement);
   }
 }
 
-TEST(GpuFused, E4m3QueriesOfAnyRangeStayWithinBound) {
+TEST(GpuFused, Fp8QueriesOfAnyRangeStayWithinBound) {
   PACHECK_SKIP_WITHOUT_GPU();
-  expect_e4m3_queries_of_any_range_within_bound("cuda_fused");
+  for (Fp8Format format : kAllFp8Formats) expect_fp8_queries_of_any_range_within_bound(format, "cuda_fused");
 }
 
-TEST(GpuSplitK, E4m3QueriesOfAnyRangeStayWithinBound) {
+TEST(GpuSplitK, Fp8QueriesOfAnyRangeStayWithinBound) {
   PACHECK_SKIP_WITHOUT_GPU();
-  expect_e4m3_queries_of_any_range_within_bound("cuda_splitk");
+  for (Fp8Format format : kAllFp8Formats) expect_fp8_queries_of_any_range_within_bound(format, "cuda_splitk");
 }
 
 // A kernel that touches memory it does not own must surface as an exception carrying CUDA's own text, not as a
