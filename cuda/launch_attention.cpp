@@ -139,6 +139,7 @@ void launch_attention(const DeviceBatch& batch, const DevicePlan& plan, const Ke
     throw std::invalid_argument("the window must be at least 1, or 0 for none, got " + std::to_string(batch.window));
   if (plan.row_capacity != 4 && plan.row_capacity != kMaxRows)
     throw std::invalid_argument("row capacity must be 4 or 8, got " + std::to_string(plan.row_capacity));
+  attention_grid_blocks(plan.num_items, batch.num_kv_heads);  // before any device query
   if (batch.kv_cache != KvCache::same) {
     if (!takes_kv_cache(batch.storage, batch.head_dim, batch.kv_cache))
       throw std::invalid_argument("the CUDA kernels read an fp8 cache with bf16 queries and a head dim that is a "

@@ -2,8 +2,20 @@
 #include "cuda/launch_rules.h"
 
 #include <algorithm>
+#include <limits>
+#include <stdexcept>
+#include <string>
 
 namespace pacheck::cuda {
+
+long long attention_grid_blocks(int num_items, int num_kv_heads) {
+  const long long blocks = static_cast<long long>(num_items) * num_kv_heads;
+  if (blocks > std::numeric_limits<int>::max())
+    throw std::invalid_argument("the attention grid holds at most 2^31 - 1 blocks, one per work item and KV head; " +
+                                std::to_string(num_items) + " items x " + std::to_string(num_kv_heads) +
+                                " KV heads is more");
+  return blocks;
+}
 
 KernelLayout choose_tensor_core_layout(long long blocks, int multiprocessors, KernelLayout pinned, KvCache cache) {
   if (pinned != KernelLayout::automatic) return pinned;

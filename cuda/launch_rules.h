@@ -38,6 +38,14 @@ inline int row_capacity(int gqa_ratio) { return gqa_ratio <= 4 ? 4 : kMaxRows; }
 
 PACHECK_RULE constexpr int round_up(int x, int to) { return (x + to - 1) / to * to; }
 
+// --- the grid ------------------------------------------------------------------------------------------------------
+
+// One block per work item and KV head, in one grid dimension with the KV heads fastest (block_work.cuh), so that the
+// blocks of a sequence's KV heads start side by side and read the same pages together (measured faster than a grid
+// of items x KV heads, most from an fp8 cache). The blocks of a launch; std::invalid_argument past CUDA's limit on
+// that dimension, 2^31 - 1.
+long long attention_grid_blocks(int num_items, int num_kv_heads);
+
 // --- split-K's items under a sliding window ------------------------------------------------------------------------
 
 // Split-K cuts a sequence's positions into splits from position 0, and plan_attention gives a chunk of rows one item

@@ -3,7 +3,6 @@
 // C++17 CUDA.
 #pragma once
 
-#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -11,6 +10,7 @@
 #include "cuda/fast_divmod.h"
 #include "cuda/kernel_instances.h"
 #include "cuda/kv_tensor_maps.h"
+#include "cuda/launch_rules.h"
 #include "cuda/paged_attention.h"
 #include "cuda/splitk_merge.cuh"
 
@@ -38,12 +38,7 @@ struct AttentionLauncher {
     if (plan.row_capacity != ROWS)
       throw std::invalid_argument("plan for " + std::to_string(plan.row_capacity) + " rows per block, kernel for " +
                                   std::to_string(ROWS));
-    // One block per work item and KV head, in one grid dimension (block_work.cuh), whose limit is 2^31 - 1.
-    const long long blocks = static_cast<long long>(plan.num_items) * batch.num_kv_heads;
-    if (blocks > std::numeric_limits<int>::max())
-      throw std::invalid_argument("the attention grid holds at most 2^31 - 1 blocks, one per work item and KV head; " +
-                                  std::to_string(plan.num_items) + " items x " + std::to_string(batch.num_kv_heads) +
-                                  " KV heads is more");
+    const long long blocks = attention_grid_blocks(plan.num_items, batch.num_kv_heads);  // launch_rules.h
     configure();
     const dim3 grid(static_cast<unsigned>(blocks));
     if constexpr (TENSOR_MAPS) {

@@ -477,5 +477,28 @@ TEST(GpuKernelErrors, MisalignedArraysAreRefusedBeforeAnyLaunch) {
   }
 }
 
+// launch_attention refuses a plan whose grid (a block per work item and KV head, one dimension) would pass CUDA's
+// 2^31 - 1, naming both counts, before it asks the device anything: so this needs no device either.
+TEST(GpuKernelErrors, GridsPastCudasLimitAreRefusedBeforeAnyLaunch) {
+  using namespace cuda;
+  alignas(16) static unsigned char arena[64];
+  DeviceBatch batch;
+  batch.storage = Storage::bf16;
+  batch.num_query_heads = batch.num_kv_heads = 2;
+  batch.head_dim = 8;
+  batch.block_size = 16;
+  batch.num_blocks = 1;
+  batch.k_pool = batch.v_pool = batch.queries = arena;
+  DevicePlan plan;
+  plan.row_capacity = 4;
+  plan.num_items = 1 << 30;
+  try {
+    launch_attention(batch, plan, {}, nullptr);
+    ADD_FAILURE() << "no error for 2^30 items x 2 KV heads";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("1073741824 items x 2 KV heads"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace pacheck

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <stdexcept>
+#include <string>
 
 #include "cuda/launch_rules.h"
 
@@ -46,6 +47,20 @@ TEST(LaunchRules, Only16BitStorageWithWholeSixteenByteRowsRunsOnTheTensorCores) 
   // An e4m3 cache's values product runs in fp16, an e5m2 cache's in bf16 (its subnormals are fp16's).
   EXPECT_TRUE(kernel_arithmetic(Storage::bf16, 128, KvCache::e4m3).fp16_operands);
   EXPECT_FALSE(kernel_arithmetic(Storage::bf16, 128, KvCache::e5m2).fp16_operands);
+}
+
+TEST(LaunchRules, TheGridIsOneBlockPerItemAndKvHeadUpToCudasLimit) {
+  EXPECT_EQ(attention_grid_blocks(64, 8), 512);
+  EXPECT_EQ(attention_grid_blocks(1, 65536), 65536);  // more KV heads than a second grid dimension would hold
+  EXPECT_EQ(attention_grid_blocks(1 << 30, 1), 1LL << 30);
+  EXPECT_EQ(attention_grid_blocks(2147483647, 1), 2147483647LL);
+  try {
+    attention_grid_blocks(1 << 30, 2);
+    ADD_FAILURE() << "no error for 2^31 blocks";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("1073741824 items x 2 KV heads"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(attention_grid_blocks(2147483647, 2147483647), std::invalid_argument);
 }
 
 TEST(LaunchRules, CudaCoreTilesShrinkOnlyForKilobyteRows) {
