@@ -450,23 +450,30 @@ TEST(GpuKernelErrors, IllegalAddressSurfacesWithTheCudaErrorText) {
               "cuda_fused \\(kernel execution\\): cudaError(IllegalAddress|LaunchFailure)");
 }
 
+// A batch that passes launch_attention's checks, its arrays in a 16-byte aligned host arena that no test lets a
+// kernel follow: for the refusals that come before anything is enqueued.
+alignas(16) unsigned char host_arena[64];
+cuda::DeviceBatch batch_refused_before_launch(int num_kv_heads) {
+  cuda::DeviceBatch batch;
+  batch.storage = cuda::Storage::bf16;
+  batch.num_query_heads = batch.num_kv_heads = num_kv_heads;
+  batch.head_dim = 8;
+  batch.block_size = 16;
+  batch.num_blocks = 1;
+  batch.k_pool = batch.v_pool = batch.queries = host_arena;
+  return batch;
+}
+
 // launch_attention refuses arrays that the kernels copy 16 bytes at a time when they are not 16-byte aligned,
 // naming the array, before it enqueues anything: so this needs no device (the pointers are never followed).
 TEST(GpuKernelErrors, MisalignedArraysAreRefusedBeforeAnyLaunch) {
   using namespace cuda;
-  alignas(16) static unsigned char arena[64];
-  DeviceBatch batch;
-  batch.storage = Storage::bf16;
-  batch.num_query_heads = batch.num_kv_heads = 1;
-  batch.head_dim = 8;
-  batch.block_size = 16;
-  batch.num_blocks = 1;
-  batch.k_pool = batch.v_pool = batch.queries = arena;
+  const DeviceBatch batch = batch_refused_before_launch(1);
   const std::pair<const char*, const void* DeviceBatch::*> arrays[] = {
       {"K pool", &DeviceBatch::k_pool}, {"V pool", &DeviceBatch::v_pool}, {"queries", &DeviceBatch::queries}};
   for (const auto& [name, member] : arrays) {
     DeviceBatch misaligned = batch;
-    misaligned.*member = arena + 2;
+    misaligned.*member = host_arena + 2;
     try {
       launch_attention(misaligned, DevicePlan{}, {}, nullptr);
       ADD_FAILURE() << "no error for the " << name << " 2 bytes past a 16-byte boundary";
@@ -481,14 +488,7 @@ TEST(GpuKernelErrors, MisalignedArraysAreRefusedBeforeAnyLaunch) {
 // 2^31 - 1, naming both counts, before it asks the device anything: so this needs no device either.
 TEST(GpuKernelErrors, GridsPastCudasLimitAreRefusedBeforeAnyLaunch) {
   using namespace cuda;
-  alignas(16) static unsigned char arena[64];
-  DeviceBatch batch;
-  batch.storage = Storage::bf16;
-  batch.num_query_heads = batch.num_kv_heads = 2;
-  batch.head_dim = 8;
-  batch.block_size = 16;
-  batch.num_blocks = 1;
-  batch.k_pool = batch.v_pool = batch.queries = arena;
+  const DeviceBatch batch = batch_refused_before_launch(2);
   DevicePlan plan;
   plan.row_capacity = 4;
   plan.num_items = 1 << 30;
