@@ -50,7 +50,7 @@ template <Storage S, int LANES>
 void launch_tensor_core_lanes(const DeviceBatch& batch, const DevicePlan& plan, KernelLayout pinned,
                               cudaStream_t stream) {
   if constexpr (LANES == 128) {
-    const long long blocks = static_cast<long long>(plan.num_items) * batch.num_kv_heads;
+    const long long blocks = attention_grid_blocks(plan.num_items, batch.num_kv_heads);
     switch (choose_tensor_core_layout(blocks, multiprocessor_count(), pinned, batch.kv_cache)) {
       case KernelLayout::wide: return launch_tensor_core_rows<S, 128, KernelLayout::wide>(batch, plan, stream);
       case KernelLayout::wide_evict_first:

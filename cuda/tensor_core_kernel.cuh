@@ -188,10 +188,6 @@ struct TensorCoreBlock {
   // more than the output's exponent), so e5m2 stays bf16, where every fp8 value is normal.
   using VT = std::conditional_t<C == KvCache::e4m3, __half, T>;
   using ValuesMma = tensor_core::MmaOperand<VT>;
-  // The scores from an fp8 cache may take fp16 queries (to_fp16_scores): K widens to fp16 in one instruction a pair,
-  // to bf16 in four. (e5m2's subnormals then meet the mma as an fp16 problem's subnormal K does: ERROR_MODEL.md.)
-  static constexpr bool kFp16Scores = kFp8;
-  using ScoresF16Mma = tensor_core::MmaOperand<__half>;
   static constexpr int kKvBytes = tensor_core_kv_bytes(C);  // of a K or V element in the pools and the stages
   static constexpr int kWarps = tensor_core::kWarps;
   static constexpr int kThreads = tensor_core::kThreads;
@@ -561,7 +557,7 @@ struct TensorCoreBlock {
         q.qb[s][h] = g < ROWS ? *reinterpret_cast<const unsigned*>(queries_s + g * kRowBytes + dim * 2) : 0u;
       }
     q.score_scale[0] = q.score_scale[1] = k_scale;
-    if constexpr (kFp16Scores) to_fp16_scores(q);
+    if constexpr (kFp8) to_fp16_scores(q);
     return q;
   }
 
@@ -668,15 +664,15 @@ struct TensorCoreBlock {
   // The same from an fp8 cache: load n's matrices hold keys g | g + 8 x 16 dims of steps 2n and 2n + 1, a thread's
   // 32-bit word of a row being 4 consecutive dims 4t..4t + 3 of its step; widened, the low pair stands for the
   // mma's K indices 2t, 2t + 1 and the high pair for 2t + 8, 2t + 9 (the queries' fragments hold the same dims).
-  // K widens to fp16 for the fp16 queries of to_fp16_scores, to bf16 otherwise.
+  // K widens to fp16 for the fp16 queries of to_fp16_scores, in one instruction a pair, to bf16 (T) otherwise, in
+  // four. (e5m2's subnormals then meet the mma as an fp16 problem's subnormal K does: ERROR_MODEL.md.)
   template <bool EVERY_STEP>
   __device__ void scores_fp8(const unsigned char* stage, const MatrixRow& k_row, const QueryFragments& q,
                              float (&s)[4]) const {
-    if constexpr (kFp16Scores)
-      if (q.fp16) return scores_fp8_as<EVERY_STEP, true>(stage, k_row, q, s);
-    scores_fp8_as<EVERY_STEP, false>(stage, k_row, q, s);
+    if (q.fp16) return scores_fp8_as<EVERY_STEP, __half>(stage, k_row, q, s);
+    scores_fp8_as<EVERY_STEP, T>(stage, k_row, q, s);
   }
-  template <bool EVERY_STEP, bool F16>
+  template <bool EVERY_STEP, typename KT>
   __device__ void scores_fp8_as(const unsigned char* stage, const MatrixRow& k_row, const QueryFragments& q,
                                 float (&s)[4]) const {
 #pragma unroll
@@ -689,10 +685,9 @@ struct TensorCoreBlock {
       for (int h = 0; h < 2; ++h) {
         if (!EVERY_STEP && 32 * n + 16 * h >= batch.head_dim) break;
         unsigned a[4];  // the low pairs of r[2h], r[2h + 1] (the mma's K indices 2t, 2t + 1), then the high pairs
-        widen_fp8x4<C, std::conditional_t<F16, __half, T>>(r[2 * h], a[0], a[2]);
-        widen_fp8x4<C, std::conditional_t<F16, __half, T>>(r[2 * h + 1], a[1], a[3]);
-        if constexpr (F16) ScoresF16Mma::mma(s[0], s[1], s[2], s[3], a, q.qb[2 * n + h][0], q.qb[2 * n + h][1]);
-        else Mma::mma(s[0], s[1], s[2], s[3], a, q.qb[2 * n + h][0], q.qb[2 * n + h][1]);
+        widen_fp8x4<C, KT>(r[2 * h], a[0], a[2]);
+        widen_fp8x4<C, KT>(r[2 * h + 1], a[1], a[3]);
+        tensor_core::MmaOperand<KT>::mma(s[0], s[1], s[2], s[3], a, q.qb[2 * n + h][0], q.qb[2 * n + h][1]);
       }
     }
   }
