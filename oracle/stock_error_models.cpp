@@ -107,7 +107,8 @@ std::string coefficients_problem(const ErrorCoefficients& k) {
       {"chain_per_key", k.chain_per_key},         {"chain_per_record", k.chain_per_record},
       {"chain_per_split", k.chain_per_split},     {"chain_per_tile", k.chain_per_tile},
       {"weight_underflow", k.weight_underflow},   {"accumulator_unit_roundoff", k.accumulator_unit_roundoff},
-      {"absolute_error", k.absolute_error}};
+      {"absolute_error", k.absolute_error},
+      {"absolute_error_per_v_scale", k.absolute_error_per_v_scale}};
   for (const auto& [name, value] : terms)
     if (!std::isfinite(value) || value < 0)
       return std::string(name) + " must be finite and non-negative, got " + std::to_string(value);
@@ -158,7 +159,10 @@ ErrorModel declared_error_model(const DeclaredErrorModel& declared, const Proble
                          dequantisation;
   m.accumulator_unit_roundoff = k.accumulator_unit_roundoff;
   m.weight_underflow = k.weight_underflow;
-  m.absolute_error = k.absolute_error;
+  // A loss before the V scale is multiplied by the scale of the row's KV head.
+  const int head = static_cast<int>(row % static_cast<std::size_t>(p.num_query_heads));
+  const double v_scale = p.fp8_cache ? p.fp8_cache->v_scale(p.kv_head_of(head)) : 0;
+  m.absolute_error = k.absolute_error + k.absolute_error_per_v_scale * v_scale;
   return m;
 }
 

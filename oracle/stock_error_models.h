@@ -59,6 +59,9 @@ struct ErrorCoefficients {
   double accumulator_unit_roundoff = kFp32UnitRoundoff;
   double weight_underflow = 0x1p-150;
   double absolute_error = 0;  // ErrorModel::absolute_error
+  // With an fp8 cache, an absolute error in units of the row's V scale: a kernel that rounds its output in a
+  // narrower format before it multiplies by the V scale loses that format's subnormal floor there. 0 without a cache.
+  double absolute_error_per_v_scale = 0;
 };
 // Empty when the coefficients make a model (all finite and non-negative, unit roundoff in (0, 1), underflow in
 // [0, 1)), else what is wrong, naming the coefficient.

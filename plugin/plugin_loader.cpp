@@ -241,7 +241,8 @@ DeclaredErrorModel error_model_of(const pacheck_variant& v) {
                                              c.weight_per_record, c.weight_per_split,  c.chain_constant,
                                              c.chain_per_key,     c.chain_per_record,  c.chain_per_split,
                                              c.chain_per_tile,    c.accumulator_unit_roundoff,
-                                             c.weight_underflow,  v.absolute_error};
+                                             c.weight_underflow,  v.absolute_error,
+                                             v.absolute_error_per_v_scale};
       break;
     }
     default:

@@ -95,14 +95,21 @@ void power_of_two_value_scaling(const PropertyContext& ctx) {
   observe(ctx, "PowerOfTwoValueScaling", scaled, c.knobs, nullptr);
   // ... and an output, exact and computed, in the output dtype's normal range with room for 2^3 either way: an
   // output that cancels to nearly zero is rounded in the subnormal range, where scaling is not exact, so such
-  // elements are left out of the comparison (they keep the scaled run's own value).
+  // elements are left out of the comparison (they keep the scaled run's own value). From an fp8 cache the output
+  // must be in range in the stored values' units too (divided by its KV head's V scale): a kernel may take P V on
+  // the stored values and multiply by the scale last, rounding the output in those units first.
   const FloatFormat format = float_format(c.problem.dtype);
   const double smallest = std::ldexp(1.0, format.min_normal_exponent + 4), largest = format.max_finite / 16;
   const auto in_range = [&](double x) { return std::isfinite(x) && std::fabs(x) >= smallest && std::fabs(x) <= largest; };
+  const auto stored_units = [&](std::size_t i, double x) {
+    const int head = static_cast<int>(i / c.problem.head_dim % c.problem.num_query_heads);
+    return fp8 ? x / fp8->v_scale(c.problem.kv_head_of(head)) : x;
+  };
   Output expected = scaled_out;
   std::size_t compared = 0;
   for (std::size_t i = 0; i < out.size() && i < expected.size(); ++i) {
     if (!in_range(out[i]) || !in_range(oracle.out[i])) continue;
+    if (!in_range(stored_units(i, out[i])) || !in_range(stored_units(i, oracle.out[i]))) continue;
     expected[i] = std::ldexp(out[i], k);
     ++compared;
   }

@@ -269,6 +269,11 @@ typedef struct pacheck_variant {
    * multiple of (0 or 1: any head dim it takes; at most 256). A problem outside them is never given to it. */
   uint32_t fp8_query_dtypes;
   uint32_t fp8_head_dim_multiple;
+  /* Appended within ABI 1 (absent, 0, in a plugin built before it): with PACHECK_ERROR_MODEL_COEFFICIENTS and an fp8
+   * cache, an absolute error in units of the row's V scale, for a kernel that rounds its output in a narrower format
+   * before it multiplies by the V scale (2^-25 for an fp16 output: oracle/ERROR_MODEL.md, "Declaring a model for an
+   * external kernel"); finite and non-negative. */
+  double absolute_error_per_v_scale;
 } pacheck_variant;
 
 /* What the entry point returns. */

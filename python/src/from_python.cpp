@@ -109,6 +109,7 @@ const std::vector<std::pair<const char*, double ErrorCoefficients::*>>& coeffici
       {"accumulator_unit_roundoff", &ErrorCoefficients::accumulator_unit_roundoff},
       {"weight_underflow", &ErrorCoefficients::weight_underflow},
       {"absolute_error", &ErrorCoefficients::absolute_error},
+      {"absolute_error_per_v_scale", &ErrorCoefficients::absolute_error_per_v_scale},
   };
   return fields;
 }

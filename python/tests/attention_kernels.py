@@ -46,13 +46,16 @@ def dequantised(gathered, scales):
     return gathered * scales[None, :, None]  # a per-tensor scale, shape [1], broadcasts over the heads
 
 
-def online_softmax_attention(problem, *, mask_shift=0, rescale_accumulator=True, alibi_sign=1, v_scale_on_k=False):
+def online_softmax_attention(problem, *, mask_shift=0, rescale_accumulator=True, alibi_sign=1, v_scale_on_k=False,
+                             v_scale_last=False):
     """Attention over the paged KV cache by an online softmax over tiles of problem.tile_size keys, vectorised over
     a sequence's queries and heads, with the problem's logit options (soft cap, ALiBi, window, sinks) in fp32.
     `mask_shift` > 0 lets each query see that many future keys (a causal mask off by one);
     rescale_accumulator=False forgets to rescale the running sum of V when the running max rises; alibi_sign=-1
     adds the ALiBi bias with the wrong sign (newer keys lose). An fp8 cache (problem.kv_cache) is dequantised in
-    float32; v_scale_on_k=True multiplies K by the V scales."""
+    float32; v_scale_on_k=True multiplies K by the V scales; v_scale_last=True takes P V on the stored values,
+    stores the output in its dtype, then multiplies it by the V scales and stores it again (as FlashInfer's fp8
+    decode wrapper does)."""
     queries, k_pool, v_pool = problem.queries, problem.k_pool, problem.v_pool
     heads, dim, ratio = problem.num_query_heads, problem.head_dim, problem.gqa_ratio
     scale = np.float32(problem.scale)
@@ -69,7 +72,7 @@ def online_softmax_attention(problem, *, mask_shift=0, rescale_accumulator=True,
         values = v_pool[blocks].reshape(-1, problem.num_kv_heads, dim)[:context]
         if problem.kv_cache is not None:
             keys = dequantised(keys, problem.v_scales if v_scale_on_k else problem.k_scales)
-            values = dequantised(values, problem.v_scales)
+            values = values if v_scale_last else dequantised(values, problem.v_scales)
         keys, values = np.repeat(keys, ratio, axis=1), np.repeat(values, ratio, axis=1)
         q = np.array(queries[starts[s]:starts[s + 1]])  # [count, heads, dim]
         positions = np.arange(context - count, context)
@@ -99,6 +102,9 @@ def online_softmax_attention(problem, *, mask_shift=0, rescale_accumulator=True,
             accumulator = carried + np.einsum("qht,thd->qhd", weights, v)
             running_max = new_max
         out[starts[s]:starts[s + 1]] = accumulator / denominator[..., None]
+    if v_scale_last and problem.kv_cache is not None:
+        v_scales = np.repeat(np.broadcast_to(problem.v_scales, (problem.num_kv_heads,)), ratio)  # per query head
+        out = in_output_dtype(out, problem.dtype).astype(np.float32) * v_scales[None, :, None]
     return in_output_dtype(out, problem.dtype)
 
 
@@ -120,3 +126,7 @@ def alibi_sign_flipped_kernel(problem):
 
 def fp8_v_scale_on_k_kernel(problem):
     return online_softmax_attention(problem, v_scale_on_k=True)
+
+
+def fp8_v_scale_last_kernel(problem):
+    return online_softmax_attention(problem, v_scale_last=True)

@@ -8,7 +8,7 @@ import pytest
 
 import pacheck
 from attention_kernels import (CAPABILITIES, ERROR_MODEL, WITH_FP8, WITH_OPTIONS, alibi_sign_flipped_kernel,
-                               fp8_v_scale_on_k_kernel, reference_kernel)
+                               fp8_v_scale_last_kernel, fp8_v_scale_on_k_kernel, reference_kernel)
 
 ALL_OPTIONS = ["soft_cap", "window", "alibi_slopes", "sinks"]
 
@@ -294,6 +294,29 @@ def test_a_k_scaled_by_the_v_scale_fails_with_a_shrunk_fp8_case_and_a_replay_lin
     assert "fp8_caches=['fp8_e4m3', 'fp8_e5m2']" in failure.replay
     pacheck.replay(failure.case_file, reference_kernel, error_model=ERROR_MODEL, logit_options=ALL_OPTIONS,
                    fp8_caches=FORMATS)  # the fix passes
+
+
+# A kernel that scales V last rounds its fp16 output before the V scale: fp32_online_softmax's coefficients, plus that
+# rounding (2^13 u on every term) and its subnormal floor, half of 2^-24 in the stored values' units, times the scale.
+V_SCALE_LAST = {"logit_constant": 2, "logit_per_head_dim": 1, "weight_constant": 4, "weight_per_record": 4,
+                "chain_constant": 3 + 2 ** 13, "chain_per_key": 1, "chain_per_record": 1,
+                "absolute_error_per_v_scale": 2.0 ** -25}
+
+
+def test_a_kernel_that_scales_v_last_needs_its_loss_per_v_scale_and_holds_the_laws(tmp_path):
+    # e5m2 values at most its smallest normal, 2^-14: the output before the V scale lies in fp16's subnormal range.
+    path = tmp_path / "case.json"
+    pacheck.save_case(str(path), with_fp8("fp8_e5m2", "underflowing", "fp16"))
+    result = pacheck.replay(path, fp8_v_scale_last_kernel, error_model=V_SCALE_LAST, fp8_caches=FORMATS)
+    assert result.worst.error <= result.worst.bound
+    with pytest.raises(pacheck.PropertyFailure, match="UlpBoundedAgreement"):
+        pacheck.replay(path, fp8_v_scale_last_kernel, error_model=dict(V_SCALE_LAST, absolute_error_per_v_scale=0),
+                       fp8_caches=FORMATS)
+    # The exact laws hold too: PowerOfTwoValueScaling leaves out outputs that are subnormal in either units.
+    declared = dict(CAPABILITIES, dtypes=["fp16"], fp8_caches=FORMATS)
+    results = pacheck.check(fp8_v_scale_last_kernel, name="v_scale_last", capabilities=declared,
+                            error_model=V_SCALE_LAST, cases=150, failure_dir=tmp_path / "failures")
+    assert [r.property for r in results] == pacheck.applicable_properties(declared)
 
 
 def test_torch_float8_needs_torch_only_when_called(monkeypatch):

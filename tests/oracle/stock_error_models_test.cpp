@@ -246,5 +246,26 @@ TEST(StockErrorModels, AnFp8CacheAddsItsDequantisationToEveryModel) {
   }
 }
 
+// A loss before the V scale (a kernel that rounds its output before it multiplies by the scale) is declared per unit
+// of V scale: it grows with the scale of the row's KV head, and a problem without an fp8 cache has no such loss.
+TEST(StockErrorModels, AbsoluteErrorPerVScaleCountsOnlyWithAnFp8CacheTimesTheRowsScale) {
+  const Problem plain = small_problem();
+  DeclaredErrorModel declared;
+  declared.stock.reset();
+  declared.coefficients.absolute_error = 0x1p-30;
+  declared.coefficients.absolute_error_per_v_scale = 0x1p-25;
+  const Problem p = testing::with_fp8_cache(plain, Fp8Format::e5m2, {0.5f}, {0.25f, 4.0f});
+  validate(p);
+  const OracleResult with = run_oracle(p), without = run_oracle(plain);
+  for (std::size_t row = 0; row < with.rows.size(); ++row) {
+    const double v_scale = p.fp8_cache->v_scale(p.kv_head_of(static_cast<int>(row % 2)));
+    EXPECT_EQ(declared_error_model(declared, p, with, row, Knobs{}, false).absolute_error, 0x1p-30 + 0x1p-25 * v_scale);
+    EXPECT_EQ(declared_error_model(declared, plain, without, row, Knobs{}, false).absolute_error, 0x1p-30);
+  }
+  ErrorCoefficients negative;
+  negative.absolute_error_per_v_scale = -0x1p-25;
+  EXPECT_NE(coefficients_problem(negative).find("absolute_error_per_v_scale"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace pacheck

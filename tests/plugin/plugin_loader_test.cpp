@@ -136,6 +136,13 @@ const Nonsense kNonsense[] = {
        v.coefficients = {2, 1, 4, 4, 0, 2, 1, 1, 0, 0, 0, 0x1p-150};
      },
      "its error model: accumulator_unit_roundoff must lie in (0, 1)"},
+    {"per_v_scale_negative",
+     [](pacheck_variant& v) {
+       v.error_model = PACHECK_ERROR_MODEL_COEFFICIENTS;
+       v.coefficients = {2, 1, 4, 4, 0, 2, 1, 1, 0, 0, 0x1p-24, 0x1p-150};
+       v.absolute_error_per_v_scale = -1;
+     },
+     "its error model: absolute_error_per_v_scale must be finite and non-negative"},
     {"no_run", [](pacheck_variant& v) { v.run = nullptr; }, "run is a null pointer"},
     {"no_description", [](pacheck_variant& v) { v.description = nullptr; }, "description is a null pointer"},
     {"two_line_description", [](pacheck_variant& v) { v.description = "one\ntwo"; },
@@ -321,6 +328,34 @@ TEST(PluginLoader, EachStockModelNumberDeclaresThatModel) {
   }
   EXPECT_EQ(Registry::instance().get("declares_fp16_tensor_cores").error_model(p, oracle, 0, knobs).weight_underflow,
             0x1p-25);
+}
+
+// The absolute errors of explicit coefficients reach the model: absolute_error as is, absolute_error_per_v_scale times
+// the V scale of the row's KV head with an fp8 cache and not at all without one; a plugin built before the field
+// declares none.
+TEST(PluginLoader, AbsoluteErrorsReachTheModelPerVScaleOnlyWithAnFp8Cache) {
+  const Problem plain = testing::single_sequence(12, 2, 2, 8, 4, testing::wobble);
+  const Problem fp8 = testing::with_fp8_cache(plain, Fp8Format::e4m3, {1.0f}, {0.25f, 4.0f});
+  static pacheck_variant v = good_variant("declares_absolute_errors");
+  v.error_model = PACHECK_ERROR_MODEL_COEFFICIENTS;
+  v.coefficients = {2, 1, 4, 4, 0, 2, 1, 1, 0, 0, 0x1p-24, 0x1p-150};
+  v.absolute_error = 0x1p-30;
+  v.absolute_error_per_v_scale = 0x1p-25;
+  static pacheck_variant older = v;
+  older.name = "declares_before_absolute_error_per_v_scale";
+  older.struct_size = offsetof(pacheck_variant, absolute_error_per_v_scale);
+  static const pacheck_variant* const variants[] = {&v, &older};
+  static const pacheck_plugin plugin{PACHECK_PLUGIN_ABI_VERSION, sizeof(pacheck_plugin), 2, variants};
+  ASSERT_EQ(refusal(&plugin, "/fake/absolute_errors.so"), "");
+  const Variant& declared = Registry::instance().get("declares_absolute_errors");
+  const Variant& before = Registry::instance().get("declares_before_absolute_error_per_v_scale");
+  const OracleResult with = run_oracle(fp8), without = run_oracle(plain);
+  for (std::size_t row = 0; row < with.rows.size(); ++row) {
+    const float v_scale = row % 2 == 0 ? 0.25f : 4.0f;  // rows are [query][head], head h on KV head h
+    EXPECT_EQ(declared.error_model(fp8, with, row, Knobs{}).absolute_error, 0x1p-30 + 0x1p-25 * v_scale) << row;
+    EXPECT_EQ(declared.error_model(plain, without, row, Knobs{}).absolute_error, 0x1p-30) << row;
+    EXPECT_EQ(before.error_model(fp8, with, row, Knobs{}).absolute_error, 0x1p-30) << row;
+  }
 }
 
 TEST(PluginLoader, LogitOptionFlagsBecomeCapabilities) {
