@@ -1,12 +1,13 @@
 # Records kernels checked through pacheck's doors on a GPU (FlashInfer, Triton, plugins) in results.json's
 # external_kernels section of one GPU, from the outputs those checks leave.
 """python3 external_results.py --gpu NAME --door DOOR --command CMD (--check-json FILE | --pytest-log FILE |
-                               --pacheck-log FILE) [--results bench/results.json]
+                               --pacheck-log FILE) [--commit C --date D] [--results bench/results.json]
 
 --check-json   the JSON of examples/flashinfer/check_flashinfer.py (kernels, their properties and statuses)
 --pytest-log   a pytest run of pacheck.pytest.property_tests: test_NAME[Property] lines, PASSED or FAILED (with -q,
                --properties names what ran)
 --pacheck-log  `pacheck check` output: "  Property  variant  N cases  pass|FAIL" lines
+--commit, --date  the commit checked and when (UTC): an entry checked apart from the GPU's suite run says its own
 
 The entry replaces an earlier one with the same command. Then run results_page.py to regenerate the page."""
 import argparse
@@ -62,6 +63,8 @@ def main(argv=None):
     parser.add_argument("--door", required=True)
     parser.add_argument("--command", required=True)
     parser.add_argument("--cases", type=int, default=0, help="cases per property (pytest logs do not say)")
+    parser.add_argument("--commit", default="")
+    parser.add_argument("--date", default="")
     parser.add_argument("--properties", default="", help="with --pytest-log: the properties the suite ran, "
                         "comma-separated (pytest -q names only the failures)")
     source = parser.add_mutually_exclusive_group(required=True)
@@ -82,7 +85,9 @@ def main(argv=None):
     if not gpus:
         parser.error(f"no GPU named {o.gpu!r} in {o.results}")
     section = [run for run in gpus[0].get("external_kernels", []) if run["command"] != o.command]
-    section.append({"door": o.door, "command": o.command, "cases_per_property": cases, "kernels": kernels})
+    entry = {"door": o.door, "command": o.command, "cases_per_property": cases}
+    entry.update({key: value for key, value in (("commit", o.commit), ("date", o.date)) if value})
+    section.append(dict(entry, kernels=kernels))
     gpus[0]["external_kernels"] = section
     Path(o.results).write_text(json.dumps(results, indent=0) + "\n")  # as results_page.py writes it
     print(f"recorded {len(kernels)} kernels in {o.results}")

@@ -342,7 +342,8 @@ def external_section(section):
     lines = ["Kernels that live outside pacheck, checked through its doors; each failure's verdict is in the "
              "kernel's folder (`examples/`).", ""]
     for run in section:
-        lines += [f"`{run['command']}` ({run['door']}, {run['cases_per_property']} cases per property):", ""]
+        when = "".join(f", {key} {run[key]}" for key in ("commit", "date") if run.get(key))
+        lines += [f"`{run['command']}` ({run['door']}, {run['cases_per_property']} cases per property{when}):", ""]
         rows = []
         for kernel in run["kernels"]:
             held = [p["property"] for p in kernel["properties"] if p["status"] == "pass"]

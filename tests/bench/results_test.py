@@ -446,6 +446,18 @@ class ExternalResults(unittest.TestCase):
         self.record("--command", "a", "--pacheck-log", str(self.dir / "log"))
         self.assertEqual([run["command"] for run in self.section()], ["b", "a"])
 
+    def test_an_entry_checked_apart_says_its_commit_and_date_on_the_page(self):
+        (self.dir / "log").write_text(PACHECK_LOG)
+        self.record("--command", "c", "--commit", "abc1234", "--date", "2026-01-02T03:04:05Z", "--pacheck-log",
+                    str(self.dir / "log"))
+        self.record("--command", "d", "--pacheck-log", str(self.dir / "log"))
+        first, second = self.section()
+        self.assertEqual((first["commit"], first["date"]), ("abc1234", "2026-01-02T03:04:05Z"))
+        self.assertNotIn("commit", second)
+        page = results_page.render(json.loads(self.results.read_text()))
+        self.assertIn("`c` (d, 100 cases per property, commit abc1234, date 2026-01-02T03:04:05Z):", page)
+        self.assertIn("`d` (d, 100 cases per property):", page)
+
     def test_output_without_results_and_an_unknown_gpu_are_refused(self):
         (self.dir / "log").write_text("nothing here\n")
         with self.assertRaises(SystemExit):
