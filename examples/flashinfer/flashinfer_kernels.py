@@ -118,25 +118,30 @@ def tensor_core_model(dtype):
             "chain_per_record": 1, "weight_underflow": 2.0 ** -126 if dtype == "bf16" else 2.0 ** -25}
 
 
-# The logit options declared: the sliding window only, a mask that adds no arithmetic (not yet run on a GPU:
-# README.md, "Logit options"). The soft cap is left out because FlashInfer's tanh is tanh.approx.f32, whose error
+# The logit options declared: the sliding window only, a mask that adds no arithmetic (README.md, "Logit options",
+# gives what it found). The soft cap is left out because FlashInfer's tanh is tanh.approx.f32, whose error
 # needs a logit term about 2^13 u larger that no run has measured; ALiBi because the wrappers take only FlashInfer's
 # own slopes (pos_encoding_mode="ALIBI"), not given ones; sinks because the paged wrappers' default backends do not
 # take them.
 LOGIT_OPTIONS = ["window"]
 
 
-# fp8 caches (not yet run on a GPU: README.md, "fp8 caches"): the decode kernels read fp8 pages by converting each
-# value to fp32 or to the query dtype, exactly (every e4m3 and e5m2 value is an fp16 and a bf16 value), and fold
-# k_scale into sm_scale (sm_scale * k_scale rounded once to fp32), both within the one rounding of each logit term
-# that pacheck adds to every declared model for an fp8 cache. The wrapper applies v_scale after the kernel, as
-# `out *= v_scale` on the output already rounded to its dtype: one more rounding of the output in that dtype (2^15 or
-# 2^13 u on every term, as chain_constant), beyond the V rounding pacheck adds.
+# fp8 caches (README.md, "fp8 caches"): the decode kernels read fp8 pages by converting each value to fp32 or to the
+# query dtype, exactly (every e4m3 and e5m2 value is an fp16 and a bf16 value), and fold k_scale into sm_scale
+# (sm_scale * k_scale rounded once to fp32), both within the one rounding of each logit term that pacheck adds to
+# every declared model for an fp8 cache. The wrapper applies v_scale after the kernel, as `out *= v_scale` on the
+# output already rounded to its dtype: one more rounding of the output in that dtype (2^15 or 2^13 u on every term,
+# as chain_constant), beyond the V rounding pacheck adds. Before v_scale, the kernel's partial outputs (split
+# histories keep them in the output dtype) and its output are in the stored values' units, where each rounding
+# loses up to 2^-25 in fp16 (half its subnormal spacing) or 2^-126 in bf16 (a subnormal flushed); v_scale multiplies
+# both losses (absolute_error_per_v_scale).
 FP8_CACHES = ["fp8_e4m3", "fp8_e5m2"]
 
 
 def fp8_model(model, dtype):
-    return dict(model, chain_constant=model["chain_constant"] + dtype_rounding(dtype))
+    loss = 2.0 ** -126 if dtype == "bf16" else 2.0 ** -25
+    return dict(model, chain_constant=model["chain_constant"] + dtype_rounding(dtype),
+                absolute_error_per_v_scale=2 * loss)
 
 
 def kernels(head_dims=None):
