@@ -108,7 +108,8 @@ std::string coefficients_problem(const ErrorCoefficients& k) {
       {"chain_per_split", k.chain_per_split},     {"chain_per_tile", k.chain_per_tile},
       {"weight_underflow", k.weight_underflow},   {"accumulator_unit_roundoff", k.accumulator_unit_roundoff},
       {"absolute_error", k.absolute_error},
-      {"absolute_error_per_v_scale", k.absolute_error_per_v_scale}};
+      {"absolute_error_per_v_scale", k.absolute_error_per_v_scale},
+      {"soft_cap_logit_constant", k.soft_cap_logit_constant}};
   for (const auto& [name, value] : terms)
     if (!std::isfinite(value) || value < 0)
       return std::string(name) + " must be finite and non-negative, got " + std::to_string(value);
@@ -148,11 +149,12 @@ ErrorModel declared_error_model(const DeclaredErrorModel& declared, const Proble
   const int splits = split_k ? c.chunks(split_size) : 1;
   const int tiles = c.chunks(std::max(1, knobs.tile_size));
   ErrorModel m;
-  // The coefficients describe the plain logit; the logit options add their fp32 cost, a sink is one more key, and an
-  // fp8 cache's dequantisation one rounding of each term of the logit and of P V.
+  // The coefficients describe the plain logit; the logit options add their fp32 cost (a soft cap the kernel's own
+  // extra), a sink is one more key, and an fp8 cache's dequantisation one rounding of each term of the logit and P V.
   const int dequantisation = p.fp8_cache ? 1 : 0;
+  const double soft_cap = p.options.soft_cap ? k.soft_cap_logit_constant : 0;
   m.logit_coefficient =
-      k.logit_constant + k.logit_per_head_dim * p.head_dim + fp32_logit_option_cost(p) + dequantisation;
+      k.logit_constant + k.logit_per_head_dim * p.head_dim + fp32_logit_option_cost(p) + soft_cap + dequantisation;
   m.weight_error = k.weight_constant + k.weight_per_record * records + k.weight_per_split * splits;
   m.accumulation_chain = k.chain_constant + k.chain_per_key * (c.num_keys + (c.has_sink ? 1 : 0)) +
                          k.chain_per_record * records + k.chain_per_split * splits + k.chain_per_tile * tiles +

@@ -62,6 +62,8 @@ struct ErrorCoefficients {
   // With an fp8 cache, an absolute error in units of the row's V scale: a kernel that rounds its output in a
   // narrower format before it multiplies by the V scale loses that format's subnormal floor there. 0 without a cache.
   double absolute_error_per_v_scale = 0;
+  // With a soft cap, u per |logit| that the kernel's cap costs beyond fp32's (a tanh.approx.f32: 2^13.013). 0 without.
+  double soft_cap_logit_constant = 0;
 };
 // Empty when the coefficients make a model (all finite and non-negative, unit roundoff in (0, 1), underflow in
 // [0, 1)), else what is wrong, naming the coefficient.

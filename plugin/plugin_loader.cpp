@@ -242,7 +242,7 @@ DeclaredErrorModel error_model_of(const pacheck_variant& v) {
                                              c.chain_per_key,     c.chain_per_record,  c.chain_per_split,
                                              c.chain_per_tile,    c.accumulator_unit_roundoff,
                                              c.weight_underflow,  v.absolute_error,
-                                             v.absolute_error_per_v_scale};
+                                             v.absolute_error_per_v_scale, v.soft_cap_logit_constant};
       break;
     }
     default:

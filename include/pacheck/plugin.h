@@ -274,6 +274,10 @@ typedef struct pacheck_variant {
    * before it multiplies by the V scale (2^-25 for an fp16 output: oracle/ERROR_MODEL.md, "Declaring a model for an
    * external kernel"); finite and non-negative. */
   double absolute_error_per_v_scale;
+  /* Appended within ABI 1 (absent, 0, in a plugin built before it): with PACHECK_ERROR_MODEL_COEFFICIENTS and a soft
+   * cap, the u per logit magnitude that the kernel's cap costs beyond fp32's, counted only for a problem with a soft
+   * cap (2^13.013 for tanh.approx.f32: oracle/ERROR_MODEL.md, "Logit options"); finite and non-negative. */
+  double soft_cap_logit_constant;
 } pacheck_variant;
 
 /* What the entry point returns. */

@@ -110,6 +110,7 @@ const std::vector<std::pair<const char*, double ErrorCoefficients::*>>& coeffici
       {"weight_underflow", &ErrorCoefficients::weight_underflow},
       {"absolute_error", &ErrorCoefficients::absolute_error},
       {"absolute_error_per_v_scale", &ErrorCoefficients::absolute_error_per_v_scale},
+      {"soft_cap_logit_constant", &ErrorCoefficients::soft_cap_logit_constant},
   };
   return fields;
 }

@@ -47,7 +47,7 @@ def dequantised(gathered, scales):
 
 
 def online_softmax_attention(problem, *, mask_shift=0, rescale_accumulator=True, alibi_sign=1, v_scale_on_k=False,
-                             v_scale_last=False):
+                             v_scale_last=False, tanh_error=0.0):
     """Attention over the paged KV cache by an online softmax over tiles of problem.tile_size keys, vectorised over
     a sequence's queries and heads, with the problem's logit options (soft cap, ALiBi, window, sinks) in fp32.
     `mask_shift` > 0 lets each query see that many future keys (a causal mask off by one);
@@ -55,7 +55,7 @@ def online_softmax_attention(problem, *, mask_shift=0, rescale_accumulator=True,
     adds the ALiBi bias with the wrong sign (newer keys lose). An fp8 cache (problem.kv_cache) is dequantised in
     float32; v_scale_on_k=True multiplies K by the V scales; v_scale_last=True takes P V on the stored values,
     stores the output in its dtype, then multiplies it by the V scales and stores it again (as FlashInfer's fp8
-    decode wrapper does)."""
+    decode wrapper does); tanh_error gives the soft cap's tanh that relative error (tanh.approx.f32's is 2^-10.987)."""
     queries, k_pool, v_pool = problem.queries, problem.k_pool, problem.v_pool
     heads, dim, ratio = problem.num_query_heads, problem.head_dim, problem.gqa_ratio
     scale = np.float32(problem.scale)
@@ -86,7 +86,7 @@ def online_softmax_attention(problem, *, mask_shift=0, rescale_accumulator=True,
             keys_at = np.arange(start, start + len(k))
             logits = np.einsum("qhd,thd->qht", q, k) * scale
             if soft_cap is not None:
-                logits = soft_cap * tanh_fp32(logits / soft_cap)
+                logits = soft_cap * (tanh_fp32(logits / soft_cap) * np.float32(1 + tanh_error))
             if slopes is not None:
                 offsets = (keys_at[None, :] - positions[:, None]).astype(np.float32)  # t - pos, exact
                 logits = logits + slopes[None, :, None] * offsets[:, None, :]
@@ -130,3 +130,7 @@ def fp8_v_scale_on_k_kernel(problem):
 
 def fp8_v_scale_last_kernel(problem):
     return online_softmax_attention(problem, v_scale_last=True)
+
+
+def approximate_tanh_kernel(problem):
+    return online_softmax_attention(problem, tanh_error=2.0 ** -11)

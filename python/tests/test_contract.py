@@ -55,6 +55,7 @@ def test_bad_capabilities(capabilities, error, message):
     ({"chain_per_key": float("nan")}, ValueError, "chain_per_key"),
     ({"accumulator_unit_roundoff": 2.0}, ValueError, "accumulator_unit_roundoff"),
     ({"absolute_error_per_v_scale": -1.0}, ValueError, "absolute_error_per_v_scale must be finite and non-negative"),
+    ({"soft_cap_logit_constant": float("inf")}, ValueError, "soft_cap_logit_constant must be finite and non-negative"),
     ({"chain_per_kye": 1.0}, ValueError, "error_model: unknown key 'chain_per_kye'; keys: logit_constant"),
     ({"weight_constant": "4"}, TypeError, r"error_model\['weight_constant'\] must be a number, got str"),
     ({"weight_constant": True}, TypeError, "must be a number, got bool"),

@@ -8,7 +8,8 @@ import pytest
 
 import pacheck
 from attention_kernels import (CAPABILITIES, ERROR_MODEL, WITH_FP8, WITH_OPTIONS, alibi_sign_flipped_kernel,
-                               fp8_v_scale_last_kernel, fp8_v_scale_on_k_kernel, reference_kernel)
+                               approximate_tanh_kernel, fp8_v_scale_last_kernel, fp8_v_scale_on_k_kernel,
+                               reference_kernel)
 
 ALL_OPTIONS = ["soft_cap", "window", "alibi_slopes", "sinks"]
 
@@ -136,6 +137,20 @@ def test_the_options_change_the_answer():
     plain = reference_kernel(with_options())
     for options in CASES:
         assert not np.array_equal(reference_kernel(with_options(**options)), plain), options
+
+
+def test_an_approximate_tanh_holds_its_soft_cap_constant_which_counts_only_with_a_cap(tmp_path):
+    # A tanh 2^-11 off in relative terms, within tanh.approx.f32's 2^-10.987: 2^13.013 u of the logit, with a cap only.
+    capped, plain = tmp_path / "capped.json", tmp_path / "plain.json"
+    pacheck.save_case(str(capped), with_options(soft_cap=2.5))
+    pacheck.save_case(str(plain), with_options())
+    declared = {"soft_cap_logit_constant": 2 ** 13.013}
+    pacheck.replay(capped, approximate_tanh_kernel, error_model=declared, logit_options=ALL_OPTIONS)
+    with pytest.raises(pacheck.PropertyFailure, match="UlpBoundedAgreement"):
+        pacheck.replay(capped, approximate_tanh_kernel, error_model={}, logit_options=ALL_OPTIONS)
+    loose = pacheck.replay(plain, reference_kernel, error_model=declared, logit_options=ALL_OPTIONS)
+    tight = pacheck.replay(plain, reference_kernel, error_model={}, logit_options=ALL_OPTIONS)
+    assert loose.worst.bound == tight.worst.bound  # without a cap the constant adds nothing
 
 
 def test_alibi_with_its_sign_flipped_is_caught_with_a_replay_line(tmp_path):

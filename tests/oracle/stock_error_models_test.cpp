@@ -267,5 +267,28 @@ TEST(StockErrorModels, AbsoluteErrorPerVScaleCountsOnlyWithAnFp8CacheTimesTheRow
   EXPECT_NE(coefficients_problem(negative).find("absolute_error_per_v_scale"), std::string::npos);
 }
 
+// A soft cap that costs more than fp32's (tanh.approx.f32) is declared apart from the plain logit: it adds to the
+// logit coefficient only where the problem has a soft cap, so the problems without one keep their bound.
+TEST(StockErrorModels, SoftCapLogitConstantCountsOnlyWithASoftCap) {
+  const Problem plain = small_problem();
+  Problem capped = plain;
+  capped.options.soft_cap = 4.0f;
+  validate(capped);
+  DeclaredErrorModel declared, fp32_cap;
+  declared.stock.reset();
+  fp32_cap.stock.reset();
+  declared.coefficients.soft_cap_logit_constant = 0x1p13;
+  const OracleResult with = run_oracle(capped), without = run_oracle(plain);
+  for (std::size_t row = 0; row < with.rows.size(); ++row) {
+    EXPECT_EQ(declared_error_model(declared, capped, with, row, Knobs{}, false).logit_coefficient,
+              declared_error_model(fp32_cap, capped, with, row, Knobs{}, false).logit_coefficient + 0x1p13);
+    EXPECT_EQ(declared_error_model(declared, plain, without, row, Knobs{}, false).logit_coefficient,
+              declared_error_model(fp32_cap, plain, without, row, Knobs{}, false).logit_coefficient);
+  }
+  ErrorCoefficients negative;
+  negative.soft_cap_logit_constant = -1;
+  EXPECT_NE(coefficients_problem(negative).find("soft_cap_logit_constant"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace pacheck

@@ -143,6 +143,13 @@ const Nonsense kNonsense[] = {
        v.absolute_error_per_v_scale = -1;
      },
      "its error model: absolute_error_per_v_scale must be finite and non-negative"},
+    {"soft_cap_logit_nan",
+     [](pacheck_variant& v) {
+       v.error_model = PACHECK_ERROR_MODEL_COEFFICIENTS;
+       v.coefficients = {2, 1, 4, 4, 0, 2, 1, 1, 0, 0, 0x1p-24, 0x1p-150};
+       v.soft_cap_logit_constant = std::nan("");
+     },
+     "its error model: soft_cap_logit_constant must be finite and non-negative"},
     {"no_run", [](pacheck_variant& v) { v.run = nullptr; }, "run is a null pointer"},
     {"no_description", [](pacheck_variant& v) { v.description = nullptr; }, "description is a null pointer"},
     {"two_line_description", [](pacheck_variant& v) { v.description = "one\ntwo"; },
@@ -330,10 +337,10 @@ TEST(PluginLoader, EachStockModelNumberDeclaresThatModel) {
             0x1p-25);
 }
 
-// The absolute errors of explicit coefficients reach the model: absolute_error as is, absolute_error_per_v_scale times
-// the V scale of the row's KV head with an fp8 cache and not at all without one; a plugin built before the field
-// declares none.
-TEST(PluginLoader, AbsoluteErrorsReachTheModelPerVScaleOnlyWithAnFp8Cache) {
+// The terms of explicit coefficients that count only with a feature reach the model: absolute_error_per_v_scale times
+// the V scale of the row's KV head with an fp8 cache, soft_cap_logit_constant with a soft cap; absolute_error always.
+// A plugin built before those fields declares neither.
+TEST(PluginLoader, FeatureTermsOfCoefficientsReachTheModelOnlyWithTheirFeature) {
   const Problem plain = testing::single_sequence(12, 2, 2, 8, 4, testing::wobble);
   const Problem fp8 = testing::with_fp8_cache(plain, Fp8Format::e4m3, {1.0f}, {0.25f, 4.0f});
   static pacheck_variant v = good_variant("declares_absolute_errors");
@@ -341,6 +348,7 @@ TEST(PluginLoader, AbsoluteErrorsReachTheModelPerVScaleOnlyWithAnFp8Cache) {
   v.coefficients = {2, 1, 4, 4, 0, 2, 1, 1, 0, 0, 0x1p-24, 0x1p-150};
   v.absolute_error = 0x1p-30;
   v.absolute_error_per_v_scale = 0x1p-25;
+  v.soft_cap_logit_constant = 0x1p13;
   static pacheck_variant older = v;
   older.name = "declares_before_absolute_error_per_v_scale";
   older.struct_size = offsetof(pacheck_variant, absolute_error_per_v_scale);
@@ -355,6 +363,15 @@ TEST(PluginLoader, AbsoluteErrorsReachTheModelPerVScaleOnlyWithAnFp8Cache) {
     EXPECT_EQ(declared.error_model(fp8, with, row, Knobs{}).absolute_error, 0x1p-30 + 0x1p-25 * v_scale) << row;
     EXPECT_EQ(declared.error_model(plain, without, row, Knobs{}).absolute_error, 0x1p-30) << row;
     EXPECT_EQ(before.error_model(fp8, with, row, Knobs{}).absolute_error, 0x1p-30) << row;
+  }
+  Problem capped = plain;
+  capped.options.soft_cap = 2.0f;
+  const OracleResult capped_oracle = run_oracle(capped);
+  for (std::size_t row = 0; row < capped_oracle.rows.size(); ++row) {
+    const double logit = before.error_model(capped, capped_oracle, row, Knobs{}).logit_coefficient;
+    EXPECT_EQ(declared.error_model(capped, capped_oracle, row, Knobs{}).logit_coefficient, logit + 0x1p13) << row;
+    EXPECT_EQ(declared.error_model(plain, without, row, Knobs{}).logit_coefficient,
+              before.error_model(plain, without, row, Knobs{}).logit_coefficient) << row;
   }
 }
 
