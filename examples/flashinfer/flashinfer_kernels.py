@@ -47,7 +47,8 @@ def _decode(problem, x, queries, k_pool, v_pool, *, tensor_cores, k_scale=None, 
                                                             use_tensor_cores=tensor_cores)
     wrapper.plan(indptr, indices, last, queries.shape[1], k_pool.shape[2], problem.head_dim,
                  problem.block_size, pos_encoding_mode="NONE", window_left=_window_left(problem),
-                 q_data_type=queries.dtype, kv_data_type=k_pool.dtype, sm_scale=problem.scale)
+                 logits_soft_cap=problem.soft_cap, q_data_type=queries.dtype, kv_data_type=k_pool.dtype,
+                 sm_scale=problem.scale)
     return wrapper.run(queries, (k_pool, v_pool), k_scale=k_scale, v_scale=v_scale)
 
 
@@ -81,7 +82,8 @@ def prefill(problem):
     wrapper = flashinfer.BatchPrefillWithPagedKVCacheWrapper(_workspace_buffer(), "NHD", backend="fa2")
     wrapper.plan(x.query_starts, indptr, indices, last, problem.num_query_heads, problem.num_kv_heads,
                  problem.head_dim, problem.block_size, causal=True, sm_scale=problem.scale,
-                 window_left=_window_left(problem), q_data_type=x.queries.dtype, kv_data_type=x.k_pool.dtype)
+                 window_left=_window_left(problem), logits_soft_cap=problem.soft_cap, q_data_type=x.queries.dtype,
+                 kv_data_type=x.k_pool.dtype)
     return wrapper.run(x.queries, (x.k_pool, x.v_pool))
 
 
@@ -94,6 +96,8 @@ HEAD_DIMS = [128]
 # and from what pacheck found on the H200 (examples/flashinfer/README.md gives each finding):
 #  - every kernel folds the scale into log2(e) and takes exp2 with ex2.approx.ftz: within 2 ulp, subnormal weights
 #    flushed (2^-126 a weight);
+#  - a soft cap's tanh is tanh.approx.f32, within 2^-10.987 relative (the PTX ISA's figure): 2^13.013 u of the capped
+#    logit, declared as soft_cap_logit_constant so that it counts only where a problem has a soft cap;
 #  - the decode kernel on the CUDA cores keeps P in fp32, but where it splits a long history it rounds partial
 #    outputs to the output dtype before merging them in fp32, up to twice along a term's path (2^-9 relative in bf16,
 #    2^-11 in fp16 each: 2^15 or 2^13 in units of u), and in fp16 a partial below the normal range loses up to 2^-25
@@ -106,24 +110,31 @@ def dtype_rounding(dtype):
     return 2.0 ** 15 if dtype == "bf16" else 2.0 ** 13
 
 
+TANH_APPROX = 2.0 ** (24 - 10.987)
+
+
 def cuda_core_model(dtype):
     return {"logit_constant": 3, "logit_per_head_dim": 1, "weight_constant": 8, "weight_per_record": 8,
             "chain_constant": 2 * dtype_rounding(dtype) + 4, "chain_per_key": 3, "chain_per_record": 1,
-            "weight_underflow": 2.0 ** -126, "absolute_error": 0.0 if dtype == "bf16" else 2.0 ** -25}
+            "weight_underflow": 2.0 ** -126, "absolute_error": 0.0 if dtype == "bf16" else 2.0 ** -25,
+            "soft_cap_logit_constant": TANH_APPROX}
 
 
 def tensor_core_model(dtype):
     return {"logit_constant": dtype_rounding(dtype) + 4, "logit_per_head_dim": 72 / 16, "weight_constant": 8,
             "weight_per_record": 8, "chain_constant": dtype_rounding(dtype) + 8, "chain_per_key": 72 / 16 + 3,
-            "chain_per_record": 1, "weight_underflow": 2.0 ** -126 if dtype == "bf16" else 2.0 ** -25}
+            "chain_per_record": 1, "weight_underflow": 2.0 ** -126 if dtype == "bf16" else 2.0 ** -25,
+            "soft_cap_logit_constant": TANH_APPROX}
 
 
-# The logit options declared: the sliding window only, a mask that adds no arithmetic (README.md, "Logit options",
-# gives what it found). The soft cap is left out because FlashInfer's tanh is tanh.approx.f32, whose error
-# needs a logit term about 2^13 u larger that no run has measured; ALiBi because the wrappers take only FlashInfer's
-# own slopes (pos_encoding_mode="ALIBI"), not given ones; sinks because the paged wrappers' default backends do not
-# take them.
-LOGIT_OPTIONS = ["window"]
+# The logit options declared (README.md, "Logit options", gives what they found): the sliding window, a mask that adds
+# no arithmetic, and the soft cap (logits_soft_cap), whose tanh.approx.f32 the models above declare. ALiBi is left out
+# because the wrappers take only FlashInfer's own slopes (pos_encoding_mode="ALIBI"), not given ones; sinks because
+# the paged wrappers' default backends do not take them.
+LOGIT_OPTIONS = ["window", "soft_cap"]
+# The tensor-core decode over fp8 pages declares the window alone: its soft cap has not been checked on a GPU
+# (README.md, "Logit options").
+TC_FP8_LOGIT_OPTIONS = ["window"]
 
 
 # fp8 caches (README.md, "fp8 caches"): the decode kernels read fp8 pages by converting each value to fp32 or to the
@@ -164,7 +175,7 @@ def kernels(head_dims=None):
                         fp8_model(cuda_core_model(dtype), dtype)))
             out.append((f"flashinfer_decode_tc_{fp8}_{dtype}", lambda p: decode(p, tensor_cores=True),
                         {"dtypes": [dtype], "modes": ["decode"], "head_dims": head_dims,
-                         "logit_options": LOGIT_OPTIONS, "fp8_caches": [fp8]},
+                         "logit_options": TC_FP8_LOGIT_OPTIONS, "fp8_caches": [fp8]},
                         fp8_model(tensor_core_model(dtype), dtype)))
         # The prefill plan divides the work by the whole batch, so a sequence's output depends on its batch.
         out.append((f"flashinfer_prefill_{dtype}", prefill,
