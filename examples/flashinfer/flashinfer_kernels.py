@@ -132,7 +132,7 @@ def tensor_core_model(dtype):
 # because the wrappers take only FlashInfer's own slopes (pos_encoding_mode="ALIBI"), not given ones; sinks because
 # the paged wrappers' default backends do not take them.
 LOGIT_OPTIONS = ["window", "soft_cap"]
-# The tensor-core decode over fp8 pages declares the window alone: its soft cap has not been checked on a GPU
+# The tensor-core decode over fp8 pages declares the window alone: no check of its soft cap has finished on a GPU
 # (README.md, "Logit options").
 TC_FP8_LOGIT_OPTIONS = ["window"]
 

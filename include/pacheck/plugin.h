@@ -262,7 +262,8 @@ typedef struct pacheck_variant {
    * the kernel reads as pacheck_run_args defines them; 0, none. The error model covers the dequantisation: every
    * model adds one fp32 rounding to each term of the logit (K times its scale) and one to each term of P V (V times
    * its scale), as oracle/ERROR_MODEL.md, "fp8 caches", derives; a kernel that folds a scale elsewhere rounds no
-   * more than that. */
+   * more than that in relative terms (one that rounds its output before the V scale sets
+   * absolute_error_per_v_scale). */
   uint32_t fp8_caches;
   /* Appended within ABI 1 (absent, 0, in a plugin built before it): with an fp8 cache, the PACHECK_DTYPE_* flags of
    * the query dtypes the kernel takes it with (0: every one of dtypes), and a number every head dim is then a

@@ -249,7 +249,12 @@ TEST(StockErrorModels, AnFp8CacheAddsItsDequantisationToEveryModel) {
 // A loss before the V scale (a kernel that rounds its output before it multiplies by the scale) is declared per unit
 // of V scale: it grows with the scale of the row's KV head, and a problem without an fp8 cache has no such loss.
 TEST(StockErrorModels, AbsoluteErrorPerVScaleCountsOnlyWithAnFp8CacheTimesTheRowsScale) {
-  const Problem plain = small_problem();
+  // GQA 2: query heads 0 and 1 read KV head 0, heads 2 and 3 KV head 1.
+  Problem plain = testing::single_sequence(12, 2, 4, 8, 4, testing::wobble);
+  plain.num_kv_heads = 2;
+  plain.k_pool.resize(plain.pool_size());
+  plain.v_pool.resize(plain.pool_size());
+  validate(plain);
   DeclaredErrorModel declared;
   declared.stock.reset();
   declared.coefficients.absolute_error = 0x1p-30;
@@ -258,7 +263,7 @@ TEST(StockErrorModels, AbsoluteErrorPerVScaleCountsOnlyWithAnFp8CacheTimesTheRow
   validate(p);
   const OracleResult with = run_oracle(p), without = run_oracle(plain);
   for (std::size_t row = 0; row < with.rows.size(); ++row) {
-    const double v_scale = p.fp8_cache->v_scale(p.kv_head_of(static_cast<int>(row % 2)));
+    const double v_scale = row % 4 < 2 ? 0.25 : 4.0;  // rows are [query][head]
     EXPECT_EQ(declared_error_model(declared, p, with, row, Knobs{}, false).absolute_error, 0x1p-30 + 0x1p-25 * v_scale);
     EXPECT_EQ(declared_error_model(declared, plain, without, row, Knobs{}, false).absolute_error, 0x1p-30);
   }

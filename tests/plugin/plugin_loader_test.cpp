@@ -341,7 +341,11 @@ TEST(PluginLoader, EachStockModelNumberDeclaresThatModel) {
 // the V scale of the row's KV head with an fp8 cache, soft_cap_logit_constant with a soft cap; absolute_error always.
 // A plugin built before those fields declares neither.
 TEST(PluginLoader, FeatureTermsOfCoefficientsReachTheModelOnlyWithTheirFeature) {
-  const Problem plain = testing::single_sequence(12, 2, 2, 8, 4, testing::wobble);
+  // GQA 2: query heads 0 and 1 read KV head 0, heads 2 and 3 KV head 1.
+  Problem plain = testing::single_sequence(12, 2, 4, 8, 4, testing::wobble);
+  plain.num_kv_heads = 2;
+  plain.k_pool.resize(plain.pool_size());
+  plain.v_pool.resize(plain.pool_size());
   const Problem fp8 = testing::with_fp8_cache(plain, Fp8Format::e4m3, {1.0f}, {0.25f, 4.0f});
   static pacheck_variant v = good_variant("declares_absolute_errors");
   v.error_model = PACHECK_ERROR_MODEL_COEFFICIENTS;
@@ -359,7 +363,7 @@ TEST(PluginLoader, FeatureTermsOfCoefficientsReachTheModelOnlyWithTheirFeature) 
   const Variant& before = Registry::instance().get("declares_before_absolute_error_per_v_scale");
   const OracleResult with = run_oracle(fp8), without = run_oracle(plain);
   for (std::size_t row = 0; row < with.rows.size(); ++row) {
-    const float v_scale = row % 2 == 0 ? 0.25f : 4.0f;  // rows are [query][head], head h on KV head h
+    const float v_scale = row % 4 < 2 ? 0.25f : 4.0f;  // rows are [query][head]
     EXPECT_EQ(declared.error_model(fp8, with, row, Knobs{}).absolute_error, 0x1p-30 + 0x1p-25 * v_scale) << row;
     EXPECT_EQ(declared.error_model(plain, without, row, Knobs{}).absolute_error, 0x1p-30) << row;
     EXPECT_EQ(before.error_model(fp8, with, row, Knobs{}).absolute_error, 0x1p-30) << row;
