@@ -87,7 +87,8 @@ def main(argv=None):
     section = [run for run in gpus[0].get("external_kernels", []) if run["command"] != o.command]
     entry = {"door": o.door, "command": o.command, "cases_per_property": cases}
     entry.update({key: value for key, value in (("commit", o.commit), ("date", o.date)) if value})
-    section.append(dict(entry, kernels=kernels))
+    entry["kernels"] = kernels
+    section.append(entry)
     gpus[0]["external_kernels"] = section
     Path(o.results).write_text(json.dumps(results, indent=0) + "\n")  # as results_page.py writes it
     print(f"recorded {len(kernels)} kernels in {o.results}")

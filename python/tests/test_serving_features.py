@@ -311,11 +311,10 @@ def test_a_k_scaled_by_the_v_scale_fails_with_a_shrunk_fp8_case_and_a_replay_lin
                    fp8_caches=FORMATS)  # the fix passes
 
 
-# A kernel that scales V last rounds its fp16 output before the V scale: fp32_online_softmax's coefficients, plus that
-# rounding (2^13 u on every term) and its subnormal floor, half of 2^-24 in the stored values' units, times the scale.
-V_SCALE_LAST = {"logit_constant": 2, "logit_per_head_dim": 1, "weight_constant": 4, "weight_per_record": 4,
-                "chain_constant": 3 + 2 ** 13, "chain_per_key": 1, "chain_per_record": 1,
-                "absolute_error_per_v_scale": 2.0 ** -25}
+# A kernel that scales V last rounds its fp16 output before the V scale: fp32_online_softmax's coefficients (the keys
+# left out), plus that rounding (2^13 u on every term) and its subnormal floor, half of 2^-24 in the stored values'
+# units, times the scale.
+V_SCALE_LAST = {"chain_constant": 3 + 2 ** 13, "absolute_error_per_v_scale": 2.0 ** -25}
 
 
 def test_a_kernel_that_scales_v_last_needs_its_loss_per_v_scale_and_holds_the_laws(tmp_path):
