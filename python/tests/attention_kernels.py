@@ -2,15 +2,26 @@
 # planted-bug copies.
 import numpy as np
 
-# The declaration every kernel here shares: it takes every dtype, mode and head dim, and its arithmetic is the fp32
-# online softmax that the stock model of that name bounds (logits and sums in fp32, exp rounded from double).
+import pacheck
+
+# The declaration every kernel here shares: every dtype, mode and head dim, and the fp32 online softmax that the stock
+# model of that name bounds (logits and sums in fp32, exp rounded from double).
 CAPABILITIES = {"dtypes": ["fp32", "fp16", "bf16"], "modes": ["decode", "prefill", "continuation"],
                 "max_head_dim": 256}
-# The same kernels compute every logit option; the stock model adds the options' fp32 cost to its bound.
-WITH_OPTIONS = dict(CAPABILITIES, logit_options=["soft_cap", "window", "alibi_slopes", "sinks"])
-# And read both fp8 cache formats; every model adds the dequantisation's fp32 roundings to its bound.
+# The same kernels compute every logit option (the stock model adds their fp32 cost) and read both fp8 cache formats
+# (every model adds the dequantisation's fp32 roundings).
+ALL_OPTIONS = ["soft_cap", "window", "alibi_slopes", "sinks"]
+WITH_OPTIONS = dict(CAPABILITIES, logit_options=ALL_OPTIONS)
 WITH_FP8 = dict(WITH_OPTIONS, fp8_caches=["fp8_e4m3", "fp8_e5m2"])
 ERROR_MODEL = "fp32_online_softmax"
+# Every logit option, for four query heads.
+EVERY_OPTION = dict(soft_cap=2.5, window=6, alibi_slopes=[0.5, 0.25, -0.125, 0.0],
+                    sinks=[float("-inf"), 0.5, -1.0, 2.0])
+
+
+def declare(kernel, capabilities=CAPABILITIES, name="kernel"):
+    """The kernel declared to the bridge with ERROR_MODEL: .run(problem) returns its output as pacheck reads it."""
+    return pacheck._pacheck.DeclaredKernel(kernel, name, capabilities, ERROR_MODEL)
 
 
 def round_to_bf16(x):
@@ -49,13 +60,11 @@ def dequantised(gathered, scales):
 def online_softmax_attention(problem, *, mask_shift=0, rescale_accumulator=True, alibi_sign=1, v_scale_on_k=False,
                              v_scale_last=False, tanh_error=0.0):
     """Attention over the paged KV cache by an online softmax over tiles of problem.tile_size keys, vectorised over
-    a sequence's queries and heads, with the problem's logit options (soft cap, ALiBi, window, sinks) in fp32.
-    `mask_shift` > 0 lets each query see that many future keys (a causal mask off by one);
-    rescale_accumulator=False forgets to rescale the running sum of V when the running max rises; alibi_sign=-1
-    adds the ALiBi bias with the wrong sign (newer keys lose). An fp8 cache (problem.kv_cache) is dequantised in
-    float32; v_scale_on_k=True multiplies K by the V scales; v_scale_last=True takes P V on the stored values,
-    stores the output in its dtype, then multiplies it by the V scales and stores it again (as FlashInfer's fp8
-    decode wrapper does); tanh_error gives the soft cap's tanh that relative error (tanh.approx.f32's is 2^-10.987)."""
+    a sequence's queries and heads, with the logit options in fp32 and an fp8 cache dequantised in fp32. Planted bugs:
+    mask_shift > 0 lets each query see that many future keys; rescale_accumulator=False forgets to rescale the running
+    sum of V when the max rises; alibi_sign=-1 flips the ALiBi bias; v_scale_on_k=True multiplies K by the V scales.
+    v_scale_last=True stores P V on the stored values in the dtype, then multiplies it by the V scales and stores it
+    again (as FlashInfer's fp8 decode wrapper does); tanh_error is the soft cap's tanh's relative error."""
     queries, k_pool, v_pool = problem.queries, problem.k_pool, problem.v_pool
     heads, dim, ratio = problem.num_query_heads, problem.head_dim, problem.gqa_ratio
     scale = np.float32(problem.scale)

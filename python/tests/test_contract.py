@@ -66,20 +66,20 @@ def test_bad_error_models(error_model, error, message):
         declare(error_model=error_model)
 
 
+# fp32_online_softmax's own coefficients, spelled out, with room to spare on the chain.
+COEFFICIENTS = {"logit_constant": 2, "logit_per_head_dim": 1, "weight_constant": 4, "weight_per_record": 4,
+                "chain_constant": 4, "chain_per_key": 1, "chain_per_record": 1}
+
+
 def test_explicit_coefficients_are_a_model(tmp_path):
-    # fp32_online_softmax's own coefficients, spelled out, with room to spare on the chain.
-    coefficients = {"logit_constant": 2, "logit_per_head_dim": 1, "weight_constant": 4, "weight_per_record": 4,
-                    "chain_constant": 4, "chain_per_key": 1, "chain_per_record": 1}
-    results = declare(error_model=coefficients, properties=["UlpBoundedAgreement"], failure_dir=tmp_path)
+    results = declare(error_model=COEFFICIENTS, properties=["UlpBoundedAgreement"], failure_dir=tmp_path)
     assert results[0].property == "UlpBoundedAgreement"
 
 
 def test_a_model_too_tight_for_the_kernel_fails_it(tmp_path):
     with pytest.raises(pacheck.PropertyFailure):
-        pacheck.check(reference_kernel, name="tight", capabilities=CAPABILITIES, failure_dir=tmp_path,
-                      error_model={"logit_constant": 0, "logit_per_head_dim": 0, "weight_constant": 0,
-                                   "weight_per_record": 0, "chain_constant": 0, "chain_per_key": 0,
-                                   "chain_per_record": 0}, properties=["UlpBoundedAgreement"])
+        declare(name="tight", error_model=dict.fromkeys(COEFFICIENTS, 0), properties=["UlpBoundedAgreement"],
+                cases=100, failure_dir=tmp_path)
 
 
 @pytest.mark.parametrize("name, message", [
@@ -202,43 +202,41 @@ def read(kernel, p):
     return _pacheck.DeclaredKernel(kernel, "kernel", CAPABILITIES, ERROR_MODEL).run(p)
 
 
-def test_a_float32_output_is_read_as_is():
-    p = problem()
-    out = reference_kernel(p)
-    got = read(lambda q: out, p)
+def transposed(out):
+    """The same values in other strides."""
+    strided = np.ascontiguousarray(out.transpose(2, 0, 1)).transpose(1, 2, 0)
+    assert not strided.flags.c_contiguous
+    return strided
+
+
+def every_other(out):
+    """The same values at every other element of a wider array."""
+    wide = np.zeros(out.shape[:2] + (2 * out.shape[2],), np.float32)
+    wide[..., ::2] = out
+    return wide[..., ::2]
+
+
+def nested_list(out):
+    return np.array([[[np.float32(x) for x in head] for head in row] for row in out], dtype=np.float32)
+
+
+def bf16_bits(out):
+    """bf16 values held as float32, as an array of bf16 that only DLPack reads."""
+    return Bfloat16Array((out.view(np.uint32) >> 16).astype(np.uint16))
+
+
+# Each returned form of the reference kernel's output is read exactly, element by element, into float32.
+@pytest.mark.parametrize("dtype, returned", [
+    ("fp32", lambda out: out), ("fp32", transposed), ("fp32", every_other), ("fp32", nested_list),
+    ("fp32", DLPackOnly), ("fp16", lambda out: out), ("bf16", bf16_bits),
+], ids=["float32", "transposed", "every_other", "nested_list", "dlpack_only", "float16", "bfloat16_dlpack"])
+def test_an_output_is_read_exactly(dtype, returned):
+    p = problem(dtype)
+    out = reference_kernel(p)  # float16 for fp16; float32 (holding bf16 values for bf16) otherwise
+    assert out.dtype == (np.float16 if dtype == "fp16" else np.float32)
+    got = read(lambda q: returned(out), p)
     assert got.dtype == np.float32
-    np.testing.assert_array_equal(got, out)
-
-
-def test_a_strided_output_is_read_element_by_element():
-    p = problem()
-    out = reference_kernel(p)
-    transposed = np.ascontiguousarray(out.transpose(2, 0, 1)).transpose(1, 2, 0)  # same values, other strides
-    assert not transposed.flags.c_contiguous
-    np.testing.assert_array_equal(read(lambda q: transposed, p), out)
-    every_other = np.zeros(out.shape[:2] + (2 * out.shape[2],), np.float32)
-    every_other[..., ::2] = out
-    np.testing.assert_array_equal(read(lambda q: every_other[..., ::2], p), out)
-
-
-def test_a_float16_output_is_converted_exactly():
-    p = problem("fp16")
-    out = reference_kernel(p)
-    assert out.dtype == np.float16
-    np.testing.assert_array_equal(read(lambda q: out, p), out.astype(np.float32))
-
-
-def test_a_bfloat16_output_through_dlpack_is_converted_exactly():
-    p = problem("bf16")
-    out = reference_kernel(p)  # float32 holding bf16 values
-    bits = (out.view(np.uint32) >> 16).astype(np.uint16)
-    np.testing.assert_array_equal(read(lambda q: Bfloat16Array(bits), p), out)
-
-
-def test_an_array_reached_only_through_dlpack_is_read():
-    p = problem()
-    out = reference_kernel(p)
-    np.testing.assert_array_equal(read(lambda q: DLPackOnly(out), p), out)
+    np.testing.assert_array_equal(got, out.astype(np.float32))
 
 
 def test_a_kernel_returning_a_dlpack_only_array_passes_the_check(tmp_path):
@@ -246,13 +244,6 @@ def test_a_kernel_returning_a_dlpack_only_array_passes_the_check(tmp_path):
                             capabilities=CAPABILITIES, error_model=ERROR_MODEL, properties="UlpBoundedAgreement",
                             cases=30, failure_dir=tmp_path)
     assert results[0].cases == 30
-
-
-def test_a_nested_list_of_float32_values_is_read():
-    p = problem()
-    out = reference_kernel(p)
-    nested = [[[np.float32(x) for x in head] for head in row] for row in out]
-    np.testing.assert_array_equal(read(lambda q: np.array(nested, dtype=np.float32), p), out)
 
 
 @pytest.mark.parametrize("returned, message", [

@@ -7,11 +7,9 @@ import numpy as np
 import pytest
 
 import pacheck
-from attention_kernels import (CAPABILITIES, ERROR_MODEL, WITH_FP8, WITH_OPTIONS, alibi_sign_flipped_kernel,
-                               approximate_tanh_kernel, fp8_v_scale_last_kernel, fp8_v_scale_on_k_kernel,
-                               reference_kernel)
-
-ALL_OPTIONS = ["soft_cap", "window", "alibi_slopes", "sinks"]
+from attention_kernels import (ALL_OPTIONS, CAPABILITIES, ERROR_MODEL, EVERY_OPTION, WITH_FP8, WITH_OPTIONS,
+                               alibi_sign_flipped_kernel, approximate_tanh_kernel, declare, fp8_v_scale_last_kernel,
+                               fp8_v_scale_on_k_kernel, reference_kernel)
 
 
 def with_options(dtype="fp32", **options):
@@ -20,7 +18,11 @@ def with_options(dtype="fp32", **options):
                                 sequences=[(19, 1), (23, 9)], table_padding=1, seed=11, tile_size=5, **options)
 
 
-EVERY_OPTION = dict(soft_cap=2.5, window=6, alibi_slopes=[0.5, 0.25, -0.125, 0.0], sinks=[float("-inf"), 0.5, -1.0, 2.0])
+def saved(tmp_path, problem, name="case.json"):
+    """The path of a case file holding `problem`."""
+    path = tmp_path / name
+    pacheck.save_case(str(path), problem)
+    return path
 
 
 def test_a_problem_without_options_has_none():
@@ -38,25 +40,25 @@ def test_the_options_are_read_only_properties_that_round_trip_through_a_case_fil
     assert p.logit_options == ALL_OPTIONS
     with pytest.raises(AttributeError):
         p.window = 3
-    path = tmp_path / "options.json"
-    pacheck.save_case(str(path), p)
-    q = pacheck.load_case(str(path))
+    q = pacheck.load_case(str(saved(tmp_path, p)))
     assert (q.soft_cap, q.window, q.logit_options) == (2.5, 6, ALL_OPTIONS)
     np.testing.assert_array_equal(q.alibi_slopes, p.alibi_slopes)
     np.testing.assert_array_equal(q.sinks, p.sinks)
     assert "window=6" in q.describe()
 
 
-@pytest.mark.parametrize("options, message", [
+@pytest.mark.parametrize("arguments, message", [
     (dict(window=0), "window must be at least 1"),
     (dict(soft_cap=-1.0), "soft_cap must be finite and positive"),
     (dict(alibi_slopes=[0.5, 0.25]), "alibi_slopes"),
     (dict(alibi_slopes=[]), "alibi_slopes is empty"),
     (dict(sinks=[0.0, float("nan"), 0.0, 0.0]), "sinks"),
+    (dict(kv_cache="fp8_e4m4"), "unknown value 'fp8_e4m4'; known: fp8_e4m3, fp8_e5m2"),
+    (dict(kv_cache="fp8_e4m3", fp8_scales="max"), "fp8_scales: unknown value 'max'"),
 ])
-def test_make_problem_refuses_bad_options_naming_them(options, message):
+def test_make_problem_refuses_bad_options_and_fp8_caches_naming_them(arguments, message):
     with pytest.raises(ValueError, match=message):
-        with_options(**options)
+        with_options(**arguments)
 
 
 def test_a_kernel_that_declares_the_options_sees_them_during_its_call():
@@ -68,8 +70,7 @@ def test_a_kernel_that_declares_the_options_sees_them_during_its_call():
         return reference_kernel(problem)
 
     p = with_options(**EVERY_OPTION)
-    declared = pacheck._pacheck.DeclaredKernel(kernel, "sees_options", WITH_OPTIONS, ERROR_MODEL)
-    np.testing.assert_array_equal(declared.run(p), reference_kernel(p))
+    np.testing.assert_array_equal(declare(kernel, WITH_OPTIONS).run(p), reference_kernel(p))
     assert (seen["soft_cap"], seen["window"], seen["names"]) == (2.5, 6, ALL_OPTIONS)
     np.testing.assert_array_equal(seen["alibi"], p.alibi_slopes)
     np.testing.assert_array_equal(seen["sinks"], p.sinks)
@@ -89,33 +90,30 @@ def recording_kernel(field):
 @pytest.mark.parametrize("option", ALL_OPTIONS)
 def test_a_kernel_that_declares_no_option_is_never_given_one(option, tmp_path):
     kernel, calls = recording_kernel("logit_options")
-
     p = with_options(**{option: EVERY_OPTION[option]})
-    declared = pacheck._pacheck.DeclaredKernel(kernel, "declares_none", CAPABILITIES, ERROR_MODEL)
     with pytest.raises(ValueError, match=f"declares_none is not given this problem: {option} not supported"):
-        declared.run(p)
+        declare(kernel, name="declares_none").run(p)
     others = [o for o in ALL_OPTIONS if o != option]
-    partial = pacheck._pacheck.DeclaredKernel(kernel, "declares_the_others", dict(CAPABILITIES, logit_options=others),
-                                              ERROR_MODEL)
     with pytest.raises(ValueError, match=f"{option} not supported"):
-        partial.run(p)
-    path = tmp_path / "case.json"
-    pacheck.save_case(str(path), p)
+        declare(kernel, dict(CAPABILITIES, logit_options=others)).run(p)
     with pytest.raises(ValueError, match=f"{option} not supported"):
-        pacheck.replay(path, kernel, error_model=ERROR_MODEL)
+        pacheck.replay(saved(tmp_path, p), kernel, error_model=ERROR_MODEL)
     assert calls == []
 
 
-@pytest.mark.parametrize("declared, error, message", [
-    (["softcap"], ValueError, "unknown logit option 'softcap'; known: soft_cap, window, alibi_slopes, sinks"),
-    (["window", "window"], ValueError, "names 'window' twice"),
-    ([1], TypeError, "must hold strings"),
-    ({"window": True}, TypeError, "must be a string or a list of strings"),
+@pytest.mark.parametrize("key, declared, error, message", [
+    ("logit_options", ["softcap"], ValueError,
+     "unknown logit option 'softcap'; known: soft_cap, window, alibi_slopes, sinks"),
+    ("logit_options", ["window", "window"], ValueError, "names 'window' twice"),
+    ("logit_options", [1], TypeError, "must hold strings"),
+    ("logit_options", {"window": True}, TypeError, "must be a string or a list of strings"),
+    ("fp8_caches", ["fp8_e4m4"], ValueError, "unknown value 'fp8_e4m4'; known: fp8_e4m3, fp8_e5m2"),
+    ("fp8_caches", ["fp8_e5m2", "float8_e5m2"], ValueError, "names fp8_e5m2 twice"),
+    ("fp8_caches", [8], TypeError, "must hold strings"),
 ])
-def test_a_declaration_naming_no_known_option_is_refused(declared, error, message):
+def test_a_declaration_naming_no_known_option_or_fp8_format_is_refused(key, declared, error, message):
     with pytest.raises(error, match=message):
-        pacheck._pacheck.DeclaredKernel(reference_kernel, "bad", dict(CAPABILITIES, logit_options=declared),
-                                        ERROR_MODEL)
+        declare(reference_kernel, dict(CAPABILITIES, **{key: declared}))
 
 
 # One option at a time, then all four, in each dtype: the reference passes, within the stock model with the options'
@@ -127,9 +125,8 @@ CASES = [dict(soft_cap=1.5), dict(window=4), dict(window=1), dict(alibi_slopes=[
 @pytest.mark.parametrize("dtype", ["fp32", "fp16", "bf16"])
 @pytest.mark.parametrize("options", CASES, ids=lambda o: "+".join(o))
 def test_the_reference_kernel_passes_cases_with_options(dtype, options, tmp_path):
-    path = tmp_path / "case.json"
-    pacheck.save_case(str(path), with_options(dtype, **options))
-    result = pacheck.replay(path, reference_kernel, error_model=ERROR_MODEL, logit_options=list(options))
+    result = pacheck.replay(saved(tmp_path, with_options(dtype, **options)), reference_kernel,
+                            error_model=ERROR_MODEL, logit_options=list(options))
     assert result.worst.error <= result.worst.bound
 
 
@@ -141,9 +138,7 @@ def test_the_options_change_the_answer():
 
 def test_an_approximate_tanh_holds_its_soft_cap_constant_which_counts_only_with_a_cap(tmp_path):
     # A tanh 2^-11 off in relative terms, within tanh.approx.f32's 2^-10.987: 2^13.013 u of the logit, with a cap only.
-    capped, plain = tmp_path / "capped.json", tmp_path / "plain.json"
-    pacheck.save_case(str(capped), with_options(soft_cap=2.5))
-    pacheck.save_case(str(plain), with_options())
+    capped, plain = saved(tmp_path, with_options(soft_cap=2.5), "capped.json"), saved(tmp_path, with_options())
     declared = {"soft_cap_logit_constant": 2 ** 13.013}
     pacheck.replay(capped, approximate_tanh_kernel, error_model=declared, logit_options=ALL_OPTIONS)
     with pytest.raises(pacheck.PropertyFailure, match="UlpBoundedAgreement"):
@@ -154,8 +149,7 @@ def test_an_approximate_tanh_holds_its_soft_cap_constant_which_counts_only_with_
 
 
 def test_alibi_with_its_sign_flipped_is_caught_with_a_replay_line(tmp_path):
-    path = tmp_path / "alibi.json"
-    pacheck.save_case(str(path), with_options(alibi_slopes=[0.5, 0.25, 0.125, 0.0625]))
+    path = saved(tmp_path, with_options(alibi_slopes=[0.5, 0.25, 0.125, 0.0625]))
     with pytest.raises(pacheck.PropertyFailure) as caught:
         pacheck.replay(path, alibi_sign_flipped_kernel, error_model=ERROR_MODEL, logit_options=["alibi_slopes"])
     failure = caught.value
@@ -211,9 +205,7 @@ def test_the_fp8_pools_are_zero_copy_uint8_views_of_the_exact_values(kv_cache, d
 def test_a_per_tensor_cache_has_one_scale_each_and_round_trips_through_a_case_file(tmp_path):
     p = with_fp8("fp8_e5m2", "amax")
     assert p.k_scales.shape == (1,) and p.v_scales.shape == (1,)
-    path = tmp_path / "fp8.json"
-    pacheck.save_case(str(path), p)
-    q = pacheck.load_case(str(path))
+    q = pacheck.load_case(str(saved(tmp_path, p)))
     assert q.kv_cache == "fp8_e5m2"
     np.testing.assert_array_equal(q.k_scales, p.k_scales)
     np.testing.assert_array_equal(q.v_scales, p.v_scales)
@@ -221,59 +213,35 @@ def test_a_per_tensor_cache_has_one_scale_each_and_round_trips_through_a_case_fi
     assert "kv_cache=fp8_e5m2" in q.describe()
 
 
-@pytest.mark.parametrize("arguments, message", [
-    (dict(kv_cache="fp8_e4m4"), "unknown value 'fp8_e4m4'; known: fp8_e4m3, fp8_e5m2"),
-    (dict(kv_cache="fp8_e4m3", fp8_scales="max"), "fp8_scales: unknown value 'max'"),
-])
-def test_make_problem_refuses_a_bad_fp8_cache_naming_it(arguments, message):
-    with pytest.raises(ValueError, match=message):
-        with_options(**arguments)
-
-
-@pytest.mark.parametrize("declared, error, message", [
-    (["fp8_e4m4"], ValueError, "unknown value 'fp8_e4m4'; known: fp8_e4m3, fp8_e5m2"),
-    (["fp8_e5m2", "float8_e5m2"], ValueError, "names fp8_e5m2 twice"),
-    ([8], TypeError, "must hold strings"),
-])
-def test_a_declaration_naming_no_known_fp8_format_is_refused(declared, error, message):
-    with pytest.raises(error, match=message):
-        pacheck._pacheck.DeclaredKernel(reference_kernel, "bad", dict(CAPABILITIES, fp8_caches=declared), ERROR_MODEL)
-
-
 def test_a_kernel_takes_an_fp8_cache_only_with_the_query_dtypes_and_head_dims_it_declares():
     kernel, calls = recording_kernel("kv_cache")
     p = with_fp8("fp8_e4m3", dtype="fp32")
+    refusal = f"kv_cache fp8_e4m3 with dtype fp32 and head_dim {p.head_dim} not supported"
     for declared in [dict(fp8_query_dtypes=["bf16"]), dict(fp8_head_dim_multiple=p.head_dim + 1)]:
-        bf16_only = pacheck._pacheck.DeclaredKernel(kernel, "limited", dict(WITH_FP8, **declared), ERROR_MODEL)
-        refusal = f"kv_cache fp8_e4m3 with dtype fp32 and head_dim {p.head_dim} not supported"
         with pytest.raises(ValueError, match=refusal):
-            bf16_only.run(p)
+            declare(kernel, dict(WITH_FP8, **declared)).run(p)
     assert calls == []
-    taken = dict(WITH_FP8, fp8_query_dtypes=["fp32"], fp8_head_dim_multiple=p.head_dim)
-    pacheck._pacheck.DeclaredKernel(kernel, "taken", taken, ERROR_MODEL).run(p)
+    declare(kernel, dict(WITH_FP8, fp8_query_dtypes=["fp32"], fp8_head_dim_multiple=p.head_dim)).run(p)
     assert calls == ["fp8_e4m3"]
     with pytest.raises(ValueError, match=r"capabilities\['fp8_head_dim_multiple'\] must be at least 1, got 0"):
-        pacheck._pacheck.DeclaredKernel(kernel, "bad", dict(WITH_FP8, fp8_head_dim_multiple=0), ERROR_MODEL)
+        declare(kernel, dict(WITH_FP8, fp8_head_dim_multiple=0))
 
 
 @pytest.mark.parametrize("kv_cache", FORMATS)
 def test_a_kernel_is_never_given_an_fp8_format_it_does_not_declare(kv_cache, tmp_path):
     kernel, calls = recording_kernel("kv_cache")
-
     p = with_fp8(kv_cache)
     other = [f for f in FORMATS if f != kv_cache]
-    for name, declared in [("declares_no_fp8", CAPABILITIES), ("declares_the_other", dict(CAPABILITIES, fp8_caches=other))]:
+    for name, declared in [("declares_no_fp8", CAPABILITIES),
+                           ("declares_the_other", dict(CAPABILITIES, fp8_caches=other))]:
         with pytest.raises(ValueError, match=f"{name} is not given this problem: kv_cache {kv_cache} not supported"):
-            pacheck._pacheck.DeclaredKernel(kernel, name, declared, ERROR_MODEL).run(p)
-    path = tmp_path / "case.json"
-    pacheck.save_case(str(path), p)
+            declare(kernel, declared, name).run(p)
     with pytest.raises(ValueError, match=f"kv_cache {kv_cache} not supported"):
-        pacheck.replay(path, kernel, error_model=ERROR_MODEL, fp8_caches=other)
+        pacheck.replay(saved(tmp_path, p), kernel, error_model=ERROR_MODEL, fp8_caches=other)
     assert calls == []
     torch_name = "float8_e4m3fn" if kv_cache == "fp8_e4m3" else "float8_e5m2"  # torch's names declare it too
-    declared = pacheck._pacheck.DeclaredKernel(kernel, "declares_it", dict(CAPABILITIES, fp8_caches=[torch_name]),
-                                               ERROR_MODEL)
-    np.testing.assert_array_equal(declared.run(p), reference_kernel(p))
+    np.testing.assert_array_equal(declare(kernel, dict(CAPABILITIES, fp8_caches=[torch_name])).run(p),
+                                  reference_kernel(p))
     assert calls == [kv_cache]
 
 
@@ -281,10 +249,8 @@ def test_a_kernel_is_never_given_an_fp8_format_it_does_not_declare(kv_cache, tmp
 @pytest.mark.parametrize("fp8_scales", SCALES)
 @pytest.mark.parametrize("kv_cache", FORMATS)
 def test_the_reference_kernel_passes_fp8_caches(kv_cache, fp8_scales, dtype, tmp_path):
-    path = tmp_path / "case.json"
-    pacheck.save_case(str(path), with_fp8(kv_cache, fp8_scales, dtype, **EVERY_OPTION))
-    result = pacheck.replay(path, reference_kernel, error_model=ERROR_MODEL, logit_options=ALL_OPTIONS,
-                            fp8_caches=[kv_cache])
+    result = pacheck.replay(saved(tmp_path, with_fp8(kv_cache, fp8_scales, dtype, **EVERY_OPTION)), reference_kernel,
+                            error_model=ERROR_MODEL, logit_options=ALL_OPTIONS, fp8_caches=[kv_cache])
     assert result.worst.error <= result.worst.bound
 
 
@@ -319,8 +285,7 @@ V_SCALE_LAST = {"chain_constant": 3 + 2 ** 13, "absolute_error_per_v_scale": 2.0
 
 def test_a_kernel_that_scales_v_last_needs_its_loss_per_v_scale_and_holds_the_laws(tmp_path):
     # e5m2 values at most its smallest normal, 2^-14: the output before the V scale lies in fp16's subnormal range.
-    path = tmp_path / "case.json"
-    pacheck.save_case(str(path), with_fp8("fp8_e5m2", "underflowing", "fp16"))
+    path = saved(tmp_path, with_fp8("fp8_e5m2", "underflowing", "fp16"))
     result = pacheck.replay(path, fp8_v_scale_last_kernel, error_model=V_SCALE_LAST, fp8_caches=FORMATS)
     assert result.worst.error <= result.worst.bound
     with pytest.raises(pacheck.PropertyFailure, match="UlpBoundedAgreement"):
