@@ -1,12 +1,10 @@
 # FlashInfer's paged-attention wrappers as pacheck kernels: each takes a pacheck.Problem and returns its output, with
 # the capabilities and error model FlashInfer's arithmetic has.
-"""FlashInfer's BatchDecodeWithPagedKVCacheWrapper (on the CUDA cores and on the tensor cores, over fp16/bf16 pages
-and over fp8 pages with per-tensor scales) and BatchPrefillWithPagedKVCacheWrapper, declared for pacheck.
-check_flashinfer.py runs the catalogue on them.
+"""FlashInfer's BatchDecodeWithPagedKVCacheWrapper (CUDA cores and tensor cores, fp16/bf16 or fp8 pages) and
+BatchPrefillWithPagedKVCacheWrapper, declared for pacheck; check_flashinfer.py runs the catalogue on them (README.md).
 
-The paged layout maps one to one: pacheck's pools [num_blocks, block_size, num_kv_heads, head_dim] are FlashInfer's
-NHD pages; a sequence's pages are the first ceil(context_len / block_size) entries of its block table, and its last
-page holds context_len - (pages - 1) * block_size keys."""
+pacheck's pools [num_blocks, block_size, num_kv_heads, head_dim] are FlashInfer's NHD pages; a sequence's pages are
+the first ceil(context_len / block_size) entries of its block table."""
 import torch
 
 import pacheck
@@ -35,8 +33,7 @@ def _paged_kv(problem, x):
 
 
 def _window_left(problem):
-    """FlashInfer's window_left for the problem's window: it keeps keys with pos - t <= window_left, pacheck's window
-    the last `window` positions (pos - t < window); -1 is no window."""
+    """FlashInfer keeps keys with pos - t <= window_left (-1: no window), pacheck the last `window` positions."""
     return -1 if problem.window is None else problem.window - 1
 
 
@@ -53,9 +50,8 @@ def _decode(problem, x, queries, k_pool, v_pool, *, tensor_cores, k_scale=None, 
 
 
 def decode(problem, *, tensor_cores):
-    """The decode wrapper; an fp8 cache (problem.kv_cache) arrives as torch.float8_e4m3fn / float8_e5m2 pages with
-    run()'s per-tensor k_scale and v_scale. The wrapper takes one scale per tensor, so a cache with scales per KV head
-    runs one KV head (and its query heads) at a time, each with its own head's scales."""
+    """The decode wrapper. An fp8 cache arrives as torch float8 pages with run()'s per-tensor k_scale and v_scale; a
+    cache with scales per KV head runs one KV head (and its query heads) at a time, each with its own scales."""
     x = pacheck.torch_inputs(problem, device="cuda")
     if problem.kv_cache is None:
         return _decode(problem, x, x.queries, x.k_pool, x.v_pool, tensor_cores=tensor_cores)
@@ -77,8 +73,7 @@ def prefill(problem):
     import flashinfer
     x = pacheck.torch_inputs(problem, device="cuda")
     indptr, indices, last = _paged_kv(problem, x)
-    # FlashAttention-2's kernels: the sm90 (FlashAttention-3) backend, which "auto" picks on Hopper for some shapes, is
-    # a kernel of its own to declare and check.
+    # FlashAttention-2: the FlashAttention-3 backend, which "auto" picks on Hopper for some shapes, is another kernel.
     wrapper = flashinfer.BatchPrefillWithPagedKVCacheWrapper(_workspace_buffer(), "NHD", backend="fa2")
     wrapper.plan(x.query_starts, indptr, indices, last, problem.num_query_heads, problem.num_kv_heads,
                  problem.head_dim, problem.block_size, causal=True, sm_scale=problem.scale,
@@ -87,25 +82,20 @@ def prefill(problem):
     return wrapper.run(x.queries, (x.k_pool, x.v_pool))
 
 
-# FlashInfer JIT-compiles a module per head dim and dtype (about half a minute each): check_flashinfer.py takes the
-# head dims to check (--head-dims, default 128, the head dim serving uses most). Page sizes: any. fp32 is not a
-# storage FlashInfer's paged kernels take.
+# FlashInfer JIT-compiles a module per head dim and dtype (about half a minute each), so the head dims are a choice
+# (--head-dims; default 128, serving's most used). Page sizes: any. fp32 is not a storage its paged kernels take.
 HEAD_DIMS = [128]
 
 # The error models (oracle/ERROR_MODEL.md, "Declaring a model for an external kernel"), from FlashInfer's arithmetic
-# and from what pacheck found on the H200 (examples/flashinfer/README.md gives each finding):
-#  - every kernel folds the scale into log2(e) and takes exp2 with ex2.approx.ftz: within 2 ulp, subnormal weights
-#    flushed (2^-126 a weight);
-#  - a soft cap's tanh is tanh.approx.f32, within 2^-10.987 relative (the PTX ISA's figure): 2^13.013 u of the capped
-#    logit, declared as soft_cap_logit_constant so that it counts only where a problem has a soft cap;
-#  - the decode kernel on the CUDA cores keeps P in fp32, but where it splits a long history it rounds partial
-#    outputs to the output dtype before merging them in fp32, up to twice along a term's path (2^-9 relative in bf16,
-#    2^-11 in fp16 each: 2^15 or 2^13 in units of u), and in fp16 a partial below the normal range loses up to 2^-25
-#    absolute, which merge weights summing to 1 keep at 2^-25 in the output;
-#  - the tensor-core kernels multiply the queries by the scale in the input dtype (one rounding of every logit's
-#    factors: 2^-9 or 2^-11 of its magnitude), form each logit by mma (72 u per 16-element step), round P to the
-#    input dtype before the P V mma (on the numerator only; in fp16 a weight below 2^-14 is subnormal there and loses
-#    up to 2^-25 absolute), and each later mma over 16 keys adds 72 u.
+# and the H200 findings (README.md):
+#  - exp2 by ex2.approx.ftz of logits scaled by log2(e): within 2 ulp, subnormal weights flushed (2^-126 a weight);
+#  - a soft cap's tanh.approx.f32, within 2^-10.987 relative: 2^13.013 u of the capped logit, counted only with a cap;
+#  - the CUDA-core decode keeps P in fp32, but a split history's partial outputs are rounded to the output dtype
+#    before the fp32 merge, up to twice along a term's path (2^15 u in bf16, 2^13 u in fp16 each), and in fp16 a
+#    partial below the normal range loses up to 2^-25 absolute, which merge weights summing to 1 keep;
+#  - the tensor-core kernels scale the queries in the input dtype (one rounding of each logit's factors), form each
+#    logit by mma (72 u per 16-element step), round P to the input dtype for the P V mma (numerator only; in fp16 a
+#    weight below 2^-14 is subnormal and loses up to 2^-25), and each later 16-key mma adds 72 u.
 def dtype_rounding(dtype):
     return 2.0 ** 15 if dtype == "bf16" else 2.0 ** 13
 
@@ -127,25 +117,18 @@ def tensor_core_model(dtype):
             "soft_cap_logit_constant": TANH_APPROX}
 
 
-# The logit options declared (README.md, "Logit options", gives what they found): the sliding window, a mask that adds
-# no arithmetic, and the soft cap (logits_soft_cap), whose tanh.approx.f32 the models above declare. ALiBi is left out
-# because the wrappers take only FlashInfer's own slopes (pos_encoding_mode="ALIBI"), not given ones; sinks because
-# the paged wrappers' default backends do not take them.
+# The logit options declared (README.md, "Logit options", says why and what they found): the window (a mask, no
+# arithmetic) and the soft cap. Not ALiBi (the wrappers take only their own slopes) nor sinks (not in these backends).
 LOGIT_OPTIONS = ["window", "soft_cap"]
-# The tensor-core decode over fp8 pages declares the window alone: no check of its soft cap has finished on a GPU
-# (README.md, "Logit options").
+# The tensor-core decode over fp8 pages declares the window alone: no check of its soft cap has finished on a GPU.
 TC_FP8_LOGIT_OPTIONS = ["window"]
 
 
-# fp8 caches (README.md, "fp8 caches"): the decode kernels read fp8 pages by converting each value to fp32 or to the
-# query dtype, exactly (every e4m3 and e5m2 value is an fp16 and a bf16 value), and fold k_scale into sm_scale
-# (sm_scale * k_scale rounded once to fp32), both within the one rounding of each logit term that pacheck adds to
-# every declared model for an fp8 cache. The wrapper applies v_scale after the kernel, as `out *= v_scale` on the
-# output already rounded to its dtype: one more rounding of the output in that dtype (2^15 or 2^13 u on every term,
-# as chain_constant), beyond the V rounding pacheck adds. Before v_scale, the kernel's partial outputs (split
-# histories keep them in the output dtype) and its output are in the stored values' units, where each rounding
-# loses up to 2^-25 in fp16 (half its subnormal spacing) or 2^-126 in bf16 (a subnormal flushed); v_scale multiplies
-# both losses (absolute_error_per_v_scale).
+# fp8 caches (README.md, "fp8 caches"): the fp8 values convert exactly and k_scale folded into sm_scale is one fp32
+# rounding, both within what pacheck adds for an fp8 cache. The wrapper's `out *= v_scale` on the output already in
+# its dtype is one more rounding (2^15 or 2^13 u, chain_constant); before it, the output and a split's partials are
+# in the stored values' units, where each of the two roundings loses up to 2^-25 in fp16 (half its subnormal spacing)
+# or 2^-126 in bf16 (a flushed subnormal), which v_scale multiplies (absolute_error_per_v_scale).
 FP8_CACHES = ["fp8_e4m3", "fp8_e5m2"]
 
 
@@ -160,26 +143,26 @@ def kernels(head_dims=None):
     head_dims = list(head_dims or HEAD_DIMS)
     out = []
     decode_gqa = [1, 2, 3, 4, 8]  # the decode kernel's compiled group sizes
+    cuda_cores = lambda p: decode(p, tensor_cores=False)  # noqa: E731
+    tensor_cores = lambda p: decode(p, tensor_cores=True)  # noqa: E731
     for dtype in ("bf16", "fp16"):
-        out.append((f"flashinfer_decode_{dtype}", lambda p: decode(p, tensor_cores=False),
-                    {"dtypes": [dtype], "modes": ["decode"], "head_dims": head_dims, "gqa_ratios": decode_gqa,
-                     "logit_options": LOGIT_OPTIONS},
-                    cuda_core_model(dtype)))
-        out.append((f"flashinfer_decode_tc_{dtype}", lambda p: decode(p, tensor_cores=True),
-                    {"dtypes": [dtype], "modes": ["decode"], "head_dims": head_dims, "logit_options": LOGIT_OPTIONS},
+        def declared(modes=("decode",), **capabilities):
+            return {"dtypes": [dtype], "modes": list(modes), "head_dims": head_dims, **capabilities}
+
+        out.append((f"flashinfer_decode_{dtype}", cuda_cores,
+                    declared(gqa_ratios=decode_gqa, logit_options=LOGIT_OPTIONS), cuda_core_model(dtype)))
+        out.append((f"flashinfer_decode_tc_{dtype}", tensor_cores, declared(logit_options=LOGIT_OPTIONS),
                     tensor_core_model(dtype)))
         for fp8 in FP8_CACHES:  # one entry per format: a failure names the format it came from
-            out.append((f"flashinfer_decode_{fp8}_{dtype}", lambda p: decode(p, tensor_cores=False),
-                        {"dtypes": [dtype], "modes": ["decode"], "head_dims": head_dims, "gqa_ratios": decode_gqa,
-                         "logit_options": LOGIT_OPTIONS, "fp8_caches": [fp8]},
+            out.append((f"flashinfer_decode_{fp8}_{dtype}", cuda_cores,
+                        declared(gqa_ratios=decode_gqa, logit_options=LOGIT_OPTIONS, fp8_caches=[fp8]),
                         fp8_model(cuda_core_model(dtype), dtype)))
-            out.append((f"flashinfer_decode_tc_{fp8}_{dtype}", lambda p: decode(p, tensor_cores=True),
-                        {"dtypes": [dtype], "modes": ["decode"], "head_dims": head_dims,
-                         "logit_options": TC_FP8_LOGIT_OPTIONS, "fp8_caches": [fp8]},
+            out.append((f"flashinfer_decode_tc_{fp8}_{dtype}", tensor_cores,
+                        declared(logit_options=TC_FP8_LOGIT_OPTIONS, fp8_caches=[fp8]),
                         fp8_model(tensor_core_model(dtype), dtype)))
         # The prefill plan divides the work by the whole batch, so a sequence's output depends on its batch.
         out.append((f"flashinfer_prefill_{dtype}", prefill,
-                    {"dtypes": [dtype], "modes": ["decode", "prefill", "continuation"], "head_dims": head_dims,
-                     "batch_invariant": False, "logit_options": LOGIT_OPTIONS},
+                    declared(["decode", "prefill", "continuation"], batch_invariant=False,
+                             logit_options=LOGIT_OPTIONS),
                     tensor_core_model(dtype)))
     return out
