@@ -26,24 +26,31 @@ nb::builtin_exception declaration_error(const std::string& message) { return nb:
 bool is_bool(nb::handle value) { return PyBool_Check(value.ptr()); }
 bool is_int(nb::handle value) { return PyLong_Check(value.ptr()) && !is_bool(value); }
 
-// The items of a list or tuple, or the value itself when it is a single item (a str, an int).
-std::vector<nb::handle> items(nb::handle value, bool single_item) {
-  if (single_item) return {value};
-  if (!nb::isinstance<nb::list>(value) && !nb::isinstance<nb::tuple>(value)) return {};
-  std::vector<nb::handle> out;
-  for (nb::handle item : value) out.push_back(item);
+bool is_list(nb::handle value) { return nb::isinstance<nb::list>(value) || nb::isinstance<nb::tuple>(value); }
+bool is_empty_list(nb::handle value) { return is_list(value) && nb::len(value) == 0; }
+
+// A single item (`single`: a str, an int) or a list or tuple of items, each read by `read`.
+template <typename Read>
+auto list_of(nb::handle value, const std::string& what, bool single, const std::string& kinds, Read read) {
+  if (!single && !is_list(value))
+    throw declaration_error(what + " must be " + kinds + ", got " + python_type_name(value));
+  std::vector<decltype(read(value))> out;
+  if (single) {
+    out.push_back(read(value));
+  } else {
+    for (nb::handle item : value) out.push_back(read(item));
+  }
   return out;
 }
 
 std::vector<std::string> strings(nb::handle value, const std::string& what) {
-  const bool single = nb::isinstance<nb::str>(value);
-  if (!single && !nb::isinstance<nb::list>(value) && !nb::isinstance<nb::tuple>(value))
-    throw declaration_error(what + " must be a string or a list of strings, got " + python_type_name(value));
-  std::vector<std::string> out;
-  for (nb::handle item : items(value, single)) {
-    if (!nb::isinstance<nb::str>(item)) throw declaration_error(what + " must hold strings, got " + python_type_name(item));
-    out.push_back(nb::cast<std::string>(item));
-  }
+  const auto string = [&](nb::handle item) {
+    if (!nb::isinstance<nb::str>(item))
+      throw declaration_error(what + " must hold strings, got " + python_type_name(item));
+    return nb::cast<std::string>(item);
+  };
+  std::vector<std::string> out =
+      list_of(value, what, nb::isinstance<nb::str>(value), "a string or a list of strings", string);
   if (out.empty()) throw std::invalid_argument(what + " is empty");
   return out;
 }
@@ -57,11 +64,13 @@ int integer(nb::handle value, const std::string& what) {
 }
 
 std::vector<int> integers(nb::handle value, const std::string& what) {
-  const bool single = is_int(value);
-  if (!single && !nb::isinstance<nb::list>(value) && !nb::isinstance<nb::tuple>(value))
-    throw declaration_error(what + " must be an int or a list of ints, got " + python_type_name(value));
-  std::vector<int> out;
-  for (nb::handle item : items(value, single)) out.push_back(integer(item, what));
+  return list_of(value, what, is_int(value), "an int or a list of ints",
+                 [&](nb::handle item) { return integer(item, what); });
+}
+
+std::vector<DType> dtypes(nb::handle value, const std::string& what) {
+  std::vector<DType> out;
+  for (const std::string& name : strings(value, what)) out.push_back(parse_dtype_name(name, what));
   return out;
 }
 
@@ -94,26 +103,18 @@ std::vector<std::pair<std::string, nb::handle>> entries(nb::handle declared, con
   return out;
 }
 
-const std::vector<std::pair<const char*, double ErrorCoefficients::*>>& coefficient_fields() {
-  static const std::vector<std::pair<const char*, double ErrorCoefficients::*>> fields{
-      {"logit_constant", &ErrorCoefficients::logit_constant},
-      {"logit_per_head_dim", &ErrorCoefficients::logit_per_head_dim},
-      {"weight_constant", &ErrorCoefficients::weight_constant},
-      {"weight_per_record", &ErrorCoefficients::weight_per_record},
-      {"weight_per_split", &ErrorCoefficients::weight_per_split},
-      {"chain_constant", &ErrorCoefficients::chain_constant},
-      {"chain_per_key", &ErrorCoefficients::chain_per_key},
-      {"chain_per_record", &ErrorCoefficients::chain_per_record},
-      {"chain_per_split", &ErrorCoefficients::chain_per_split},
-      {"chain_per_tile", &ErrorCoefficients::chain_per_tile},
-      {"accumulator_unit_roundoff", &ErrorCoefficients::accumulator_unit_roundoff},
-      {"weight_underflow", &ErrorCoefficients::weight_underflow},
-      {"absolute_error", &ErrorCoefficients::absolute_error},
-      {"absolute_error_per_v_scale", &ErrorCoefficients::absolute_error_per_v_scale},
-      {"soft_cap_logit_constant", &ErrorCoefficients::soft_cap_logit_constant},
-  };
-  return fields;
-}
+// Each coefficient by its Python key, which is its field's name.
+#define PACHECK_COEFFICIENT(field) {#field, &ErrorCoefficients::field}
+const std::pair<const char*, double ErrorCoefficients::*> kCoefficients[] = {
+    PACHECK_COEFFICIENT(logit_constant), PACHECK_COEFFICIENT(logit_per_head_dim),
+    PACHECK_COEFFICIENT(weight_constant), PACHECK_COEFFICIENT(weight_per_record), PACHECK_COEFFICIENT(weight_per_split),
+    PACHECK_COEFFICIENT(chain_constant), PACHECK_COEFFICIENT(chain_per_key), PACHECK_COEFFICIENT(chain_per_record),
+    PACHECK_COEFFICIENT(chain_per_split), PACHECK_COEFFICIENT(chain_per_tile),
+    PACHECK_COEFFICIENT(accumulator_unit_roundoff), PACHECK_COEFFICIENT(weight_underflow),
+    PACHECK_COEFFICIENT(absolute_error), PACHECK_COEFFICIENT(absolute_error_per_v_scale),
+    PACHECK_COEFFICIENT(soft_cap_logit_constant),
+};
+#undef PACHECK_COEFFICIENT
 
 }  // namespace
 
@@ -158,7 +159,7 @@ const LogitOptionName kLogitOptions[] = {
 // A list of option names (empty: none), each known and given once.
 LogitOptionSupport parse_logit_options(nb::handle value, const std::string& what) {
   LogitOptionSupport takes;
-  if ((nb::isinstance<nb::list>(value) || nb::isinstance<nb::tuple>(value)) && nb::len(value) == 0) return takes;
+  if (is_empty_list(value)) return takes;
   for (const std::string& name : strings(value, what)) {
     const auto* option = std::find_if(std::begin(kLogitOptions), std::end(kLogitOptions),
                                       [&](const LogitOptionName& o) { return name == o.name; });
@@ -174,7 +175,7 @@ LogitOptionSupport parse_logit_options(nb::handle value, const std::string& what
 // A list of fp8 cache formats (empty: none), by vLLM's names or torch's, each given once.
 std::vector<Fp8Format> parse_fp8_caches(nb::handle value, const std::string& what) {
   std::vector<Fp8Format> formats;
-  if ((nb::isinstance<nb::list>(value) || nb::isinstance<nb::tuple>(value)) && nb::len(value) == 0) return formats;
+  if (is_empty_list(value)) return formats;
   for (const std::string& name : strings(value, what)) {
     const Fp8Format format = name == "float8_e4m3fn" ? Fp8Format::e4m3
                              : name == "float8_e5m2"  ? Fp8Format::e5m2
@@ -205,7 +206,7 @@ Capabilities parse_capabilities(nb::handle declared) {
                                            "fp8_caches", "fp8_query_dtypes", "fp8_head_dim_multiple"})) {
     const std::string what = "capabilities['" + key + "']";
     if (key == "dtypes") {
-      for (const std::string& name : strings(value, what)) caps.dtypes.push_back(parse_dtype_name(name, what));
+      caps.dtypes = dtypes(value, what);
       has_dtypes = true;
     } else if (key == "modes") {
       for (const std::string& name : strings(value, what))
@@ -230,8 +231,7 @@ Capabilities parse_capabilities(nb::handle declared) {
     } else if (key == "fp8_caches") {
       caps.fp8_caches = parse_fp8_caches(value, what);
     } else if (key == "fp8_query_dtypes") {
-      for (const std::string& name : strings(value, what))
-        caps.fp8_query_dtypes.push_back(parse_dtype_name(name, what));
+      caps.fp8_query_dtypes = dtypes(value, what);
     } else if (key == "fp8_head_dim_multiple") {
       caps.fp8_head_dim_multiple = integer(value, what);
       if (caps.fp8_head_dim_multiple < 1)
@@ -272,10 +272,10 @@ DeclaredErrorModel parse_error_model(nb::handle declared) {
   if (!nb::isinstance<nb::dict>(declared))
     throw declaration_error("error_model must be a stock model's name or a dict of coefficients, got " + python_type_name(declared));
   std::vector<std::string> known;
-  for (const auto& field : coefficient_fields()) known.push_back(field.first);
+  for (const auto& [name, member] : kCoefficients) known.push_back(name);
   model.stock.reset();
   for (const auto& [key, value] : entries(declared, "error_model", known))
-    for (const auto& [name, member] : coefficient_fields())
+    for (const auto& [name, member] : kCoefficients)
       if (key == name) model.coefficients.*member = number(value, "error_model['" + key + "']");
   const std::string why = coefficients_problem(model.coefficients);
   if (!why.empty()) throw std::invalid_argument("error_model: " + why);

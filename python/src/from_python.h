@@ -34,29 +34,26 @@ T parse_named(const std::string& name, const std::string& what, std::initializer
 // tile_size >= 1, split_size >= 1, num_splits >= 0.
 Knobs parse_knobs(int tile_size, int split_size, int num_splits, const std::string& what);
 
-// A dict of Capabilities fields (python/README.md): dtypes, modes, max_head_dim and/or head_dims, block_sizes,
-// gqa_ratios, deterministic, batch_invariant, uses_splits, logit_options (a list of option names; absent: none),
-// fp8_caches (a list of fp8 formats: fp8_e4m3 / float8_e4m3fn, fp8_e5m2 / float8_e5m2; absent: none),
-// fp8_query_dtypes and fp8_head_dim_multiple (the query dtypes and head dims it takes an fp8 cache with; absent: any).
+// A dict of Capabilities fields, by the keys python/README.md lists.
 Capabilities parse_capabilities(nanobind::handle declared);
 
-// The logit options by name, as capabilities['logit_options'] and Problem.logit_options spell them: "soft_cap",
-// "window", "alibi_slopes", "sinks" (problem.h's fields). The names of those `options` sets, in that order.
+// The names of the logit options `options` sets, in the order they apply: "soft_cap", "window", "alibi_slopes",
+// "sinks", as capabilities['logit_options'] and Problem.logit_options spell them.
 std::vector<std::string> logit_option_names(const LogitOptions& options);
 
 // A stock model's name (stock_error_models.h) or a dict of ErrorCoefficients fields.
 DeclaredErrorModel parse_error_model(nanobind::handle declared);
 
-// The kernel broke the bridge's contract (python/README.md): an output of the wrong shape or dtype, something that
-// is not an array, or a view of the problem kept after the call. Not a property failure: the check stops.
+// The kernel broke the bridge's contract (python/README.md): an output of the wrong shape or dtype, not an array, or
+// a view of the problem kept after the call. Not a property failure: the check stops.
 class KernelContractError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
 
-// `result` as floats: any DLPack-capable or array-like object (numpy, torch on CPU or CUDA) of shape
-// [total_queries, num_query_heads, head_dim] holding float32, float16 or bfloat16 values, any strides. Device arrays
-// are copied to the host by pacheck._bridge.host_array. Throws KernelContractError naming `kernel`.
+// `result` as floats: any DLPack-capable or array-like object (numpy, torch on CPU or CUDA, device arrays copied by
+// pacheck._bridge.host_array) of float32, float16 or bfloat16 [total_queries, num_query_heads, head_dim], any strides.
+// Throws KernelContractError naming `kernel`.
 Output output_from(nanobind::handle result, const Problem& problem, const std::string& kernel);
 
 }  // namespace pacheck::python

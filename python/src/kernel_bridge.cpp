@@ -54,6 +54,13 @@ nb::dict worst_element(const Problem& p, const Agreement& a) {
 
 std::string comparable(const Problem& problem, const Knobs& knobs) { return case_to_json(Case{problem, knobs, ""}); }
 
+std::vector<std::string> properties_applying(const Capabilities& capabilities) {
+  std::vector<std::string> names;
+  for (const Property& p : catalogue())
+    if (p.applies(capabilities)) names.push_back(p.name);
+  return names;
+}
+
 }  // namespace
 
 // What the bridge knows across the kernel calls of one property run or replay.
@@ -168,10 +175,7 @@ DeclaredKernel::~DeclaredKernel() = default;
 const std::string& DeclaredKernel::name() const { return state_->name; }
 
 std::vector<std::string> DeclaredKernel::applicable_properties() const {
-  std::vector<std::string> names;
-  for (const Property& p : catalogue())
-    if (p.applies(variant_->capabilities())) names.push_back(p.name);
-  return names;
+  return properties_applying(variant_->capabilities());
 }
 
 const Property& DeclaredKernel::require_applicable(const std::string& property_name) const {
@@ -277,11 +281,7 @@ nb::object DeclaredKernel::run(const ProblemObject& problem) {
 }
 
 std::vector<std::string> applicable_properties(nb::handle capabilities) {
-  const Capabilities caps = parse_capabilities(capabilities);
-  std::vector<std::string> names;
-  for (const Property& p : catalogue())
-    if (p.applies(caps)) names.push_back(p.name);
-  return names;
+  return properties_applying(parse_capabilities(capabilities));
 }
 
 void bind_kernel_bridge(nb::module_& m) {

@@ -30,14 +30,14 @@ class DeclaredKernel {
   std::vector<std::string> applicable_properties() const;
   // The property of that name; throws std::invalid_argument when there is none or it does not apply.
   const Property& require_applicable(const std::string& property) const;
-  // Runs one property (properties/runner.h) and describes the outcome as a dict for pacheck._check: passed, gave_up,
-  // cases, message, reproduce, case_file, worst, kernel_exception, contract_error, interrupt.
+  // Runs one property (properties/runner.h); the outcome as a dict for pacheck._check: passed, gave_up, cases,
+  // message, reproduce, case_file, worst, kernel_exception, contract_error, interrupt.
   nanobind::dict run_property(const std::string& property, int cases, std::uint64_t seed, bool engine_shapes,
                               const std::string& failure_dir, const std::optional<std::string>& reproduce);
   // Runs the kernel on a case file's problem and compares it with the oracle: the same keys, plus note and fits_fp32.
   nanobind::dict replay(const std::string& case_file);
-  // The kernel's output on `problem` as pacheck reads it (float32 numpy), through the same loan as a property run's
-  // calls. The kernel's exceptions propagate.
+  // The kernel's output on `problem` as pacheck reads it (float32 numpy), lent as in a property run; the kernel's
+  // exceptions propagate.
   nanobind::object run(const ProblemObject& problem);
 
  private:

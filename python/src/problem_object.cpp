@@ -96,6 +96,12 @@ nb::object per_head(const std::vector<float>& values) {
   return owned_array(values, {values.size()});
 }
 
+// An fp8 cache's k_scales or v_scales; None without a cache.
+nb::object fp8_scales(nb::handle self, const std::vector<float> Fp8Cache::*scales) {
+  const Problem& p = problem_of(self);
+  return p.fp8_cache ? per_head((*p.fp8_cache).*scales) : nb::none();
+}
+
 int max_context_len(const Problem& p) {
   int longest = 0;
   for (const Sequence& s : p.sequences) longest = std::max(longest, s.context_len);
@@ -189,13 +195,8 @@ void bind_problem(nb::module_& m) {
                                     "already rounded to `dtype`; the *_storage arrays hold them in that dtype itself.");
   problem.def_prop_ro("dtype", [](nb::handle self) { return std::string(dtype_name(problem_of(self).dtype)); },
                    "'fp32', 'fp16' or 'bf16': the storage dtype of the pools, the queries and the output.")
-      .def_prop_ro("num_query_heads", [](nb::handle self) { return problem_of(self).num_query_heads; })
-      .def_prop_ro("num_kv_heads", [](nb::handle self) { return problem_of(self).num_kv_heads; })
       .def_prop_ro("gqa_ratio", [](nb::handle self) { return problem_of(self).gqa_ratio(); },
                    "Query heads per KV head: query head h reads KV head h // gqa_ratio.")
-      .def_prop_ro("head_dim", [](nb::handle self) { return problem_of(self).head_dim; })
-      .def_prop_ro("block_size", [](nb::handle self) { return problem_of(self).block_size; })
-      .def_prop_ro("num_blocks", [](nb::handle self) { return problem_of(self).num_blocks; })
       .def_prop_ro("scale", [](nb::handle self) { return problem_of(self).scale(); }, "The softmax scale (fp32).")
       .def_prop_ro("num_sequences", [](nb::handle self) { return problem_of(self).sequences.size(); })
       .def_prop_ro("total_queries", [](nb::handle self) { return problem_of(self).total_queries(); })
@@ -256,15 +257,11 @@ void bind_problem(nb::module_& m) {
       }, "'fp8_e4m3' or 'fp8_e5m2' (vLLM's kv_cache_dtype names; torch's float8_e4m3fn and float8_e5m2) when the "
          "pools are an fp8 KV cache: k_pool and v_pool then hold the fp8 values before their scales, "
          "k_pool_storage and v_pool_storage their uint8 bit patterns; None: the pools hold `dtype` values.")
-      .def_prop_ro("k_scales", [](nb::handle self) {
-        const Problem& p = problem_of(self);
-        return p.fp8_cache ? per_head(p.fp8_cache->k_scales) : nb::none();
-      }, "float32 [1] (per tensor) or [num_kv_heads] (a copy): KV head g's key is k_pool[..., g, :] * "
-         "k_scales[0 if len(k_scales) == 1 else g]; None without an fp8 cache.")
-      .def_prop_ro("v_scales", [](nb::handle self) {
-        const Problem& p = problem_of(self);
-        return p.fp8_cache ? per_head(p.fp8_cache->v_scales) : nb::none();
-      }, "float32 [1] or [num_kv_heads] (a copy): the scales of V, as k_scales; None without an fp8 cache.")
+      .def_prop_ro("k_scales", [](nb::handle self) { return fp8_scales(self, &Fp8Cache::k_scales); },
+                   "float32 [1] (per tensor) or [num_kv_heads] (a copy): KV head g's key is k_pool[..., g, :] * "
+                   "k_scales[0 if len(k_scales) == 1 else g]; None without an fp8 cache.")
+      .def_prop_ro("v_scales", [](nb::handle self) { return fp8_scales(self, &Fp8Cache::v_scales); },
+                   "float32 [1] or [num_kv_heads] (a copy): the scales of V, as k_scales; None without an fp8 cache.")
       .def_prop_ro("logit_options", [](nb::handle self) { return logit_option_names(problem_of(self).options); },
                    "The names of the logit options the problem sets, in the order they apply (a kernel's "
                    "capabilities['logit_options'] must list each).")
@@ -272,6 +269,11 @@ void bind_problem(nb::module_& m) {
         return describe(problem_of(self)) + "knobs: " + knobs_text(object_of(self).knobs()) + "\n";
       }, "The problem in words: shapes, dtype, scale, each sequence's mode, lengths and table, the knobs.")
       .def("__repr__", [](nb::handle self) { return repr(object_of(self)); });
+  const std::pair<const char*, int Problem::*> int_fields[] = {
+      {"num_query_heads", &Problem::num_query_heads}, {"num_kv_heads", &Problem::num_kv_heads},
+      {"head_dim", &Problem::head_dim}, {"block_size", &Problem::block_size}, {"num_blocks", &Problem::num_blocks}};
+  for (const auto& [name, field] : int_fields)
+    problem.def_prop_ro(name, [field = field](nb::handle self) { return problem_of(self).*field; });
   for (const ValueArray& array : kValueArrays) {
     problem.def_prop_ro(array.name, [&array](nb::handle self) {
       const Problem& p = problem_of(self);
