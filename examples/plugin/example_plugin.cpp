@@ -4,13 +4,12 @@
 //   cmake -S examples/plugin -B build-plugin -DPACHECK_INCLUDE_DIR=<pacheck>/include && cmake --build build-plugin
 //   pacheck check --plugin build-plugin/libexample_plugin.so
 //
-// It lists two variants of the same kernel: example_streaming declares pacheck's stock fp32_online_softmax error
-// model (which describes this arithmetic), example_streaming_coefficients the same model as explicit coefficients and
-// a narrower set of shapes, to show the optional lists. Both compute every logit option of plugin.h (soft cap,
-// sliding window, ALiBi, sinks) and read fp8 KV caches (e4m3, e5m2, scales per tensor or per head), and declare them.
+// Two variants of the one kernel: example_streaming declares the stock fp32_online_softmax error model,
+// example_streaming_coefficients the same model as explicit coefficients and narrower shapes (the optional lists).
+// Both compute every logit option of plugin.h and read fp8 KV caches (scales per tensor or per head).
 //
-// pacheck's own tests (tests/plugin/) build this file with one PACHECK_TEST_* definition each, to plant a bug or a
-// fault; a copy can drop every #if that names one.
+// tests/plugin/ builds this file with one PACHECK_TEST_* definition each, to plant a bug or a fault; a copy can drop
+// every #if that names one.
 #include <pacheck/plugin.h>
 
 #include <algorithm>
@@ -72,8 +71,8 @@ std::uint16_t to_bf16(float f) {
   return static_cast<std::uint16_t>((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
 }
 
-// An fp8 byte's value, exactly: e4m3 has a bias of 7, no infinities and NaN only at S.1111.111; e5m2 a bias of 15
-// and IEEE infinities and NaNs. Subnormals are mantissa * 2^(1 - bias - mantissa bits).
+// An fp8 byte's value, exactly: e4m3 has bias 7, no infinities and NaN only at S.1111.111; e5m2 bias 15 and IEEE
+// specials.
 float from_fp8(std::uint8_t b, std::uint32_t format) {
   const bool e4m3 = format == PACHECK_FP8_E4M3;
   const int mantissa_bits = e4m3 ? 3 : 2, bias = e4m3 ? 7 : 15;
@@ -131,7 +130,7 @@ struct KvCache {
     num_v_scales = a.num_v_scales;
     v_scales = a.v_scales;
   }
-  // The scales of KV head g (one for the whole tensor, or one per head).
+  // KV head g's scale (one per tensor, or one per head).
   float k_scale(int g) const { return k_scales[num_k_scales == 1 ? 0 : g]; }
   float v_scale(int g) const { return v_scales[num_v_scales == 1 ? 0 : g]; }
   // Element i of a pool of KV head g: an fp8 value times the head's scale (one fp32 rounding), or the dtype's value.
@@ -158,13 +157,13 @@ LogitOptions logit_options(const pacheck_run_args& a) {
   return o;
 }
 
-// One query row of query head `head`: starts its online-softmax state (running max m, denominator d, accumulator
-// acc) from the head's sink, then walks the keys of its window a tile at a time, reading K and V through the block
-// table, and folds each tile into the state. Logits take the options in plugin.h's order: soft cap, then ALiBi.
+// One query row of query head `head`: the online-softmax state (running max m, denominator d, accumulator acc) starts
+// at the head's sink and folds the keys of the window a tile at a time, read through the block table. Logits take
+// the options in plugin.h's order: soft cap, then ALiBi.
 void attend(const pacheck_run_args& a, const LogitOptions& o, const KvCache& kv, int sequence, int position,
             const float* q, int head, int kv_head, float* out) {
   const std::int32_t* table = a.block_tables + sequence * a.block_table_stride;
-  // The window's first key: the last `window` positions end at the query's own.
+  // The window: the last `window` positions, ending at the query's own.
   int first = o.window > 0 && position + 1 > o.window ? position + 1 - o.window : 0;
 #if defined(PACHECK_TEST_WINDOW_OFF_BY_ONE)
   if (first > 0) --first;  // one key too many: pos - t <= window
@@ -175,7 +174,7 @@ void attend(const pacheck_run_args& a, const LogitOptions& o, const KvCache& kv,
   float m = o.sinks != nullptr ? o.sinks[head] : -INFINITY;
   float d = m == -INFINITY ? 0.0f : 1.0f;
   float acc[kMaxHeadDim] = {};
-  // The offset of the head_dim vector of key (or value) `t` in a pool of these strides.
+  // Where key (or value) t's head_dim vector starts in a pool of these strides.
   const auto slot_offset = [&](const std::int64_t* strides, int t) {
     return table[t / a.block_size] * strides[0] + (t % a.block_size) * strides[1] + kv_head * strides[2];
   };
@@ -267,10 +266,8 @@ pacheck_variant streaming() {
   v.memory = PACHECK_MEMORY_HOST;
   v.error_model = PACHECK_ERROR_MODEL_FP32_ONLINE_SOFTMAX;
   v.run = run;
-  // Every logit option; the stock model adds their cost (a soft cap's tanh, ALiBi's product and add, the sink's
-  // one more term of the sum).
+  // Every logit option and both fp8 formats; the stock model adds their cost.
   v.logit_options = PACHECK_LOGIT_SOFT_CAP | PACHECK_LOGIT_WINDOW | PACHECK_LOGIT_ALIBI | PACHECK_LOGIT_SINKS;
-  // Both fp8 formats; the stock model adds the dequantisation's two roundings (K and V times their scales).
   v.fp8_caches = PACHECK_FP8_E4M3 | PACHECK_FP8_E5M2;
 #if defined(PACHECK_TEST_NO_SERVING_FEATURES)
   v.logit_options = 0;  // declares none: pacheck must never give it a problem with options or an fp8 cache

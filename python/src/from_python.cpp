@@ -12,6 +12,8 @@
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
 
+#include "python/src/problem_object.h"
+
 namespace nb = nanobind;
 
 namespace pacheck::python {
@@ -375,8 +377,7 @@ Output output_from(nb::handle result, const Problem& p, const std::string& kerne
                                 " that pacheck cannot read as an array (numpy, a torch tensor, any DLPack array of "
                                 "float32, float16 or bfloat16)");
   }
-  const std::size_t expected[3] = {static_cast<std::size_t>(p.total_queries()),
-                                   static_cast<std::size_t>(p.num_query_heads), static_cast<std::size_t>(p.head_dim)};
+  const Shape expected = query_shape(p);
   if (array.ndim() != 3 || array.shape(0) != expected[0] || array.shape(1) != expected[1] ||
       array.shape(2) != expected[2]) {
     std::string got;

@@ -67,10 +67,10 @@ std::vector<std::string> properties_applying(const Capabilities& capabilities) {
 struct BridgeState {
   nb::object kernel;
   std::string name;
-  // While a property runs: the context a kernel's exception saves its case through (save_failure).
+  // While a property runs: what save_failure saves a kernel exception's case through.
   std::optional<PropertyContext> saving;
   std::string property;
-  // The first contract error or interrupt ends the run: every later call fails at once without calling the kernel.
+  // The first contract error or interrupt ends the run: later calls fail without calling the kernel.
   std::optional<std::string> contract_error;
   nb::object interrupt;
   std::optional<std::string> kernel_exception;  // the latest exception the kernel raised
@@ -87,8 +87,8 @@ struct BridgeState {
     failing_case.reset();
   }
 
-  // Lends `p` to the kernel for one call, then revokes the loan. With `propagate`, the kernel's Python exception
-  // propagates; otherwise it becomes KernelRaised (an Exception) or an interrupt that stops the run.
+  // Lends `p` to the kernel for one call, then revokes the loan. The kernel's Python exception propagates with
+  // `propagate`, else becomes KernelRaised (an Exception) or an interrupt that stops the run.
   Output call(const Problem& p, const Knobs& knobs, bool propagate) {
     if (contract_error || interrupt.is_valid())
       throw std::runtime_error("the check of kernel '" + name + "' has stopped");
@@ -276,8 +276,7 @@ nb::object DeclaredKernel::run(const ProblemObject& problem) {
   require_declared_features(name(), variant_->capabilities(), p);
   state_->start("");
   Output out = state_->call(p, problem.knobs(), true);
-  return owned_array(std::move(out), {static_cast<std::size_t>(p.total_queries()),
-                                      static_cast<std::size_t>(p.num_query_heads), static_cast<std::size_t>(p.head_dim)});
+  return owned_array(std::move(out), query_shape(p));
 }
 
 std::vector<std::string> applicable_properties(nb::handle capabilities) {

@@ -48,6 +48,11 @@ const std::vector<std::uint8_t>& ProblemObject::fp8_bytes(const std::vector<floa
   return bytes;
 }
 
+Shape query_shape(const Problem& p) {
+  return {static_cast<std::size_t>(p.total_queries()), static_cast<std::size_t>(p.num_query_heads),
+          static_cast<std::size_t>(p.head_dim)};
+}
+
 namespace {
 
 // A numpy array over `data` that keeps `owner` (the Python object holding the memory) alive.
@@ -59,7 +64,6 @@ const ProblemObject& object_of(nb::handle self) { return nb::cast<const ProblemO
 const Problem& problem_of(nb::handle self) { return object_of(self).problem(); }
 
 std::size_t size(int n) { return static_cast<std::size_t>(n); }
-Shape query_shape(const Problem& p) { return {size(p.total_queries()), size(p.num_query_heads), size(p.head_dim)}; }
 Shape pool_shape(const Problem& p) {
   return {size(p.num_blocks), size(p.block_size), size(p.num_kv_heads), size(p.head_dim)};
 }

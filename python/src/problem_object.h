@@ -17,6 +17,9 @@ namespace pacheck::python {
 
 using Shape = std::vector<std::size_t>;
 
+// [total_queries, num_query_heads, head_dim]: the queries' shape and the output's.
+Shape query_shape(const Problem& p);
+
 // A numpy array that owns `values`.
 template <typename T>
 nanobind::object owned_array(std::vector<T> values, const Shape& shape) {
@@ -25,9 +28,9 @@ nanobind::object owned_array(std::vector<T> values, const Shape& shape) {
   return nanobind::cast(nanobind::ndarray<nanobind::numpy, T>(held->data(), shape.size(), shape.data(), owner));
 }
 
-// Either lent (a problem pacheck owns, shown to a kernel for the length of one call) or owned (a loaded, generated
-// or shrunk case). A lent problem's float arrays are views into pacheck's memory: once the call returns, release()
-// makes every further use of the object raise, so that nothing reads memory pacheck has freed through it.
+// Either lent (pacheck's problem, shown to a kernel for one call) or owned (a loaded, generated or shrunk case). A lent
+// problem's float arrays are views into pacheck's memory: once the call returns, release() makes every further use
+// of the object raise, so that nothing reads memory pacheck has freed.
 class ProblemObject {
  public:
   ProblemObject(const Problem& lent, const Knobs& knobs) : problem_(&lent), knobs_(knobs) {}
@@ -37,10 +40,9 @@ class ProblemObject {
   const Problem& problem() const;
   const Knobs& knobs() const { return knobs_; }
   const std::string& note() const { return note_; }
-  bool lent() const { return owned_ == nullptr; }
   void release() { problem_ = nullptr; }
-  // An fp8 cache's pool (k_pool or v_pool) as the format's bytes, converted on first use and kept with this object,
-  // so that every view of it shares one buffer.
+  // An fp8 cache's pool (k_pool or v_pool) as the format's bytes, converted on first use and kept, so that every view
+  // of it shares one buffer.
   const std::vector<std::uint8_t>& fp8_bytes(const std::vector<float> Problem::*pool) const;
 
  private:
