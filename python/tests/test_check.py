@@ -57,15 +57,11 @@ def test_the_mask_bug_shrinks_to_a_two_token_prefill(tmp_path):
     assert problem.modes == ["prefill"] and problem.total_queries == 2
 
 
-def test_the_replay_line_runs_and_raises_the_same_failure(tmp_path):
+def test_the_replay_line_and_replay_raise_the_same_failure_and_the_fixed_kernel_passes(tmp_path):
     failure = fail(unrescaled_accumulator_kernel, tmp_path)
     with pytest.raises(pacheck.PropertyFailure) as again:
         eval(failure.replay, {"pacheck": pacheck, "unrescaled_accumulator_kernel": unrescaled_accumulator_kernel})
     assert again.value.worst == failure.worst
-
-
-def test_replay_raises_on_the_saved_case_and_passes_the_fixed_kernel(tmp_path):
-    failure = fail(unrescaled_accumulator_kernel, tmp_path)
     with pytest.raises(pacheck.PropertyFailure) as again:
         pacheck.replay(failure.case_file, unrescaled_accumulator_kernel, error_model=ERROR_MODEL)
     assert again.value.worst == failure.worst

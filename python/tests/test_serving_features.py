@@ -25,10 +25,12 @@ def saved(tmp_path, problem, name="case.json"):
     return path
 
 
-def test_a_problem_without_options_has_none():
+def test_a_plain_problem_has_no_option_and_no_fp8_cache():
     p = with_options()
     assert (p.soft_cap, p.window, p.alibi_slopes, p.sinks) == (None, None, None, None)
     assert p.logit_options == []
+    assert (p.kv_cache, p.k_scales, p.v_scales) == (None, None, None)
+    assert p.k_pool_storage.dtype == np.float32
 
 
 def test_the_options_are_read_only_properties_that_round_trip_through_a_case_file(tmp_path):
@@ -116,8 +118,7 @@ def test_a_declaration_naming_no_known_option_or_fp8_format_is_refused(key, decl
         declare(reference_kernel, dict(CAPABILITIES, **{key: declared}))
 
 
-# One option at a time, then all four, in each dtype: the reference passes, within the stock model with the options'
-# costs.
+# One option at a time, then all four, in each dtype: the reference passes the stock model with the options' costs.
 CASES = [dict(soft_cap=1.5), dict(window=4), dict(window=1), dict(alibi_slopes=[0.5, 0.25, 0.125, 0.0625]),
          dict(sinks=[1.0, float("-inf"), -0.5, 3.0]), EVERY_OPTION]
 
@@ -177,12 +178,6 @@ def fp8_values(bits, kv_cache):
     subnormal = np.ldexp(mantissa.astype(np.float64), 1 - bias - mantissa_bits)
     magnitude = np.where(exponent == 0, subnormal, normal)
     return np.where(bits & 0x80, -magnitude, magnitude).astype(np.float32)
-
-
-def test_a_problem_without_an_fp8_cache_has_none():
-    p = with_options()
-    assert (p.kv_cache, p.k_scales, p.v_scales) == (None, None, None)
-    assert p.k_pool_storage.dtype == np.float32
 
 
 @pytest.mark.parametrize("kv_cache", FORMATS)

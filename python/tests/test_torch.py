@@ -4,11 +4,9 @@ import numpy as np
 import pytest
 
 import pacheck
+from attention_kernels import CAPABILITIES, ERROR_MODEL, EVERY_OPTION, declare
 
 torch = pytest.importorskip("torch")
-
-CAPABILITIES = {"dtypes": ["fp32", "fp16", "bf16"], "modes": ["decode", "prefill", "continuation"],
-                "max_head_dim": 256}
 
 
 def problem(dtype):
@@ -79,7 +77,7 @@ def torch_attention(problem, device="cpu", alibi_sign=1):
 
 def test_a_torch_kernel_passes_the_catalogue(tmp_path):
     results = pacheck.check(torch_attention, name="torch_attention", capabilities=CAPABILITIES,
-                            error_model="fp32_online_softmax", cases=30, failure_dir=tmp_path)
+                            error_model=ERROR_MODEL, cases=30, failure_dir=tmp_path)
     assert all(r.cases == 30 for r in results)
 
 
@@ -87,32 +85,28 @@ def test_a_bf16_tensor_output_is_read_exactly():
     p = problem("bf16")
     out = torch_attention(p)
     assert out.dtype == torch.bfloat16
-    declared = pacheck._pacheck.DeclaredKernel(lambda q: out, "bf16_out", CAPABILITIES, "fp32_online_softmax")
-    np.testing.assert_array_equal(declared.run(p), out.float().numpy())
+    np.testing.assert_array_equal(declare(lambda q: out).run(p), out.float().numpy())
 
 
 def test_a_tensor_that_requires_grad_is_read():
     p = problem("fp32")
     out = torch_attention(p).requires_grad_()
-    declared = pacheck._pacheck.DeclaredKernel(lambda q: out * 1, "grad_out", CAPABILITIES, "fp32_online_softmax")
-    np.testing.assert_array_equal(declared.run(p), out.detach().numpy())
-
-
-OPTIONS = dict(soft_cap=2.5, window=6, alibi_slopes=[0.5, 0.25, -0.125, 0.0], sinks=[float("-inf"), 0.5, -1.0, 2.0])
+    np.testing.assert_array_equal(declare(lambda q: out * 1).run(p), out.detach().numpy())
 
 
 @pytest.mark.parametrize("dtype", ["fp32", "bf16"])
 def test_a_torch_kernel_computes_the_logit_options_and_a_flipped_alibi_is_caught(dtype, tmp_path):
     path = tmp_path / "options.json"
     pacheck.save_case(str(path), pacheck.make_problem(dtype=dtype, num_kv_heads=2, gqa_ratio=2, head_dim=16,
-                                                      block_size=4, sequences=[(19, 1), (23, 9)], seed=3, **OPTIONS))
-    pacheck.replay(path, torch_attention, error_model="fp32_online_softmax", logit_options=list(OPTIONS))
+                                                      block_size=4, sequences=[(19, 1), (23, 9)], seed=3,
+                                                      **EVERY_OPTION))
+    pacheck.replay(path, torch_attention, error_model=ERROR_MODEL, logit_options=list(EVERY_OPTION))
 
     def flipped(problem):
         return torch_attention(problem, alibi_sign=-1)
 
     with pytest.raises(pacheck.PropertyFailure):
-        pacheck.replay(path, flipped, error_model="fp32_online_softmax", logit_options=list(OPTIONS))
+        pacheck.replay(path, flipped, error_model=ERROR_MODEL, logit_options=list(EVERY_OPTION))
 
 
 @pytest.mark.parametrize("kv_cache, torch_dtype", [("fp8_e4m3", "float8_e4m3fn"), ("fp8_e5m2", "float8_e5m2")])
@@ -132,6 +126,5 @@ def test_an_fp8_cache_is_torch_float8_sharing_the_bytes(kv_cache, torch_dtype):
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
 def test_a_cuda_kernel_is_read_back_to_the_host(tmp_path):
     results = pacheck.check(lambda problem: torch_attention(problem, device="cuda"), name="torch_cuda",
-                            capabilities=CAPABILITIES, error_model="fp32_online_softmax", cases=20,
-                            failure_dir=tmp_path)
+                            capabilities=CAPABILITIES, error_model=ERROR_MODEL, cases=20, failure_dir=tmp_path)
     assert all(r.cases == 20 for r in results)
