@@ -1,9 +1,9 @@
-# A paged-decode kernel in Triton, the streaming online-softmax loop of pacheck's cpu_streaming: one program per
-# (sequence, query head) walks the sequence's keys through its block table, TILE keys at a time.
+# A paged-decode kernel in Triton, cpu_streaming's online-softmax loop: one program per (sequence, query head) walks
+# the sequence's keys through its block table, TILE keys at a time.
 """Paged decode in Triton, written as a kernel author would, and checked by pacheck (test_paged_decode.py).
 
-`paged_decode(problem)` runs it on a pacheck.Problem; `paged_decode(problem, rescale=False)` is the same kernel with
-a planted bug (the accumulator is not rescaled when the running max grows), which pacheck must catch."""
+`paged_decode(problem)` runs it on a pacheck.Problem; with rescale=False it has a planted bug (the accumulator is not
+rescaled when the running max grows), which pacheck must catch."""
 import torch
 import triton
 import triton.language as tl
@@ -69,10 +69,8 @@ def paged_decode(problem, *, tile=32, rescale=True):
     return out
 
 
-# What the kernel takes and how exact it is, for pacheck: decode in every dtype with fp32 sums, any head dim up to
-# 256, any block size and GQA ratio.
+# Decode in every dtype with fp32 sums, any head dim up to 256, any block size and GQA ratio.
 CAPABILITIES = {"dtypes": ["fp32", "fp16", "bf16"], "modes": ["decode"], "max_head_dim": 256}
-# fp32 logits and sums, exp2 by ex2.approx (within 2 ulp, subnormal results flushed): the fp32 online-softmax model,
-# with the flush's 2^-126 per weight. The scale times log2(e) is one more rounding of each logit, which the stock
-# model's two logit roundings beyond the dot product already count (the multiply and this constant).
+# fp32 logits and sums, exp2 by ex2.approx (within 2 ulp, subnormal results flushed): the fp32 online-softmax model
+# with the flush's 2^-126 per weight. The scale times log2(e) is a logit rounding the stock model already counts.
 ERROR_MODEL = {"weight_underflow": 2.0 ** -126}

@@ -30,8 +30,6 @@ def test_a_missed_rescale_is_caught_and_shrunk(tmp_path):
     # The shrunk case needs two tiles at least (a rescale happens only when a later tile raises the max).
     assert max(s.context_len for s in f.problem.sequences) > 32
     with pytest.raises(pacheck.PropertyFailure):
-        pacheck.replay(f.case_file, planted, name="triton_paged_decode_no_rescale",
-                       error_model=ERROR_MODEL)
+        pacheck.replay(f.case_file, planted, name="triton_paged_decode_no_rescale", error_model=ERROR_MODEL)
     # The correct kernel passes the same case (replay raises PropertyFailure otherwise).
-    pacheck.replay(f.case_file, paged_decode, name="triton_paged_decode",
-                   error_model=ERROR_MODEL)
+    pacheck.replay(f.case_file, paged_decode, name="triton_paged_decode", error_model=ERROR_MODEL)

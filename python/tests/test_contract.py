@@ -240,9 +240,8 @@ def test_an_output_is_read_exactly(dtype, returned):
 
 
 def test_a_kernel_returning_a_dlpack_only_array_passes_the_check(tmp_path):
-    results = pacheck.check(lambda q: DLPackOnly(reference_kernel(q)), name="dlpack_only",
-                            capabilities=CAPABILITIES, error_model=ERROR_MODEL, properties="UlpBoundedAgreement",
-                            cases=30, failure_dir=tmp_path)
+    results = declare(kernel=lambda q: DLPackOnly(reference_kernel(q)), name="dlpack_only",
+                      properties="UlpBoundedAgreement", cases=30, failure_dir=tmp_path)
     assert results[0].cases == 30
 
 
@@ -262,8 +261,7 @@ def test_a_bad_output_is_a_contract_error_naming_what_is_wrong(returned, message
     with pytest.raises(pacheck.KernelContractError, match=message):
         read(returned, problem())
     with pytest.raises(pacheck.KernelContractError, match=message):
-        pacheck.check(returned, name="bad", capabilities=CAPABILITIES, error_model=ERROR_MODEL,
-                      properties=["SingleKeyReturnsItsValue"], failure_dir=tmp_path)
+        declare(kernel=returned, name="bad", properties=["SingleKeyReturnsItsValue"], cases=100, failure_dir=tmp_path)
     assert issubclass(pacheck.KernelContractError, ValueError)
 
 
@@ -275,8 +273,7 @@ def test_a_kernel_that_keeps_a_view_of_its_problem_is_stopped(tmp_path):
         return reference_kernel(p)
 
     with pytest.raises(pacheck.KernelContractError, match="kept a reference to its problem"):
-        pacheck.check(keeper, name="keeper", capabilities=CAPABILITIES, error_model=ERROR_MODEL,
-                      failure_dir=tmp_path)
+        declare(kernel=keeper, name="keeper", cases=100, failure_dir=tmp_path)
     assert len(kept) == 1  # stopped at the first call
     with pytest.raises(RuntimeError, match="lent to a kernel for one call"):
         kept[0].k_pool
