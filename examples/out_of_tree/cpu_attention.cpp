@@ -19,8 +19,8 @@ struct KvCache {
   int head_dim;
 };
 
-// One query row: attends to keys 0..=position of its sequence (found through its block table), keeping a running
-// max, the softmax denominator and the weighted sum of V, both rescaled whenever the max grows.
+// One query row: attends to keys 0..=position through its block table, keeping a running max, the softmax
+// denominator and the weighted sum of V, both rescaled whenever the max grows.
 void attend(const KvCache& cache, const std::int32_t* block_table, int position, int kv_head, const float* query,
             float scale, float* out) {
   const int d = cache.head_dim;

@@ -46,8 +46,8 @@ std::vector<T> download(const T* device, int count) {
   return host;
 }
 
-// The run: the views as a DeviceBatch (the kernels take the ABI's contiguous layouts as they are, and the logit
-// options' values as they come), the per-sequence records and the plan built on the host, one launch, and a wait.
+// The run: the views as a DeviceBatch (the kernels take the ABI's contiguous layouts and logit options as they are),
+// the per-sequence records and the plan built on the host, one launch, and a wait.
 void run_kernel(const Kernel& kernel, const pacheck_run_args& a) {
   const int64_t hd = a.head_dim;
   if (!contiguous(a.query_strides, {a.total_queries, a.num_query_heads, hd}) ||
@@ -87,7 +87,7 @@ void run_kernel(const Kernel& kernel, const pacheck_run_args& a) {
   batch.block_tables = a.block_tables;
   batch.sequences = sequences_device.get();
   batch.sequence_of_query_row = sequence_of_row_device.get();
-  // The logit options, in device memory as the variant declared: the kernels read them as the ABI defines them.
+  // The logit options, in device memory as the variant declared.
   if (PACHECK_HAS_FIELD(&a, pacheck_run_args, sinks)) {
     batch.soft_cap = a.soft_cap;
     batch.window = a.window;
@@ -111,10 +111,9 @@ int run(void* context, const pacheck_run_args* args, char* message, size_t messa
   }
 }
 
-// The tensor-core kernel runs bf16 and fp16 with head dims that are a multiple of 8 (launch_rules.h), the
-// CUDA-core kernel everything else: per kernel, a variant for each arithmetic, each declaring its stock model. The
-// CUDA-core variants take fp32 only, since an fp16 problem of a head dim that is a multiple of 8 runs on the tensor
-// cores, outside their model.
+// The tensor cores run bf16 and fp16 at head dims that are a multiple of 8 (launch_rules.h), the CUDA cores the rest:
+// per kernel, a variant for each arithmetic, each declaring its stock model. The CUDA-core variants take fp32 only,
+// since an fp16 problem of such a head dim runs on the tensor cores, outside their model.
 std::vector<int32_t> multiples_of_8() {
   std::vector<int32_t> dims;
   for (int d = 8; d <= kMaxHeadDim; d += 8) dims.push_back(d);
