@@ -93,9 +93,9 @@ HEAD_DIMS = [128]
 #  - the CUDA-core decode keeps P in fp32, but a split history's partial outputs are rounded to the output dtype
 #    before the fp32 merge, up to twice along a term's path (2^15 u in bf16, 2^13 u in fp16 each), and in fp16 a
 #    partial below the normal range loses up to 2^-25 absolute, which merge weights summing to 1 keep;
-#  - the tensor-core kernels scale the queries in the input dtype (one rounding of each logit's factors), form each
-#    logit by mma (72 u per 16-element step), round P to the input dtype for the P V mma (numerator only; in fp16 a
-#    weight below 2^-14 is subnormal and loses up to 2^-25), and each later 16-key mma adds 72 u.
+#  - the tensor-core kernels scale the queries in the input dtype (one rounding of each logit's factors: 2^15 or
+#    2^13 u), form each logit by mma (72 u per 16-element step), round P to the input dtype for the P V mma (numerator
+#    only; in fp16 a weight below 2^-14 is subnormal and loses up to 2^-25), and each later 16-key mma adds 72 u.
 def dtype_rounding(dtype):
     return 2.0 ** 15 if dtype == "bf16" else 2.0 ** 13
 
@@ -124,11 +124,12 @@ LOGIT_OPTIONS = ["window", "soft_cap"]
 TC_FP8_LOGIT_OPTIONS = ["window"]
 
 
-# fp8 caches (README.md, "fp8 caches"): the fp8 values convert exactly and k_scale folded into sm_scale is one fp32
-# rounding, both within what pacheck adds for an fp8 cache. The wrapper's `out *= v_scale` on the output already in
-# its dtype is one more rounding (2^15 or 2^13 u, chain_constant); before it, the output and a split's partials are
-# in the stored values' units, where each of the two roundings loses up to 2^-25 in fp16 (half its subnormal spacing)
-# or 2^-126 in bf16 (a flushed subnormal), which v_scale multiplies (absolute_error_per_v_scale).
+# fp8 caches (README.md, "fp8 caches"): the fp8 values convert exactly (each is an fp16 and a bf16 value) and k_scale
+# folded into sm_scale is one fp32 rounding, both within what pacheck adds for an fp8 cache. The wrapper's
+# `out *= v_scale` on the output already in its dtype is one more rounding (2^15 or 2^13 u, chain_constant); before
+# it, the output and a split's partials are in the stored values' units, where each of the two roundings loses up to
+# 2^-25 in fp16 (half its subnormal spacing) or 2^-126 in bf16 (a flushed subnormal), which v_scale multiplies
+# (absolute_error_per_v_scale).
 FP8_CACHES = ["fp8_e4m3", "fp8_e5m2"]
 
 

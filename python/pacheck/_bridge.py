@@ -95,10 +95,7 @@ def torch_inputs(problem, device="cpu") -> TorchInputs:
     def values(view):
         return torch.from_dlpack(view).to(device=device, dtype=dtype)
 
-    def integers(array):
-        return torch.from_dlpack(array).to(device)
-
-    def per_head(array):
+    def moved(array):  # tables, lengths and per-head floats keep their dtype; an absent option stays None
         return None if array is None else torch.from_dlpack(array).to(device)
 
     def pool(view, storage):
@@ -110,12 +107,12 @@ def torch_inputs(problem, device="cpu") -> TorchInputs:
         queries=values(problem.queries),
         k_pool=pool(problem.k_pool, problem.k_pool_storage),
         v_pool=pool(problem.v_pool, problem.v_pool_storage),
-        block_tables=integers(problem.block_tables),
-        context_lens=integers(problem.context_lens),
-        query_lens=integers(problem.query_lens),
-        query_starts=integers(problem.query_starts),
-        alibi_slopes=per_head(problem.alibi_slopes),
-        sinks=per_head(problem.sinks),
-        k_scales=per_head(problem.k_scales),
-        v_scales=per_head(problem.v_scales),
+        block_tables=moved(problem.block_tables),
+        context_lens=moved(problem.context_lens),
+        query_lens=moved(problem.query_lens),
+        query_starts=moved(problem.query_starts),
+        alibi_slopes=moved(problem.alibi_slopes),
+        sinks=moved(problem.sinks),
+        k_scales=moved(problem.k_scales),
+        v_scales=moved(problem.v_scales),
     )
