@@ -273,6 +273,7 @@ void bind_problem(nb::module_& m) {
         return describe(problem_of(self)) + "knobs: " + knobs_text(object_of(self).knobs()) + "\n";
       }, "The problem in words: shapes, dtype, scale, each sequence's mode, lengths and table, the knobs.")
       .def("__repr__", [](nb::handle self) { return repr(object_of(self)); });
+  // The int fields, each a read-only property of its own name.
   const std::pair<const char*, int Problem::*> int_fields[] = {
       {"num_query_heads", &Problem::num_query_heads}, {"num_kv_heads", &Problem::num_kv_heads},
       {"head_dim", &Problem::head_dim}, {"block_size", &Problem::block_size}, {"num_blocks", &Problem::num_blocks}};

@@ -89,18 +89,23 @@ def recording_kernel(field):
     return kernel, calls
 
 
+def assert_refused(p, key, others, refusal, tmp_path):
+    """A kernel that declares no capabilities[key], or only `others`, is refused `p` (run and replay), uncalled."""
+    kernel, calls = recording_kernel("dtype")
+    for name, declared in [("declares_none", []), ("declares_the_others", others)]:
+        capabilities = dict(CAPABILITIES, **{key: declared}) if declared else CAPABILITIES
+        with pytest.raises(ValueError, match=f"{name} is not given this problem: {refusal}"):
+            declare(kernel, capabilities, name).run(p)
+        with pytest.raises(ValueError, match=refusal):
+            pacheck.replay(saved(tmp_path, p), kernel, error_model=ERROR_MODEL, **{key: declared})
+    assert calls == []
+
+
 @pytest.mark.parametrize("option", ALL_OPTIONS)
 def test_a_kernel_that_declares_no_option_is_never_given_one(option, tmp_path):
-    kernel, calls = recording_kernel("logit_options")
-    p = with_options(**{option: EVERY_OPTION[option]})
-    with pytest.raises(ValueError, match=f"declares_none is not given this problem: {option} not supported"):
-        declare(kernel, name="declares_none").run(p)
     others = [o for o in ALL_OPTIONS if o != option]
-    with pytest.raises(ValueError, match=f"{option} not supported"):
-        declare(kernel, dict(CAPABILITIES, logit_options=others)).run(p)
-    with pytest.raises(ValueError, match=f"{option} not supported"):
-        pacheck.replay(saved(tmp_path, p), kernel, error_model=ERROR_MODEL)
-    assert calls == []
+    assert_refused(with_options(**{option: EVERY_OPTION[option]}), "logit_options", others, f"{option} not supported",
+                   tmp_path)
 
 
 @pytest.mark.parametrize("key, declared, error, message", [
@@ -224,16 +229,10 @@ def test_a_kernel_takes_an_fp8_cache_only_with_the_query_dtypes_and_head_dims_it
 
 @pytest.mark.parametrize("kv_cache", FORMATS)
 def test_a_kernel_is_never_given_an_fp8_format_it_does_not_declare(kv_cache, tmp_path):
-    kernel, calls = recording_kernel("kv_cache")
     p = with_fp8(kv_cache)
-    other = [f for f in FORMATS if f != kv_cache]
-    for name, declared in [("declares_no_fp8", CAPABILITIES),
-                           ("declares_the_other", dict(CAPABILITIES, fp8_caches=other))]:
-        with pytest.raises(ValueError, match=f"{name} is not given this problem: kv_cache {kv_cache} not supported"):
-            declare(kernel, declared, name).run(p)
-    with pytest.raises(ValueError, match=f"kv_cache {kv_cache} not supported"):
-        pacheck.replay(saved(tmp_path, p), kernel, error_model=ERROR_MODEL, fp8_caches=other)
-    assert calls == []
+    assert_refused(p, "fp8_caches", [f for f in FORMATS if f != kv_cache], f"kv_cache {kv_cache} not supported",
+                   tmp_path)
+    kernel, calls = recording_kernel("kv_cache")
     torch_name = "float8_e4m3fn" if kv_cache == "fp8_e4m3" else "float8_e5m2"  # torch's names declare it too
     np.testing.assert_array_equal(declare(kernel, dict(CAPABILITIES, fp8_caches=[torch_name])).run(p),
                                   reference_kernel(p))
