@@ -60,6 +60,13 @@ struct FakePlugin {
   }
 };
 
+// A FakePlugin that lives as long as the process, as a registered plugin must.
+const pacheck_plugin* kept_plugin(std::vector<pacheck_variant> variants) {
+  static std::vector<std::unique_ptr<FakePlugin>> plugins;
+  plugins.push_back(std::make_unique<FakePlugin>(std::move(variants)));
+  return &plugins.back()->plugin;
+}
+
 // The PluginError message of registering `plugin` as `path`, or "" when it registered.
 std::string refusal(const pacheck_plugin* plugin, const std::string& path) {
   try {
@@ -79,6 +86,8 @@ struct Nonsense {
 const std::int32_t kZeroAndEight[] = {0, 8};
 const std::int32_t kSixtyFive[] = {65};
 const std::int32_t kMinusOne[] = {-1};
+// The header's sound starting point for explicit coefficients.
+const pacheck_error_coefficients kCoefficients = {2, 1, 4, 4, 0, 2, 1, 1, 0, 0, 0x1p-24, 0x1p-150};
 
 const Nonsense kNonsense[] = {
     {"no_dtype", [](pacheck_variant& v) { v.dtypes = 0; }, "it declares no dtype"},
@@ -126,27 +135,28 @@ const Nonsense kNonsense[] = {
     {"coefficient_nan",
      [](pacheck_variant& v) {
        v.error_model = PACHECK_ERROR_MODEL_COEFFICIENTS;
-       v.coefficients = {2, 1, 4, 4, 0, 2, 1, 1, 0, 0, 0x1p-24, 0x1p-150};
+       v.coefficients = kCoefficients;
        v.coefficients.chain_per_key = std::nan("");
      },
      "its error model: chain_per_key must be finite and non-negative"},
     {"unit_roundoff_0",
      [](pacheck_variant& v) {
        v.error_model = PACHECK_ERROR_MODEL_COEFFICIENTS;
-       v.coefficients = {2, 1, 4, 4, 0, 2, 1, 1, 0, 0, 0, 0x1p-150};
+       v.coefficients = kCoefficients;
+       v.coefficients.accumulator_unit_roundoff = 0;
      },
      "its error model: accumulator_unit_roundoff must lie in (0, 1)"},
     {"per_v_scale_negative",
      [](pacheck_variant& v) {
        v.error_model = PACHECK_ERROR_MODEL_COEFFICIENTS;
-       v.coefficients = {2, 1, 4, 4, 0, 2, 1, 1, 0, 0, 0x1p-24, 0x1p-150};
+       v.coefficients = kCoefficients;
        v.absolute_error_per_v_scale = -1;
      },
      "its error model: absolute_error_per_v_scale must be finite and non-negative"},
     {"soft_cap_logit_nan",
      [](pacheck_variant& v) {
        v.error_model = PACHECK_ERROR_MODEL_COEFFICIENTS;
-       v.coefficients = {2, 1, 4, 4, 0, 2, 1, 1, 0, 0, 0x1p-24, 0x1p-150};
+       v.coefficients = kCoefficients;
        v.soft_cap_logit_constant = std::nan("");
      },
      "its error model: soft_cap_logit_constant must be finite and non-negative"},
@@ -196,24 +206,29 @@ TEST(PluginLoader, RefusesMalformedNames) {
 
 TEST(PluginLoader, RefusesMalformedPluginStructs) {
   EXPECT_EQ(refusal(nullptr, "/fake/null.so"), "plugin /fake/null.so: pacheck_plugin_entry returned a null pointer");
-  FakePlugin other_abi({good_variant("abi_two")});
-  other_abi.plugin.abi_version = 2;
-  EXPECT_EQ(refusal(&other_abi.plugin, "/fake/abi2.so"),
-            "plugin /fake/abi2.so: built against plugin ABI 2, this pacheck reads 1 (rebuild it against this pacheck's "
-            "include/pacheck/plugin.h)");
-  FakePlugin small({good_variant("small_plugin")});
-  small.plugin.struct_size = 8;
-  EXPECT_NE(refusal(&small.plugin, "/fake/small.so").find("its pacheck_plugin struct_size is 8, smaller than ABI 1's"),
-            std::string::npos);
-  FakePlugin empty({});
-  EXPECT_EQ(refusal(&empty.plugin, "/fake/empty.so"), "plugin /fake/empty.so: it lists no variant (num_variants is 0)");
-  FakePlugin null_list({good_variant("null_list")});
-  null_list.plugin.variants = nullptr;
-  EXPECT_EQ(refusal(&null_list.plugin, "/fake/null_list.so"), "plugin /fake/null_list.so: variants is a null pointer");
-  FakePlugin null_entry({good_variant("null_entry_0"), good_variant("null_entry_1")});
-  null_entry.pointers[1] = nullptr;
-  EXPECT_EQ(refusal(&null_entry.plugin, "/fake/null_entry.so"),
-            "plugin /fake/null_entry.so: variants[1] is a null pointer");
+  const struct {
+    const char* what;
+    std::vector<pacheck_variant> variants;
+    std::function<void(FakePlugin&)> spoil;
+    const char* message;  // expected after "plugin /fake/<what>.so: "
+  } cases[] = {
+      {"abi2", {good_variant("abi_two")}, [](FakePlugin& f) { f.plugin.abi_version = 2; },
+       "built against plugin ABI 2, this pacheck reads 1 (rebuild it against this pacheck's include/pacheck/plugin.h)"},
+      {"small", {good_variant("small_plugin")}, [](FakePlugin& f) { f.plugin.struct_size = 8; },
+       "its pacheck_plugin struct_size is 8, smaller than ABI 1's 24 bytes (was it built against this "
+       "include/pacheck/plugin.h?)"},
+      {"empty", {}, [](FakePlugin&) {}, "it lists no variant (num_variants is 0)"},
+      {"null_list", {good_variant("null_list")}, [](FakePlugin& f) { f.plugin.variants = nullptr; },
+       "variants is a null pointer"},
+      {"null_entry", {good_variant("null_entry_0"), good_variant("null_entry_1")},
+       [](FakePlugin& f) { f.pointers[1] = nullptr; }, "variants[1] is a null pointer"},
+  };
+  for (const auto& c : cases) {
+    FakePlugin fake(c.variants);
+    c.spoil(fake);
+    const std::string path = std::string("/fake/") + c.what + ".so";
+    EXPECT_EQ(refusal(&fake.plugin, path), "plugin " + path + ": " + c.message);
+  }
   EXPECT_EQ(Registry::instance().find("null_entry_0"), nullptr) << "all or none";
 }
 
@@ -227,8 +242,7 @@ TEST(PluginLoader, RefusesNamesTakenRegisteringNone) {
             "plugin /fake/builtin.so: variant 'cpu_streaming' (variants[1]): pacheck already has a variant named "
             "'cpu_streaming'");
   EXPECT_EQ(Registry::instance().find("fresh_before_builtin"), nullptr) << "all or none";
-  FakePlugin first({good_variant("taken_by_first")});
-  ASSERT_EQ(refusal(&first.plugin, "/fake/first.so"), "");
+  ASSERT_EQ(refusal(kept_plugin({good_variant("taken_by_first")}), "/fake/first.so"), "");
   FakePlugin second({good_variant("taken_by_first")});
   EXPECT_EQ(refusal(&second.plugin, "/fake/second.so"),
             "plugin /fake/second.so: variant 'taken_by_first' (variants[0]): pacheck already has a variant named "
@@ -238,8 +252,7 @@ TEST(PluginLoader, RefusesNamesTakenRegisteringNone) {
 TEST(PluginLoader, DeviceMemoryNeedsACudaBuild) {
   pacheck_variant v = good_variant("wants_the_device");
   v.memory = PACHECK_MEMORY_DEVICE;
-  FakePlugin fake({v});
-  const std::string message = refusal(&fake.plugin, "/fake/device.so");
+  const std::string message = refusal(kept_plugin({v}), "/fake/device.so");
   if (plugins_can_use_device_memory()) {
     EXPECT_EQ(message, "");
     EXPECT_TRUE(Registry::instance().get("wants_the_device").capabilities().needs_gpu);
@@ -269,7 +282,7 @@ TEST(PluginLoader, DeclarationsBecomeCapabilities) {
   static const std::int32_t head_dims[] = {8, 32};
   static const std::int32_t block_sizes[] = {16};
   static const std::int32_t gqa_ratios[] = {1, 4};
-  static pacheck_variant v = good_variant("declared_caps");
+  pacheck_variant v = good_variant("declared_caps");
   v.dtypes = PACHECK_DTYPE_F16 | PACHECK_DTYPE_BF16;
   v.modes = PACHECK_MODE_PREFILL | PACHECK_MODE_CONTINUATION;
   v.num_head_dims = 2;
@@ -281,9 +294,7 @@ TEST(PluginLoader, DeclarationsBecomeCapabilities) {
   v.deterministic = 0;
   v.uses_splits = 1;
   v.error_model = PACHECK_ERROR_MODEL_FP32_SPLIT_K;
-  static const pacheck_variant* const variants[] = {&v};
-  static const pacheck_plugin plugin{PACHECK_PLUGIN_ABI_VERSION, sizeof(pacheck_plugin), 1, variants};
-  const LoadedPlugin& loaded = register_plugin(&plugin, "/fake/caps.so");
+  const LoadedPlugin& loaded = register_plugin(kept_plugin({v}), "/fake/caps.so");
   EXPECT_EQ(loaded.variants, std::vector<std::string>{"declared_caps"});
   ASSERT_EQ(plugin_of("declared_caps"), &loaded);
   EXPECT_EQ(plugin_of("cpu_streaming"), nullptr);
@@ -317,12 +328,10 @@ TEST(PluginLoader, EachStockModelNumberDeclaresThatModel) {
       {"declares_fp32_online_softmax", PACHECK_ERROR_MODEL_FP32_ONLINE_SOFTMAX, StockErrorModel::fp32_online_softmax},
       {"declares_bf16_tensor_cores", PACHECK_ERROR_MODEL_BF16_TENSOR_CORES, StockErrorModel::bf16_tensor_cores},
       {"declares_fp16_tensor_cores", PACHECK_ERROR_MODEL_FP16_TENSOR_CORES, StockErrorModel::fp16_tensor_cores}};
-  static std::vector<std::unique_ptr<FakePlugin>> plugins;  // registered variants outlive the test
   for (const Declaration& d : declarations) {
     pacheck_variant v = good_variant(d.name);
     v.error_model = d.number;
-    plugins.push_back(std::make_unique<FakePlugin>(std::vector<pacheck_variant>{v}));
-    ASSERT_EQ(refusal(&plugins.back()->plugin, std::string("/fake/") + d.name + ".so"), "");
+    ASSERT_EQ(refusal(kept_plugin({v}), std::string("/fake/") + d.name + ".so"), "");
     DeclaredErrorModel declared;
     declared.stock = d.stock;
     for (std::size_t row = 0; row < oracle.rows.size(); ++row) {
@@ -347,18 +356,16 @@ TEST(PluginLoader, FeatureTermsOfCoefficientsReachTheModelOnlyWithTheirFeature) 
   plain.k_pool.resize(plain.pool_size());
   plain.v_pool.resize(plain.pool_size());
   const Problem fp8 = testing::with_fp8_cache(plain, Fp8Format::e4m3, {1.0f}, {0.25f, 4.0f});
-  static pacheck_variant v = good_variant("declares_absolute_errors");
+  pacheck_variant v = good_variant("declares_absolute_errors");
   v.error_model = PACHECK_ERROR_MODEL_COEFFICIENTS;
-  v.coefficients = {2, 1, 4, 4, 0, 2, 1, 1, 0, 0, 0x1p-24, 0x1p-150};
+  v.coefficients = kCoefficients;
   v.absolute_error = 0x1p-30;
   v.absolute_error_per_v_scale = 0x1p-25;
   v.soft_cap_logit_constant = 0x1p13;
-  static pacheck_variant older = v;
+  pacheck_variant older = v;
   older.name = "declares_before_absolute_error_per_v_scale";
   older.struct_size = offsetof(pacheck_variant, absolute_error_per_v_scale);
-  static const pacheck_variant* const variants[] = {&v, &older};
-  static const pacheck_plugin plugin{PACHECK_PLUGIN_ABI_VERSION, sizeof(pacheck_plugin), 2, variants};
-  ASSERT_EQ(refusal(&plugin, "/fake/absolute_errors.so"), "");
+  ASSERT_EQ(refusal(kept_plugin({v, older}), "/fake/absolute_errors.so"), "");
   const Variant& declared = Registry::instance().get("declares_absolute_errors");
   const Variant& before = Registry::instance().get("declares_before_absolute_error_per_v_scale");
   const OracleResult with = run_oracle(fp8), without = run_oracle(plain);
@@ -380,15 +387,13 @@ TEST(PluginLoader, FeatureTermsOfCoefficientsReachTheModelOnlyWithTheirFeature) 
 }
 
 TEST(PluginLoader, LogitOptionFlagsBecomeCapabilities) {
-  static pacheck_variant some = good_variant("declares_window_and_sinks");
+  pacheck_variant some = good_variant("declares_window_and_sinks");
   some.logit_options = PACHECK_LOGIT_WINDOW | PACHECK_LOGIT_SINKS;
   // A plugin built before the field: its struct ends before logit_options, whatever lies past it.
-  static pacheck_variant older = good_variant("declares_before_logit_options");
+  pacheck_variant older = good_variant("declares_before_logit_options");
   older.logit_options = PACHECK_LOGIT_SOFT_CAP | PACHECK_LOGIT_WINDOW | PACHECK_LOGIT_ALIBI | PACHECK_LOGIT_SINKS;
   older.struct_size = offsetof(pacheck_variant, logit_options);
-  static const pacheck_variant* const variants[] = {&some, &older};
-  static const pacheck_plugin plugin{PACHECK_PLUGIN_ABI_VERSION, sizeof(pacheck_plugin), 2, variants};
-  ASSERT_EQ(refusal(&plugin, "/fake/logit_flags.so"), "");
+  ASSERT_EQ(refusal(kept_plugin({some, older}), "/fake/logit_flags.so"), "");
   const LogitOptionSupport a = Registry::instance().get("declares_window_and_sinks").capabilities().logit_options;
   EXPECT_FALSE(a.soft_cap);
   EXPECT_TRUE(a.window);
@@ -399,19 +404,17 @@ TEST(PluginLoader, LogitOptionFlagsBecomeCapabilities) {
 }
 
 TEST(PluginLoader, Fp8FormatFlagsBecomeCapabilities) {
-  static pacheck_variant e5m2 = good_variant("declares_e5m2");
+  pacheck_variant e5m2 = good_variant("declares_e5m2");
   e5m2.fp8_caches = PACHECK_FP8_E5M2;
   e5m2.fp8_query_dtypes = PACHECK_DTYPE_BF16;  // and only with bf16 queries and head dims a multiple of 16
   e5m2.fp8_head_dim_multiple = 16;
-  static pacheck_variant both = good_variant("declares_both_fp8");
+  pacheck_variant both = good_variant("declares_both_fp8");
   both.fp8_caches = PACHECK_FP8_E4M3 | PACHECK_FP8_E5M2;
   // A plugin built before the field: its struct ends before fp8_caches, whatever lies past it.
-  static pacheck_variant older = good_variant("declares_before_fp8_caches");
+  pacheck_variant older = good_variant("declares_before_fp8_caches");
   older.fp8_caches = PACHECK_FP8_E4M3 | PACHECK_FP8_E5M2;
   older.struct_size = offsetof(pacheck_variant, fp8_caches);
-  static const pacheck_variant* const variants[] = {&e5m2, &both, &older};
-  static const pacheck_plugin plugin{PACHECK_PLUGIN_ABI_VERSION, sizeof(pacheck_plugin), 3, variants};
-  ASSERT_EQ(refusal(&plugin, "/fake/fp8_flags.so"), "");
+  ASSERT_EQ(refusal(kept_plugin({e5m2, both, older}), "/fake/fp8_flags.so"), "");
   const auto formats = [](const char* name) { return Registry::instance().get(name).capabilities().fp8_caches; };
   EXPECT_EQ(formats("declares_e5m2"), std::vector<Fp8Format>{Fp8Format::e5m2});
   EXPECT_EQ(formats("declares_both_fp8"), (std::vector<Fp8Format>{Fp8Format::e4m3, Fp8Format::e5m2}));
@@ -447,14 +450,17 @@ int fail_with_message(void* context, const pacheck_run_args*, char* message, std
 int fail_silently(void*, const pacheck_run_args*, char*, std::size_t) { return -1; }
 int throw_through_c(void*, const pacheck_run_args*, char*, std::size_t) { throw std::logic_error("not caught"); }
 
-const Variant& registered(const char* name, pacheck_run_fn run, void* context = nullptr) {
-  static std::vector<std::unique_ptr<FakePlugin>> plugins;  // the registry keeps pointers into them
+// A registered variant of every dtype and mode that runs `run` on `context`, declaring these serving features.
+const Variant& registered(const char* name, pacheck_run_fn run, void* context = nullptr,
+                          std::uint32_t logit_options = 0, std::uint32_t fp8_caches = 0) {
   pacheck_variant v = good_variant(name);
   v.dtypes = PACHECK_DTYPE_F32 | PACHECK_DTYPE_F16 | PACHECK_DTYPE_BF16;
+  v.modes = PACHECK_MODE_DECODE | PACHECK_MODE_PREFILL | PACHECK_MODE_CONTINUATION;
   v.run = run;
   v.context = context;
-  plugins.push_back(std::make_unique<FakePlugin>(std::vector<pacheck_variant>{v}));
-  register_plugin(&plugins.back()->plugin, std::string("/fake/") + name + ".so");
+  v.logit_options = logit_options;
+  v.fp8_caches = fp8_caches;
+  register_plugin(kept_plugin({v}), std::string("/fake/") + name + ".so");
   return Registry::instance().get(name);
 }
 
@@ -550,24 +556,8 @@ int record_options(void* context, const pacheck_run_args* a, char* message, std:
   return 0;
 }
 
-// A registered variant of every dtype and mode that declares these serving features and runs `run` on `context`.
-const Variant& registered_declaring(const char* name, std::uint32_t logit_options, std::uint32_t fp8_caches,
-                                    pacheck_run_fn run, void* context) {
-  static std::vector<std::unique_ptr<FakePlugin>> plugins;  // the registry keeps pointers into them
-  pacheck_variant v = good_variant(name);
-  v.dtypes = PACHECK_DTYPE_F32 | PACHECK_DTYPE_F16 | PACHECK_DTYPE_BF16;
-  v.modes = PACHECK_MODE_DECODE | PACHECK_MODE_PREFILL | PACHECK_MODE_CONTINUATION;
-  v.run = run;
-  v.context = context;
-  v.logit_options = logit_options;
-  v.fp8_caches = fp8_caches;
-  plugins.push_back(std::make_unique<FakePlugin>(std::vector<pacheck_variant>{v}));
-  register_plugin(&plugins.back()->plugin, std::string("/fake/") + name + ".so");
-  return Registry::instance().get(name);
-}
-
 const Variant& registered_with_options(const char* name, std::uint32_t logit_options, SeenOptions& seen) {
-  return registered_declaring(name, logit_options, 0, record_options, &seen);
+  return registered(name, record_options, &seen, logit_options);
 }
 
 // Three heads, so that each head's slope and sink has its own place.
@@ -657,7 +647,7 @@ int record_fp8(void* context, const pacheck_run_args* a, char* message, std::siz
 }
 
 const Variant& registered_with_fp8(const char* name, std::uint32_t fp8_caches, SeenFp8& seen) {
-  return registered_declaring(name, 0, fp8_caches, record_fp8, &seen);
+  return registered(name, record_fp8, &seen, 0, fp8_caches);
 }
 
 // The pools arrive as the format's bytes, one per element (strides count them), with the scales as they are, per
@@ -768,57 +758,51 @@ TEST(PluginLoader, LoadsTheExampleOnce) {
   EXPECT_FALSE(c.supports_head_dim(96));
 }
 
-// The example's arithmetic is cpu_streaming's, so through the ABI's views (every dtype, scattered and padded tables,
-// GQA, mixed modes) its output must equal cpu_streaming's bit for bit: any conversion that is not exact shows.
-RC_GTEST_PROP(PluginLoader, TheExampleMatchesCpuStreamingBitForBit, ()) {
-  load_plugin(PACHECK_EXAMPLE_PLUGIN);
-  const Variant& example = Registry::instance().get("example_streaming");
-  const Variant& reference = Registry::instance().get("cpu_streaming");
-  gen::Limits limits = gen::Limits{};
-  limits.max_head_dim = 256;
-  const ProblemSpec spec = *gen::problem_spec(limits);
-  const Problem p = materialize(spec);
+// Generated knobs for `p`, their tile at most 512 keys (cpu_streaming walks longer tiles in chunks of 512).
+Knobs knobs_for(const Problem& p, const gen::Limits& limits) {
   int longest = 1;
   for (const Sequence& s : p.sequences) longest = std::max(longest, s.context_len);
   Knobs knobs = *gen::knobs(longest, limits);
-  knobs.tile_size = std::min(knobs.tile_size, 512);  // cpu_streaming walks longer tiles in chunks of 512 keys
-  const Output want = reference.run(p, knobs);
-  const Output got = example.run(p, knobs);
-  RC_ASSERT(got.size() == want.size());
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    std::uint32_t a, b;
-    std::memcpy(&a, &got[i], 4);
-    std::memcpy(&b, &want[i], 4);
-    RC_ASSERT(a == b);
-  }
+  knobs.tile_size = std::min(knobs.tile_size, 512);
+  return knobs;
 }
 
-// A generated problem of the catalogue's shapes, with an fp8 cache in a fifth of them and logit options drawn from
-// `seed`, and knobs for it.
+// Whether the example computes `p` as cpu_streaming does, to the bit.
+bool example_matches_cpu_streaming(const Problem& p, const Knobs& knobs) {
+  load_plugin(PACHECK_EXAMPLE_PLUGIN);
+  const Output want = Registry::instance().get("cpu_streaming").run(p, knobs);
+  const Output got = Registry::instance().get("example_streaming").run(p, knobs);
+  return got.size() == want.size() && std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) == 0;
+}
+
+// The example's arithmetic is cpu_streaming's, so through the ABI's views (every dtype, scattered and padded tables,
+// GQA, mixed modes) its output must equal cpu_streaming's bit for bit: any conversion that is not exact shows.
+RC_GTEST_PROP(PluginLoader, TheExampleMatchesCpuStreamingBitForBit, ()) {
+  gen::Limits limits = gen::Limits{};
+  limits.max_head_dim = 256;
+  const Problem p = materialize(*gen::problem_spec(limits));
+  RC_ASSERT(example_matches_cpu_streaming(p, knobs_for(p, limits)));
+}
+
+// A generated problem of the catalogue's shapes, with an fp8 cache in a fifth of them and generated logit options,
+// and knobs for it.
 std::pair<Problem, Knobs> problem_with_options() {
   gen::Limits limits = gen::Limits{};
   limits.fp8_caches = {Fp8Format::e4m3, Fp8Format::e5m2};
   Problem p = materialize(*gen::problem_spec(limits));
   testing::add_logit_options(p, *rc::gen::inRange<std::uint64_t>(1, 1u << 20));
   validate(p);
-  int longest = 1;
-  for (const Sequence& s : p.sequences) longest = std::max(longest, s.context_len);
-  Knobs knobs = *gen::knobs(longest, limits);
-  knobs.tile_size = std::min(knobs.tile_size, 512);  // cpu_streaming walks longer tiles in chunks of 512 keys
+  const Knobs knobs = knobs_for(p, limits);
   return {std::move(p), knobs};
 }
 
 // The options and the fp8 cache pass through the ABI exactly and the example computes them as cpu_streaming does, to
 // the bit.
 RC_GTEST_PROP(PluginLoader, TheExampleMatchesCpuStreamingBitForBitWithServingFeatures, ()) {
-  load_plugin(PACHECK_EXAMPLE_PLUGIN);
   const auto [p, knobs] = problem_with_options();
   RC_TAG(p.options.soft_cap.has_value(), p.options.window.has_value(), !p.options.alibi_slopes.empty(),
          !p.options.sinks.empty(), p.fp8_cache.has_value());
-  const Output want = Registry::instance().get("cpu_streaming").run(p, knobs);
-  const Output got = Registry::instance().get("example_streaming").run(p, knobs);
-  RC_ASSERT(got.size() == want.size());
-  RC_ASSERT(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) == 0);
+  RC_ASSERT(example_matches_cpu_streaming(p, knobs));
 }
 
 // Both example variants, the stock model and the explicit coefficients, hold their bounds with the options' and the
