@@ -77,9 +77,11 @@ std::string refusal(const pacheck_plugin* plugin, const std::string& path) {
   return "";
 }
 
+using Spoil = std::function<void(pacheck_variant&)>;
+
 struct Nonsense {
   const char* what;
-  std::function<void(pacheck_variant&)> spoil;
+  Spoil spoil;
   const char* message;  // expected after "plugin /fake/<what>.so: variant '<name>' (variants[0]): "
 };
 
@@ -88,6 +90,15 @@ const std::int32_t kSixtyFive[] = {65};
 const std::int32_t kMinusOne[] = {-1};
 // The header's sound starting point for explicit coefficients.
 const pacheck_error_coefficients kCoefficients = {2, 1, 4, 4, 0, 2, 1, 1, 0, 0, 0x1p-24, 0x1p-150};
+
+// Declares kCoefficients, then spoils them.
+Spoil with_coefficients(Spoil spoil) {
+  return [spoil](pacheck_variant& v) {
+    v.error_model = PACHECK_ERROR_MODEL_COEFFICIENTS;
+    v.coefficients = kCoefficients;
+    spoil(v);
+  };
+}
 
 const Nonsense kNonsense[] = {
     {"no_dtype", [](pacheck_variant& v) { v.dtypes = 0; }, "it declares no dtype"},
@@ -132,33 +143,13 @@ const Nonsense kNonsense[] = {
     {"flag_2", [](pacheck_variant& v) { v.deterministic = 2; }, "deterministic must be 0 or 1, got 2"},
     {"memory_0", [](pacheck_variant& v) { v.memory = 0; }, "memory must be PACHECK_MEMORY_HOST (1) or"},
     {"error_model_9", [](pacheck_variant& v) { v.error_model = 9; }, "error_model must be one of"},
-    {"coefficient_nan",
-     [](pacheck_variant& v) {
-       v.error_model = PACHECK_ERROR_MODEL_COEFFICIENTS;
-       v.coefficients = kCoefficients;
-       v.coefficients.chain_per_key = std::nan("");
-     },
+    {"coefficient_nan", with_coefficients([](pacheck_variant& v) { v.coefficients.chain_per_key = std::nan(""); }),
      "its error model: chain_per_key must be finite and non-negative"},
-    {"unit_roundoff_0",
-     [](pacheck_variant& v) {
-       v.error_model = PACHECK_ERROR_MODEL_COEFFICIENTS;
-       v.coefficients = kCoefficients;
-       v.coefficients.accumulator_unit_roundoff = 0;
-     },
+    {"unit_roundoff_0", with_coefficients([](pacheck_variant& v) { v.coefficients.accumulator_unit_roundoff = 0; }),
      "its error model: accumulator_unit_roundoff must lie in (0, 1)"},
-    {"per_v_scale_negative",
-     [](pacheck_variant& v) {
-       v.error_model = PACHECK_ERROR_MODEL_COEFFICIENTS;
-       v.coefficients = kCoefficients;
-       v.absolute_error_per_v_scale = -1;
-     },
+    {"per_v_scale_negative", with_coefficients([](pacheck_variant& v) { v.absolute_error_per_v_scale = -1; }),
      "its error model: absolute_error_per_v_scale must be finite and non-negative"},
-    {"soft_cap_logit_nan",
-     [](pacheck_variant& v) {
-       v.error_model = PACHECK_ERROR_MODEL_COEFFICIENTS;
-       v.coefficients = kCoefficients;
-       v.soft_cap_logit_constant = std::nan("");
-     },
+    {"soft_cap_logit_nan", with_coefficients([](pacheck_variant& v) { v.soft_cap_logit_constant = std::nan(""); }),
      "its error model: soft_cap_logit_constant must be finite and non-negative"},
     {"no_run", [](pacheck_variant& v) { v.run = nullptr; }, "run is a null pointer"},
     {"no_description", [](pacheck_variant& v) { v.description = nullptr; }, "description is a null pointer"},
@@ -529,22 +520,26 @@ TEST(PluginLoader, ARunsErrorCarriesItsMessage) {
             "not caught");
 }
 
-// What a run saw of the logit options, and how often it ran.
-struct SeenOptions {
+// What a run saw of the logit options and the fp8 cache (the format, the scales and both pools' bytes), copied
+// during the call, and how often it ran.
+struct Seen {
   int calls = 0;
   std::uint32_t struct_size = 0;
   float soft_cap = -1;
   std::int32_t window = -1;
-  std::vector<float> alibi_slopes, sinks;  // copied: the arrays live only during the call
+  std::vector<float> alibi_slopes, sinks;
   bool alibi_null = false, sinks_null = false;
+  std::uint32_t format = 99;
+  std::vector<float> k_scales, v_scales;
+  std::vector<std::uint8_t> k_pool, v_pool;
 };
 
-int record_options(void* context, const pacheck_run_args* a, char* message, std::size_t size) {
-  auto& seen = *static_cast<SeenOptions*>(context);
+int record(void* context, const pacheck_run_args* a, char* message, std::size_t size) {
+  auto& seen = *static_cast<Seen*>(context);
   ++seen.calls;
   seen.struct_size = a->struct_size;
-  if (!PACHECK_HAS_FIELD(a, pacheck_run_args, sinks)) {
-    std::snprintf(message, size, "the arguments end before the logit options");
+  if (!PACHECK_HAS_FIELD(a, pacheck_run_args, v_scales)) {
+    std::snprintf(message, size, "the arguments end before the logit options and the fp8 cache");
     return 1;
   }
   seen.soft_cap = a->soft_cap;
@@ -553,18 +548,33 @@ int record_options(void* context, const pacheck_run_args* a, char* message, std:
   seen.sinks_null = a->sinks == nullptr;
   seen.alibi_slopes.assign(a->alibi_slopes, a->alibi_slopes + (seen.alibi_null ? 0 : a->num_query_heads));
   seen.sinks.assign(a->sinks, a->sinks + (seen.sinks_null ? 0 : a->num_query_heads));
+  seen.format = a->fp8_cache;
+  seen.k_scales.assign(a->k_scales, a->k_scales + a->num_k_scales);
+  seen.v_scales.assign(a->v_scales, a->v_scales + a->num_v_scales);
+  const std::size_t elements = static_cast<std::size_t>(a->k_strides[0]) * a->num_blocks;
+  const auto bytes = [&](const void* pool) {
+    return a->fp8_cache == 0 ? std::vector<std::uint8_t>{}
+                             : std::vector<std::uint8_t>(static_cast<const std::uint8_t*>(pool),
+                                                         static_cast<const std::uint8_t*>(pool) + elements);
+  };
+  seen.k_pool = bytes(a->k_pool);
+  seen.v_pool = bytes(a->v_pool);
   return 0;
 }
 
-const Variant& registered_with_options(const char* name, std::uint32_t logit_options, SeenOptions& seen) {
-  return registered(name, record_options, &seen, logit_options);
+const Variant& registered_with_options(const char* name, std::uint32_t logit_options, Seen& seen) {
+  return registered(name, record, &seen, logit_options);
+}
+
+const Variant& registered_with_fp8(const char* name, std::uint32_t fp8_caches, Seen& seen) {
+  return registered(name, record, &seen, 0, fp8_caches);
 }
 
 // Three heads, so that each head's slope and sink has its own place.
 Problem three_head_problem() { return testing::single_sequence(9, 2, 3, 4, 4, testing::wobble); }
 
 TEST(PluginLoader, TheLogitOptionsReachTheRunExactly) {
-  static SeenOptions seen;
+  static Seen seen;
   const Variant& v = registered_with_options(
       "records_options", PACHECK_LOGIT_SOFT_CAP | PACHECK_LOGIT_WINDOW | PACHECK_LOGIT_ALIBI | PACHECK_LOGIT_SINKS,
       seen);
@@ -589,7 +599,7 @@ TEST(PluginLoader, TheLogitOptionsReachTheRunExactly) {
 }
 
 TEST(PluginLoader, AVariantIsNeverGivenAnOptionItDoesNotDeclare) {
-  static SeenOptions seen;
+  static Seen seen;
   const Variant& none = registered_with_options("declares_no_option", 0, seen);
   const Variant& window_only = registered_with_options("declares_window_only", PACHECK_LOGIT_WINDOW, seen);
   const std::pair<const char*, std::function<void(Problem&)>> options[] = {
@@ -617,43 +627,10 @@ TEST(PluginLoader, AVariantIsNeverGivenAnOptionItDoesNotDeclare) {
   EXPECT_EQ(seen.calls, 0);
 }
 
-// What a run saw of an fp8 cache: the format, the scales and both pools' bytes, copied during the call.
-struct SeenFp8 {
-  int calls = 0;
-  std::uint32_t format = 99;
-  std::vector<float> k_scales, v_scales;
-  std::vector<std::uint8_t> k_pool, v_pool;
-};
-
-int record_fp8(void* context, const pacheck_run_args* a, char* message, std::size_t size) {
-  auto& seen = *static_cast<SeenFp8*>(context);
-  ++seen.calls;
-  if (!PACHECK_HAS_FIELD(a, pacheck_run_args, v_scales)) {
-    std::snprintf(message, size, "the arguments end before the fp8 cache");
-    return 1;
-  }
-  seen.format = a->fp8_cache;
-  seen.k_scales.assign(a->k_scales, a->k_scales + a->num_k_scales);
-  seen.v_scales.assign(a->v_scales, a->v_scales + a->num_v_scales);
-  const std::size_t elements = static_cast<std::size_t>(a->k_strides[0]) * a->num_blocks;
-  const auto bytes = [&](const void* pool) {
-    return a->fp8_cache == 0 ? std::vector<std::uint8_t>{}
-                             : std::vector<std::uint8_t>(static_cast<const std::uint8_t*>(pool),
-                                                         static_cast<const std::uint8_t*>(pool) + elements);
-  };
-  seen.k_pool = bytes(a->k_pool);
-  seen.v_pool = bytes(a->v_pool);
-  return 0;
-}
-
-const Variant& registered_with_fp8(const char* name, std::uint32_t fp8_caches, SeenFp8& seen) {
-  return registered(name, record_fp8, &seen, 0, fp8_caches);
-}
-
 // The pools arrive as the format's bytes, one per element (strides count them), with the scales as they are, per
 // tensor or per head, in every dtype of the queries; without a cache the fields are 0 and null.
 TEST(PluginLoader, TheFp8CacheReachesTheRunAsBytesAndScales) {
-  static SeenFp8 seen;
+  static Seen seen;
   const Variant& v = registered_with_fp8("records_fp8", PACHECK_FP8_E4M3 | PACHECK_FP8_E5M2, seen);
   const Problem plain = three_head_problem();
   v.run(plain, Knobs{});
@@ -683,7 +660,7 @@ TEST(PluginLoader, TheFp8CacheReachesTheRunAsBytesAndScales) {
 }
 
 TEST(PluginLoader, AVariantIsNeverGivenAnFp8FormatItDoesNotDeclare) {
-  static SeenFp8 seen;
+  static Seen seen;
   const Variant& none = registered_with_fp8("declares_no_fp8", 0, seen);
   const Variant& e4m3 = registered_with_fp8("declares_e4m3_only", PACHECK_FP8_E4M3, seen);
   for (Fp8Format format : kAllFp8Formats) {
