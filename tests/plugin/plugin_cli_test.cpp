@@ -61,6 +61,13 @@ std::size_t occurrences(const std::string& text, const std::string& what) {
   return n;
 }
 
+// Whether `text` holds `what`; either way the message quotes both.
+::testing::AssertionResult holds(const std::string& text, const std::string& what) {
+  const bool found = text.find(what) != std::string::npos;
+  return (found ? ::testing::AssertionSuccess() : ::testing::AssertionFailure())
+         << (found ? "holds" : "lacks") << " \"" << what << "\":\n" << text;
+}
+
 // The rest of the first line of `text` that starts with `prefix`, or "".
 std::string line_after(const std::string& text, const std::string& prefix) {
   std::istringstream lines(text);
@@ -81,13 +88,25 @@ class PluginCli : public ::testing::Test {
     if (!HasFailure()) std::filesystem::remove_all(dir_);
   }
   std::string failures() const { return quoted((dir_ / "failures").string()); }
+  // The case file `pacheck check` saves for a failure of example_streaming.
+  std::filesystem::path failure_file(const std::string& property, const std::string& suffix = "") const {
+    return dir_ / "failures" / (property + "-example_streaming" + suffix + ".json");
+  }
+  // `pacheck check --plugin PLUGIN --variant example_streaming ARGUMENTS --failures ...`.
+  Subprocess check(const std::string& plugin, const std::string& arguments) const {
+    return pacheck("check --plugin " + quoted(plugin) + " --variant example_streaming " + arguments + " --failures " +
+                   failures());
+  }
   std::filesystem::path dir_;
 };
 
+// `pacheck replay CASE --variant example_streaming --plugin PLUGIN`.
+Subprocess replay(const std::filesystem::path& file, const std::string& plugin) {
+  return pacheck("replay " + quoted(file.string()) + " --variant example_streaming --plugin " + quoted(plugin));
+}
+
 TEST_F(PluginCli, TheExamplePassesEveryApplicableProperty) {
-  const Subprocess r = pacheck("check --plugin " + quoted(PACHECK_EXAMPLE_PLUGIN) +
-                               " --variant example_streaming --variant example_streaming_coefficients --cases 50"
-                               " --failures " + failures());
+  const Subprocess r = check(PACHECK_EXAMPLE_PLUGIN, "--variant example_streaming_coefficients --cases 50");
   EXPECT_EQ(r.exit_code(), 0) << r.output;
   // Every property but SplitSizeInvariance (the example does not split), for each of the two variants: the
   // logit options' laws included, since the example takes every option.
@@ -100,40 +119,34 @@ TEST_F(PluginCli, WithoutVariantEveryPluginVariantJoinsTheRun) {
                                " --property SingleKeyReturnsItsValue --cases 3 --failures " + failures());
   EXPECT_EQ(r.exit_code(), 0) << r.output;
   for (const char* variant : {"cpu_streaming ", "example_streaming ", "example_streaming_coefficients "})
-    EXPECT_NE(r.output.find("SingleKeyReturnsItsValue " + std::string(variant)), std::string::npos) << r.output;
+    EXPECT_TRUE(holds(r.output, "SingleKeyReturnsItsValue " + std::string(variant)));
   const Subprocess list = pacheck("list --plugin " + quoted(PACHECK_EXAMPLE_PLUGIN));
   EXPECT_EQ(list.exit_code(), 0) << list.output;
-  EXPECT_NE(list.output.find(std::string("example_streaming [plugin ") + PACHECK_EXAMPLE_PLUGIN + "]: "),
-            std::string::npos)
-      << list.output;
+  EXPECT_TRUE(holds(list.output, std::string("example_streaming [plugin ") + PACHECK_EXAMPLE_PLUGIN + "]: "));
 }
 
 TEST_F(PluginCli, ThePlantedBugIsKilledShrunkAndReplayed) {
-  const Subprocess r = pacheck("check --plugin " + quoted(PACHECK_PLUGIN_NO_RESCALE) +
-                               " --variant example_streaming --cases 100 --failures " + failures());
+  const Subprocess r = check(PACHECK_PLUGIN_NO_RESCALE, "--cases 100");
   EXPECT_EQ(r.exit_code(), 1) << r.output;
-  EXPECT_NE(r.output.find("UlpBoundedAgreement    example_streaming "), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("FAIL: UlpBoundedAgreement"), std::string::npos) << "the summary's verdict\n" << r.output;
-  EXPECT_NE(r.output.find("; shrunk "), std::string::npos) << "RapidCheck shrank the counterexample\n" << r.output;
-  EXPECT_EQ(r.output.find("; shrunk 0 times"), std::string::npos) << "RapidCheck shrank the counterexample\n" << r.output;
-  const std::filesystem::path saved = dir_ / "failures" / "UlpBoundedAgreement-example_streaming.json";
-  const std::string replay = line_after(r.output, "replay: ");
-  EXPECT_EQ(replay.substr(replay.find(" replay ")), " replay " + saved.string() + " --variant example_streaming" +
-                                                       " --plugin " + PACHECK_PLUGIN_NO_RESCALE)
+  EXPECT_TRUE(holds(r.output, "UlpBoundedAgreement    example_streaming "));
+  EXPECT_TRUE(holds(r.output, "FAIL: UlpBoundedAgreement")) << "the summary's verdict";
+  EXPECT_TRUE(holds(r.output, "; shrunk ")) << "RapidCheck shrank the counterexample";
+  EXPECT_FALSE(holds(r.output, "; shrunk 0 times")) << "RapidCheck shrank the counterexample";
+  const std::filesystem::path saved = failure_file("UlpBoundedAgreement");
+  const std::string replay_line = line_after(r.output, "replay: ");
+  EXPECT_EQ(replay_line.substr(replay_line.find(" replay ")),
+            " replay " + saved.string() + " --variant example_streaming --plugin " + PACHECK_PLUGIN_NO_RESCALE)
       << r.output;
-  EXPECT_NE(r.output.find(std::string("reproduce: ") + PACHECK_BINARY + " check --variant example_streaming --plugin " +
-                          PACHECK_PLUGIN_NO_RESCALE + " --property "),
-            std::string::npos)
-      << r.output;
+  EXPECT_TRUE(holds(r.output, std::string("reproduce: ") + PACHECK_BINARY + " check --variant example_streaming " +
+                                  "--plugin " + PACHECK_PLUGIN_NO_RESCALE + " --property "));
   ASSERT_TRUE(std::filesystem::exists(saved)) << r.output;
   const Case c = read_case_file(saved);
   EXPECT_LE(c.problem.sequences.size(), 2u) << "a shrunk case is small:\n" << describe(c.problem);
 
-  const Subprocess again = shell(replay);  // the replay line as printed: it loads the plugin and fails again
+  const Subprocess again = shell(replay_line);  // the replay line as printed: it loads the plugin and fails again
   EXPECT_EQ(again.exit_code(), 1) << again.output;
-  EXPECT_NE(again.output.find("example_streaming        FAIL"), std::string::npos) << again.output;
-  const Subprocess fixed = pacheck("replay " + quoted(saved.string()) + " --variant example_streaming --plugin " +
-                                   quoted(PACHECK_EXAMPLE_PLUGIN));
+  EXPECT_TRUE(holds(again.output, "example_streaming        FAIL"));
+  const Subprocess fixed = replay(saved, PACHECK_EXAMPLE_PLUGIN);
   EXPECT_EQ(fixed.exit_code(), 0) << "the correct kernel passes the same case\n" << fixed.output;
 }
 
@@ -147,54 +160,47 @@ TEST_F(PluginCli, ACaseWithLogitOptionsPassesTheExampleAndKillsAWindowOffByOne) 
   validate(p);
   const std::filesystem::path saved = dir_ / "logit_options.json";
   write_case_file(saved, Case{p, Knobs{}, "every logit option"});
-  const std::string replay = "replay " + quoted(saved.string()) + " --variant example_streaming";
 
-  const Subprocess example = pacheck(replay + " --variant example_streaming_coefficients --plugin " +
+  const Subprocess example = pacheck("replay " + quoted(saved.string()) + " --variant example_streaming" +
+                                     " --variant example_streaming_coefficients --plugin " +
                                      quoted(PACHECK_EXAMPLE_PLUGIN));
   EXPECT_EQ(example.exit_code(), 0) << example.output;
-  EXPECT_NE(example.output.find("example_streaming        pass"), std::string::npos) << example.output;
-  EXPECT_NE(example.output.find("example_streaming_coefficients pass"), std::string::npos) << example.output;
+  EXPECT_TRUE(holds(example.output, "example_streaming        pass"));
+  EXPECT_TRUE(holds(example.output, "example_streaming_coefficients pass"));
 
-  const Subprocess off_by_one = pacheck(replay + " --plugin " + quoted(PACHECK_PLUGIN_WINDOW_OFF_BY_ONE));
+  const Subprocess off_by_one = replay(saved, PACHECK_PLUGIN_WINDOW_OFF_BY_ONE);
   EXPECT_EQ(off_by_one.exit_code(), 1) << off_by_one.output;
-  EXPECT_NE(off_by_one.output.find("example_streaming        FAIL"), std::string::npos) << off_by_one.output;
+  EXPECT_TRUE(holds(off_by_one.output, "example_streaming        FAIL"));
 
-  const Subprocess undeclared = pacheck(replay + " --plugin " + quoted(PACHECK_PLUGIN_NO_SERVING_FEATURES));
+  const Subprocess undeclared = replay(saved, PACHECK_PLUGIN_NO_SERVING_FEATURES);
   EXPECT_EQ(undeclared.exit_code(), 0) << undeclared.output;
-  EXPECT_NE(undeclared.output.find("example_streaming        skipped: soft_cap not supported"), std::string::npos)
-      << undeclared.output;
+  EXPECT_TRUE(holds(undeclared.output, "example_streaming        skipped: soft_cap not supported"));
 }
 
 TEST_F(PluginCli, AnFp8KByTheVScaleIsKilledShrunkAndTheCaseSkipsAPluginWithoutFp8) {
-  const Subprocess r = pacheck("check --plugin " + quoted(PACHECK_PLUGIN_FP8_V_SCALE_ON_K) +
-                               " --variant example_streaming --property UlpBoundedAgreement --cases 300 --failures " +
-                               failures());
+  const Subprocess r = check(PACHECK_PLUGIN_FP8_V_SCALE_ON_K, "--property UlpBoundedAgreement --cases 300");
   EXPECT_EQ(r.exit_code(), 1) << r.output;
-  EXPECT_NE(r.output.find("FAIL: UlpBoundedAgreement"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("; shrunk "), std::string::npos) << r.output;
-  EXPECT_EQ(r.output.find("; shrunk 0 times"), std::string::npos) << "RapidCheck shrank the counterexample\n" << r.output;
-  const std::filesystem::path saved = dir_ / "failures" / "UlpBoundedAgreement-example_streaming.json";
+  EXPECT_TRUE(holds(r.output, "FAIL: UlpBoundedAgreement"));
+  EXPECT_TRUE(holds(r.output, "; shrunk "));
+  EXPECT_FALSE(holds(r.output, "; shrunk 0 times")) << "RapidCheck shrank the counterexample";
+  const std::filesystem::path saved = failure_file("UlpBoundedAgreement");
   ASSERT_TRUE(std::filesystem::exists(saved)) << r.output;
   const Case c = read_case_file(saved);
   ASSERT_TRUE(c.problem.fp8_cache.has_value()) << "only an fp8 cache shows the bug:\n" << describe(c.problem);
   EXPECT_LE(c.problem.sequences.size(), 2u) << "a shrunk case is small:\n" << describe(c.problem);
   EXPECT_NE(c.problem.fp8_cache->k_scales, c.problem.fp8_cache->v_scales) << describe(c.problem);
 
-  const Subprocess fixed = pacheck("replay " + quoted(saved.string()) + " --variant example_streaming --plugin " +
-                                   quoted(PACHECK_EXAMPLE_PLUGIN));
+  const Subprocess fixed = replay(saved, PACHECK_EXAMPLE_PLUGIN);
   EXPECT_EQ(fixed.exit_code(), 0) << "the correct kernel passes the same case\n" << fixed.output;
   // The case without its logit options (a sink may be what lets a single key's logit matter): still an fp8 cache.
   Problem fp8_only = c.problem;
   fp8_only.options = LogitOptions{};
   const std::filesystem::path fp8_saved = dir_ / "fp8_only.json";
   write_case_file(fp8_saved, Case{fp8_only, c.knobs, "an fp8 cache alone"});
-  const Subprocess undeclared = pacheck("replay " + quoted(fp8_saved.string()) + " --variant example_streaming" +
-                                        " --plugin " + quoted(PACHECK_PLUGIN_NO_SERVING_FEATURES));
+  const Subprocess undeclared = replay(fp8_saved, PACHECK_PLUGIN_NO_SERVING_FEATURES);
   EXPECT_EQ(undeclared.exit_code(), 0) << undeclared.output;
-  EXPECT_NE(undeclared.output.find("example_streaming        skipped: kv_cache " +
-                                   std::string(fp8_name(c.problem.fp8_cache->format)) + " not supported"),
-            std::string::npos)
-      << undeclared.output;
+  EXPECT_TRUE(holds(undeclared.output, "example_streaming        skipped: kv_cache " +
+                                           std::string(fp8_name(c.problem.fp8_cache->format)) + " not supported"));
 }
 
 TEST_F(PluginCli, EverySubcommandRefusesABadPluginNamingIt) {
@@ -207,7 +213,7 @@ TEST_F(PluginCli, EverySubcommandRefusesABadPluginNamingIt) {
         "report --cases 1 --out " + quoted((dir_ / "report").string()) + plugin}) {
     const Subprocess r = pacheck(command);
     EXPECT_EQ(r.exit_code(), 2) << command << "\n" << r.output;
-    EXPECT_NE(r.output.find(error), std::string::npos) << command << "\n" << r.output;
+    EXPECT_TRUE(holds(r.output, error)) << command;
   }
 }
 
@@ -224,59 +230,48 @@ TEST_F(PluginCli, EachBadPluginGivesItsError) {
   for (const auto& [path, what] : cases) {
     const Subprocess r = pacheck("check --plugin " + quoted(path));
     EXPECT_EQ(r.exit_code(), 2) << path << "\n" << r.output;
-    EXPECT_NE(r.output.find("error: plugin " + path + ": " + what), std::string::npos) << r.output;
+    EXPECT_TRUE(holds(r.output, "error: plugin " + path + ": " + what));
   }
 }
 
 TEST_F(PluginCli, ARunsErrorFailsThePropertyWithItsMessage) {
-  const Subprocess r = pacheck("check --plugin " + quoted(PACHECK_PLUGIN_RUN_FAILS) +
-                               " --variant example_streaming --property UlpBoundedAgreement --cases 5 --failures " +
-                               failures());
+  const Subprocess r = check(PACHECK_PLUGIN_RUN_FAILS, "--property UlpBoundedAgreement --cases 5");
   EXPECT_EQ(r.exit_code(), 1) << r.output;
-  EXPECT_NE(r.output.find(std::string("plugin ") + PACHECK_PLUGIN_RUN_FAILS +
-                          ": example_streaming's run returned 3: the kernel refuses head_dim "),
-            std::string::npos)
-      << r.output;
-  const std::filesystem::path saved = dir_ / "failures" / "UlpBoundedAgreement-example_streaming.json";
-  EXPECT_TRUE(std::filesystem::exists(saved)) << "the problem it refused is saved\n" << r.output;
+  EXPECT_TRUE(holds(r.output, std::string("plugin ") + PACHECK_PLUGIN_RUN_FAILS +
+                                  ": example_streaming's run returned 3: the kernel refuses head_dim "));
+  EXPECT_TRUE(std::filesystem::exists(failure_file("UlpBoundedAgreement"))) << "the refused problem is saved\n"
+                                                                           << r.output;
 }
 
 TEST_F(PluginCli, ACrashIsReportedWithItsCaseAndReplayLine) {
   // Under AddressSanitizer its own SIGSEGV handler would take the plugin's segfault and abort instead; this checks
   // pacheck's report of the signal, so the sanitizer leaves SIGSEGV alone here (a no-op in other builds).
   const std::string segv_to_pacheck = "ASAN_OPTIONS=\"${ASAN_OPTIONS}:handle_segv=0\" ";
-  const Subprocess r = shell(segv_to_pacheck + quoted(PACHECK_BINARY) +
-                             " check --plugin " + quoted(PACHECK_PLUGIN_CRASHES) +
-                             " --variant example_streaming --property UlpBoundedAgreement --property Determinism"
-                             " --cases 5 --failures " + failures());
+  const std::string crashed = std::string("plugin ") + PACHECK_PLUGIN_CRASHES + " crashed (signal " +
+                              std::to_string(SIGSEGV) + ") in example_streaming";
+  const Subprocess r = shell(segv_to_pacheck + quoted(PACHECK_BINARY) + " check --plugin " +
+                             quoted(PACHECK_PLUGIN_CRASHES) + " --variant example_streaming" +
+                             " --property UlpBoundedAgreement --property Determinism --cases 5 --failures " +
+                             failures());
   EXPECT_EQ(r.exit_code(), 1) << r.output;
   for (const char* property : {"UlpBoundedAgreement", "Determinism"}) {
-    EXPECT_NE(r.output.find(std::string("plugin ") + PACHECK_PLUGIN_CRASHES + " crashed (signal " +
-                            std::to_string(SIGSEGV) + ") in example_streaming on " + property),
-              std::string::npos)
-        << r.output;
-    const std::filesystem::path saved =
-        dir_ / "failures" / (std::string(property) + "-example_streaming-crash.json");
-    EXPECT_NE(r.output.find("saved: " + saved.string() + "\n"), std::string::npos) << r.output;
-    ASSERT_TRUE(std::filesystem::exists(saved)) << r.output;
-    EXPECT_NO_THROW(read_case_file(saved)) << "a whole case file";
+    EXPECT_TRUE(holds(r.output, crashed + " on " + property));
+    EXPECT_TRUE(holds(r.output, "saved: " + failure_file(property, "-crash").string() + "\n"));
+    ASSERT_TRUE(std::filesystem::exists(failure_file(property, "-crash"))) << r.output;
+    EXPECT_NO_THROW(read_case_file(failure_file(property, "-crash"))) << "a whole case file";
   }
   // The parent survived both crashes: it printed its summary.
-  EXPECT_NE(r.output.find("FAIL: UlpBoundedAgreement Determinism"), std::string::npos) << r.output;
+  EXPECT_TRUE(holds(r.output, "FAIL: UlpBoundedAgreement Determinism"));
 
-  const std::string replay = line_after(r.output, "replay: ");
-  const std::filesystem::path saved = dir_ / "failures" / "UlpBoundedAgreement-example_streaming-crash.json";
-  EXPECT_EQ(replay, std::string(PACHECK_BINARY) + " replay " + saved.string() + " --variant example_streaming" +
+  const std::string replay_line = line_after(r.output, "replay: ");
+  const std::filesystem::path saved = failure_file("UlpBoundedAgreement", "-crash");
+  EXPECT_EQ(replay_line, std::string(PACHECK_BINARY) + " replay " + saved.string() + " --variant example_streaming" +
                         " --plugin " + PACHECK_PLUGIN_CRASHES)
       << r.output;
-  const Subprocess again = shell(segv_to_pacheck + replay);  // dies again, naming the plugin
+  const Subprocess again = shell(segv_to_pacheck + replay_line);  // dies again, naming the plugin
   EXPECT_TRUE(again.died_of(SIGSEGV)) << again.output;
-  EXPECT_NE(again.output.find(std::string("pacheck: plugin ") + PACHECK_PLUGIN_CRASHES + " crashed (signal " +
-                              std::to_string(SIGSEGV) + ") in example_streaming"),
-            std::string::npos)
-      << again.output;
-  const Subprocess correct = pacheck("replay " + quoted(saved.string()) + " --variant example_streaming --plugin " +
-                                     quoted(PACHECK_EXAMPLE_PLUGIN));
+  EXPECT_TRUE(holds(again.output, "pacheck: " + crashed));
+  const Subprocess correct = replay(saved, PACHECK_EXAMPLE_PLUGIN);
   EXPECT_EQ(correct.exit_code(), 0) << "the saved problem is a valid case\n" << correct.output;
 }
 
@@ -285,10 +280,9 @@ TEST_F(PluginCli, FuzzAndReportReplayLinesLoadThePlugin) {
   const Subprocess fuzz = pacheck("fuzz --plugin " + quoted(PACHECK_PLUGIN_NO_RESCALE) +
                                   " --variant example_streaming --seconds 20 --seed 1 --failures " + failures());
   EXPECT_EQ(fuzz.exit_code(), 1) << fuzz.output;
-  EXPECT_NE(line_after(fuzz.output, "replay: ").find(" --variant example_streaming" + plugin), std::string::npos)
-      << fuzz.output;
-  EXPECT_NE(line_after(fuzz.output, "reproduce: ").find(" check --variant example_streaming" + plugin + " --property "),
-            std::string::npos)
+  EXPECT_TRUE(holds(line_after(fuzz.output, "replay: "), " --variant example_streaming" + plugin)) << fuzz.output;
+  EXPECT_TRUE(holds(line_after(fuzz.output, "reproduce: "), " check --variant example_streaming" + plugin +
+                                                                " --property "))
       << fuzz.output;
 
   const std::filesystem::path out = dir_ / "report";
@@ -298,9 +292,9 @@ TEST_F(PluginCli, FuzzAndReportReplayLinesLoadThePlugin) {
   EXPECT_EQ(report.exit_code(), 1) << report.output;
   std::ifstream json(out / "ulp.json");
   const std::string text((std::istreambuf_iterator<char>(json)), std::istreambuf_iterator<char>());
-  EXPECT_NE(text.find(" --variant example_streaming" + plugin + "\""), std::string::npos)
+  EXPECT_TRUE(holds(text, " --variant example_streaming" + plugin + "\""))
       << "a replay line in ulp.json loads the plugin";
-  EXPECT_EQ(text.find(" --variant example_streaming\""), std::string::npos) << "no replay line forgets the plugin";
+  EXPECT_FALSE(holds(text, " --variant example_streaming\"")) << "no replay line forgets the plugin";
 }
 
 }  // namespace
