@@ -194,32 +194,36 @@ std::vector<T> flags(std::uint32_t bits, std::uint32_t known, const char* field,
   return out;
 }
 
-std::vector<int> declared_list(std::int32_t count, const std::int32_t* entries, const char* count_field, const char* field) {
-  if (count < 0) throw BadDeclaration{std::string(count_field) + " is negative (" + std::to_string(count) + ")"};
+// The `count` entries of the list `field`.
+std::vector<int> declared_list(std::int32_t count, const std::int32_t* entries, const std::string& field) {
+  const std::string count_field = "num_" + field;
+  if (count < 0) throw BadDeclaration{count_field + " is negative (" + std::to_string(count) + ")"};
   if (count > kMaxListEntries)
-    throw BadDeclaration{std::string(count_field) + " is " + std::to_string(count) + ", more than the " +
+    throw BadDeclaration{count_field + " is " + std::to_string(count) + ", more than the " +
                          std::to_string(kMaxListEntries) + " entries a list may hold"};
   if (count > 0 && entries == nullptr)
-    throw BadDeclaration{std::string(field) + " is a null pointer, but " + count_field + " is " + std::to_string(count)};
+    throw BadDeclaration{field + " is a null pointer, but " + count_field + " is " + std::to_string(count)};
   return std::vector<int>(entries, entries + count);
+}
+
+std::vector<DType> dtypes_of(std::uint32_t bits, const char* field) {
+  return flags<DType>(bits, PACHECK_DTYPE_F32 | PACHECK_DTYPE_F16 | PACHECK_DTYPE_BF16, field,
+                      "PACHECK_DTYPE_F32, _F16, _BF16",
+                      {{PACHECK_DTYPE_F32, DType::f32},
+                       {PACHECK_DTYPE_F16, DType::f16},
+                       {PACHECK_DTYPE_BF16, DType::bf16}});
 }
 
 // The logit options a variant declares; 0 (and a plugin built before the field) declares none.
 LogitOptionSupport logit_options_of(std::uint32_t bits) {
-  constexpr std::uint32_t kKnown = PACHECK_LOGIT_SOFT_CAP | PACHECK_LOGIT_WINDOW | PACHECK_LOGIT_ALIBI | PACHECK_LOGIT_SINKS;
-  flags<std::uint32_t>(bits, kKnown, "logit_options", "PACHECK_LOGIT_SOFT_CAP, _WINDOW, _ALIBI, _SINKS", {});
+  flags<std::uint32_t>(bits, PACHECK_LOGIT_SOFT_CAP | PACHECK_LOGIT_WINDOW | PACHECK_LOGIT_ALIBI | PACHECK_LOGIT_SINKS,
+                       "logit_options", "PACHECK_LOGIT_SOFT_CAP, _WINDOW, _ALIBI, _SINKS", {});
   LogitOptionSupport takes;
   takes.soft_cap = (bits & PACHECK_LOGIT_SOFT_CAP) != 0;
   takes.window = (bits & PACHECK_LOGIT_WINDOW) != 0;
   takes.alibi = (bits & PACHECK_LOGIT_ALIBI) != 0;
   takes.sinks = (bits & PACHECK_LOGIT_SINKS) != 0;
   return takes;
-}
-
-// The fp8 cache formats a variant declares; 0 (and a plugin built before the field) declares none.
-std::vector<Fp8Format> fp8_caches_of(std::uint32_t bits) {
-  return flags<Fp8Format>(bits, PACHECK_FP8_E4M3 | PACHECK_FP8_E5M2, "fp8_caches", "PACHECK_FP8_E4M3, _E5M2",
-                          {{PACHECK_FP8_E4M3, Fp8Format::e4m3}, {PACHECK_FP8_E5M2, Fp8Format::e5m2}});
 }
 
 bool flag(std::uint32_t value, const char* field) {
@@ -262,34 +266,33 @@ ExternalVariantSpec spec_of(const pacheck_variant& v, const std::string& path) {
   if (spec.description.find_first_of("\r\n") != std::string::npos)
     throw BadDeclaration{"the description must be one line"};
   Capabilities& c = spec.capabilities;
-  c.dtypes = flags<DType>(v.dtypes, PACHECK_DTYPE_F32 | PACHECK_DTYPE_F16 | PACHECK_DTYPE_BF16, "dtypes",
-                          "PACHECK_DTYPE_F32, _F16, _BF16",
-                          {{PACHECK_DTYPE_F32, DType::f32}, {PACHECK_DTYPE_F16, DType::f16}, {PACHECK_DTYPE_BF16, DType::bf16}});
+  c.dtypes = dtypes_of(v.dtypes, "dtypes");
   c.modes = flags<Mode>(v.modes, PACHECK_MODE_DECODE | PACHECK_MODE_PREFILL | PACHECK_MODE_CONTINUATION, "modes",
                         "PACHECK_MODE_DECODE, _PREFILL, _CONTINUATION",
                         {{PACHECK_MODE_DECODE, Mode::decode},
                          {PACHECK_MODE_PREFILL, Mode::prefill},
                          {PACHECK_MODE_CONTINUATION, Mode::continuation}});
   c.max_head_dim = v.max_head_dim;
-  const std::vector<int> head_dims = declared_list(v.num_head_dims, v.head_dims, "num_head_dims", "head_dims");
+  const std::vector<int> head_dims = declared_list(v.num_head_dims, v.head_dims, "head_dims");
   for (std::size_t i = 0; i < head_dims.size(); ++i)
     if (head_dims[i] < 1 || head_dims[i] > v.max_head_dim)
       throw BadDeclaration{"head_dims[" + std::to_string(i) + "] is " + std::to_string(head_dims[i]) +
                            ", outside 1..max_head_dim (" + std::to_string(v.max_head_dim) + ")"};
   if (!head_dims.empty())
-    c.supports_head_dim = [head_dims](int d) { return std::find(head_dims.begin(), head_dims.end(), d) != head_dims.end(); };
-  c.block_sizes = declared_list(v.num_block_sizes, v.block_sizes, "num_block_sizes", "block_sizes");
-  c.gqa_ratios = declared_list(v.num_gqa_ratios, v.gqa_ratios, "num_gqa_ratios", "gqa_ratios");
+    c.supports_head_dim = [head_dims](int d) {
+      return std::find(head_dims.begin(), head_dims.end(), d) != head_dims.end();
+    };
+  c.block_sizes = declared_list(v.num_block_sizes, v.block_sizes, "block_sizes");
+  c.gqa_ratios = declared_list(v.num_gqa_ratios, v.gqa_ratios, "gqa_ratios");
   c.deterministic = flag(v.deterministic, "deterministic");
   c.batch_invariant = flag(v.batch_invariant, "batch_invariant");
   c.uses_splits = flag(v.uses_splits, "uses_splits");
   c.logit_options = logit_options_of(v.logit_options);
-  c.fp8_caches = fp8_caches_of(v.fp8_caches);
-  c.fp8_query_dtypes = flags<DType>(v.fp8_query_dtypes, PACHECK_DTYPE_F32 | PACHECK_DTYPE_F16 | PACHECK_DTYPE_BF16,
-                                    "fp8_query_dtypes", "PACHECK_DTYPE_F32, _F16, _BF16",
-                                    {{PACHECK_DTYPE_F32, DType::f32},
-                                     {PACHECK_DTYPE_F16, DType::f16},
-                                     {PACHECK_DTYPE_BF16, DType::bf16}});
+  // 0 (and a plugin built before the field) declares no fp8 format.
+  c.fp8_caches = flags<Fp8Format>(v.fp8_caches, PACHECK_FP8_E4M3 | PACHECK_FP8_E5M2, "fp8_caches",
+                                  "PACHECK_FP8_E4M3, _E5M2",
+                                  {{PACHECK_FP8_E4M3, Fp8Format::e4m3}, {PACHECK_FP8_E5M2, Fp8Format::e5m2}});
+  c.fp8_query_dtypes = dtypes_of(v.fp8_query_dtypes, "fp8_query_dtypes");
   if (v.fp8_head_dim_multiple > 256)
     throw BadDeclaration{"fp8_head_dim_multiple must be 0 to 256, got " + std::to_string(v.fp8_head_dim_multiple)};
   c.fp8_head_dim_multiple = std::max<int>(1, static_cast<int>(v.fp8_head_dim_multiple));
@@ -298,19 +301,18 @@ ExternalVariantSpec spec_of(const pacheck_variant& v, const std::string& path) {
                          std::to_string(v.memory)};
   c.needs_gpu = v.memory == PACHECK_MEMORY_DEVICE;
   if (c.needs_gpu && !plugins_can_use_device_memory())
-    throw BadDeclaration{"it wants CUDA device memory (PACHECK_MEMORY_DEVICE), but this pacheck was built without CUDA"};
+    throw BadDeclaration{
+        "it wants CUDA device memory (PACHECK_MEMORY_DEVICE), but this pacheck was built without CUDA"};
   spec.error_model = error_model_of(v);
   if (v.run == nullptr) throw BadDeclaration{"run is a null pointer"};
 
-  auto kernel = std::make_shared<PluginKernel>();
-  kernel->path = path;
-  kernel->variant = spec.name;
-  kernel->run = v.run;
-  kernel->context = v.context;
-  kernel->device = c.needs_gpu;
-  kernel->crash_before_signal = "pacheck: plugin " + path + " crashed (signal ";
-  kernel->crash_after_signal = ") in " + spec.name + "\n";
-  spec.run = [kernel](const Problem& problem, const Knobs& knobs) { return run_plugin_variant(*kernel, problem, knobs); };
+  const auto kernel = std::make_shared<PluginKernel>(PluginKernel{
+      .path = path, .variant = spec.name, .run = v.run, .context = v.context, .device = c.needs_gpu,
+      .crash_before_signal = "pacheck: plugin " + path + " crashed (signal ",
+      .crash_after_signal = ") in " + spec.name + "\n"});
+  spec.run = [kernel](const Problem& problem, const Knobs& knobs) {
+    return run_plugin_variant(*kernel, problem, knobs);
+  };
   const std::string why = external_variant_problem(spec);
   if (!why.empty()) throw BadDeclaration{why};
   return spec;
@@ -321,9 +323,9 @@ template <typename Struct>
 Struct read_struct(const Struct* declared, std::size_t minimum_size, const char* type) {
   const std::uint32_t size = declared->struct_size;
   if (size < minimum_size)
-    throw BadDeclaration{std::string("its ") + type + " struct_size is " + std::to_string(size) + ", smaller than ABI " +
-                         std::to_string(PACHECK_PLUGIN_ABI_VERSION) + "'s " + std::to_string(minimum_size) +
-                         " bytes (was it built against this include/pacheck/plugin.h?)"};
+    throw BadDeclaration{std::string("its ") + type + " struct_size is " + std::to_string(size) +
+                         ", smaller than ABI " + std::to_string(PACHECK_PLUGIN_ABI_VERSION) + "'s " +
+                         std::to_string(minimum_size) + " bytes (was it built against this include/pacheck/plugin.h?)"};
   Struct copy{};
   std::memcpy(&copy, declared, std::min<std::size_t>(size, sizeof copy));
   return copy;

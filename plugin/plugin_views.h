@@ -17,8 +17,8 @@ namespace pacheck::plugin {
 std::uint32_t abi_dtype(DType dtype);
 std::uint32_t abi_fp8(Fp8Format format);
 
-// The inputs in host memory. fp32 arrays are read in place from the problem (which must outlive this); fp16 and
-// bf16 arrays are converted to their bit patterns, and the pools of an fp8 cache to its one-byte patterns. Not copyable or movable: its pointers point into itself.
+// The inputs in host memory: fp32 arrays read in place from the problem (which must outlive this), fp16 and bf16
+// arrays as their bit patterns, an fp8 cache's pools as its one-byte patterns. Not copyable: it points into itself.
 class HostInputs {
  public:
   explicit HostInputs(const Problem& problem);
@@ -72,9 +72,9 @@ class HostOutput {
   std::vector<std::uint16_t> bits_;
 };
 
-// The run arguments over these views with contiguous strides, the problem's logit options and its fp8 cache (the
-// ALiBi slopes, sinks and fp8 scales read in place: the problem must outlive the call); the pointers are the host ones (a device run replaces
-// them with its copies').
-pacheck_run_args host_run_args(const Problem& problem, const Knobs& knobs, const HostInputs& inputs, HostOutput& output);
+// The run arguments over these host views, with contiguous strides, the logit options and the fp8 cache (slopes,
+// sinks and scales read in place from the problem, which must outlive the call). A device run swaps in its copies.
+pacheck_run_args host_run_args(const Problem& problem, const Knobs& knobs, const HostInputs& inputs,
+                               HostOutput& output);
 
 }  // namespace pacheck::plugin
