@@ -172,12 +172,11 @@ TEST(PluginLoader, RefusesEveryNonsenseDeclarationNamingTheField) {
     const std::string name = std::string("nonsense_") + n.what;
     pacheck_variant v = good_variant(name.c_str());
     n.spoil(v);
-    FakePlugin fake({v});
     const std::string path = std::string("/fake/") + n.what + ".so";
     const std::string expected = "plugin " + path + ": " +
                                  (v.struct_size < sizeof v ? "variants[0]" : "variant '" + name + "' (variants[0])") +
                                  ": " + n.message;
-    const std::string message = refusal(&fake.plugin, path);
+    const std::string message = refusal(kept_plugin({v}), path);
     EXPECT_EQ(message.substr(0, expected.size()), expected) << n.what;
     EXPECT_EQ(Registry::instance().find(name), nullptr) << n.what << ": a refused variant must not be registered";
   }
@@ -185,14 +184,14 @@ TEST(PluginLoader, RefusesEveryNonsenseDeclarationNamingTheField) {
 
 TEST(PluginLoader, RefusesMalformedNames) {
   for (const std::string& name : {std::string(), std::string("has space"), std::string(65, 'x')}) {
-    FakePlugin fake({good_variant(name.c_str())});
-    const std::string message = refusal(&fake.plugin, "/fake/names-" + std::to_string(name.size()) + ".so");
+    const std::string message = refusal(kept_plugin({good_variant(name.c_str())}),
+                                        "/fake/names-" + std::to_string(name.size()) + ".so");
     EXPECT_NE(message.find("the name"), std::string::npos) << "'" << name << "': " << message;
   }
   pacheck_variant unnamed = good_variant("x");
   unnamed.name = nullptr;
-  FakePlugin fake({unnamed});
-  EXPECT_EQ(refusal(&fake.plugin, "/fake/unnamed.so"), "plugin /fake/unnamed.so: variants[0]: name is a null pointer");
+  EXPECT_EQ(refusal(kept_plugin({unnamed}), "/fake/unnamed.so"),
+            "plugin /fake/unnamed.so: variants[0]: name is a null pointer");
 }
 
 TEST(PluginLoader, RefusesMalformedPluginStructs) {
@@ -224,18 +223,16 @@ TEST(PluginLoader, RefusesMalformedPluginStructs) {
 }
 
 TEST(PluginLoader, RefusesNamesTakenRegisteringNone) {
-  FakePlugin twice({good_variant("twice"), good_variant("twice")});
-  EXPECT_EQ(refusal(&twice.plugin, "/fake/twice.so"),
+  EXPECT_EQ(refusal(kept_plugin({good_variant("twice"), good_variant("twice")}), "/fake/twice.so"),
             "plugin /fake/twice.so: variant 'twice' (variants[1]): the plugin lists two variants named 'twice'");
   EXPECT_EQ(Registry::instance().find("twice"), nullptr);
-  FakePlugin builtin({good_variant("fresh_before_builtin"), good_variant("cpu_streaming")});
-  EXPECT_EQ(refusal(&builtin.plugin, "/fake/builtin.so"),
+  EXPECT_EQ(refusal(kept_plugin({good_variant("fresh_before_builtin"), good_variant("cpu_streaming")}),
+                    "/fake/builtin.so"),
             "plugin /fake/builtin.so: variant 'cpu_streaming' (variants[1]): pacheck already has a variant named "
             "'cpu_streaming'");
   EXPECT_EQ(Registry::instance().find("fresh_before_builtin"), nullptr) << "all or none";
   ASSERT_EQ(refusal(kept_plugin({good_variant("taken_by_first")}), "/fake/first.so"), "");
-  FakePlugin second({good_variant("taken_by_first")});
-  EXPECT_EQ(refusal(&second.plugin, "/fake/second.so"),
+  EXPECT_EQ(refusal(kept_plugin({good_variant("taken_by_first")}), "/fake/second.so"),
             "plugin /fake/second.so: variant 'taken_by_first' (variants[0]): pacheck already has a variant named "
             "'taken_by_first' (from plugin /fake/first.so)");
 }
