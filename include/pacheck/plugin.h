@@ -85,23 +85,23 @@ extern "C" {
 
 /* Where the run's arrays live: pacheck_variant.memory, echoed in pacheck_run_args.memory. */
 #define PACHECK_MEMORY_HOST 1u   /* ordinary host memory */
-#define PACHECK_MEMORY_DEVICE 2u /* CUDA device memory (cudaMalloc) on the current device; only a pacheck built with
-                                    CUDA loads such a variant */
+#define PACHECK_MEMORY_DEVICE 2u /* CUDA device memory (cudaMalloc) on the current device; needs a CUDA pacheck */
 
 /* Error models (oracle/ERROR_MODEL.md derives each), pacheck_variant.error_model: the bound each output element is
- * held to. Pick the stock model that describes the kernel's arithmetic, or give coefficients. */
-#define PACHECK_ERROR_MODEL_FP32_ONLINE_SOFTMAX 1u /* fp32 logits and sums, an exp within 2 ulp, one online softmax
-                                                      over the row's keys in tiles of any size, partial sums added
-                                                      in any order */
-#define PACHECK_ERROR_MODEL_FP32_SPLIT_K 2u        /* the same per split of the effective split size (see
-                                                      pacheck_run_args.split_size), splits merged in order; declare
-                                                      uses_splits */
-#define PACHECK_ERROR_MODEL_BF16_TENSOR_CORES 3u   /* bf16 mma with fp32 accumulators over tiles of min(tile_size,
-                                                      64) keys, weights split into bf16 hi + lo, four warps' sums
-                                                      added at the end; split-K when uses_splits */
-#define PACHECK_ERROR_MODEL_COEFFICIENTS 4u        /* pacheck_variant.coefficients */
-#define PACHECK_ERROR_MODEL_FP16_TENSOR_CORES 5u   /* appended within ABI 1: as _BF16_TENSOR_CORES with fp16 operands,
-                                                      weights split into fp16 hi + lo */
+ * held to. Pick the stock model that describes the kernel's arithmetic, or give coefficients:
+ *   FP32_ONLINE_SOFTMAX: fp32 logits and sums, an exp within 2 ulp, one online softmax over the row's keys in tiles
+ *     of any size, partial sums added in any order;
+ *   FP32_SPLIT_K: the same per split of the effective split size (pacheck_run_args.split_size), splits merged in
+ *     order; declare uses_splits;
+ *   BF16_TENSOR_CORES: bf16 mma with fp32 accumulators over tiles of min(tile_size, 64) keys, weights split into
+ *     bf16 hi + lo, four warps' sums added at the end; split-K when uses_splits;
+ *   FP16_TENSOR_CORES (appended within ABI 1): the same with fp16 operands and fp16 hi + lo weights;
+ *   COEFFICIENTS: pacheck_variant.coefficients. */
+#define PACHECK_ERROR_MODEL_FP32_ONLINE_SOFTMAX 1u
+#define PACHECK_ERROR_MODEL_FP32_SPLIT_K 2u
+#define PACHECK_ERROR_MODEL_BF16_TENSOR_CORES 3u
+#define PACHECK_ERROR_MODEL_COEFFICIENTS 4u
+#define PACHECK_ERROR_MODEL_FP16_TENSOR_CORES 5u
 
 /* Error-model coefficients, read when error_model is PACHECK_ERROR_MODEL_COEFFICIENTS. Each term is a constant plus
  * multiples of a row's head_dim, keys attended to, running-max records (split-K: of one split), splits (1 unless
@@ -129,8 +129,7 @@ typedef struct pacheck_run_args {
   int32_t num_sequences;
   int32_t total_queries;   /* the sum of query_lens */
   int32_t num_query_heads;
-  int32_t num_kv_heads;    /* divides num_query_heads: query head h reads KV head h / (num_query_heads /
-                              num_kv_heads) */
+  int32_t num_kv_heads;    /* divides num_query_heads; query head h reads KV head h / (num_query_heads / this) */
   int32_t head_dim;        /* 1 .. the variant's max_head_dim (and in its head_dims list, when it gave one) */
   int32_t num_blocks;      /* physical blocks in each KV pool */
   int32_t block_size;      /* token slots per block */
@@ -210,8 +209,7 @@ typedef int (*pacheck_run_fn)(void* context, const pacheck_run_args* args, char*
  * absent (0) in a plugin built before it. */
 typedef struct pacheck_variant {
   uint32_t struct_size;    /* sizeof(pacheck_variant) as the plugin was built */
-  const char* name;        /* letters, digits, '_', '-', '.'; at most 64 characters; unique among every variant
-                              pacheck knows (its own and every loaded plugin's) */
+  const char* name;        /* letters, digits, '_', '-', '.'; at most 64; unique among pacheck's and plugins' */
   const char* description; /* one line: what the kernel is */
 
   uint32_t dtypes;         /* PACHECK_DTYPE_* flags, at least one */
