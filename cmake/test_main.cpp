@@ -1,10 +1,8 @@
-// pacheck::test_main: the GoogleTest main of a kernel project's test executable. It runs every applicable property
-// of the catalogue over every variant registered in the executable, one test per (property, variant):
-// Catalogue.<Property>/<variant> for CPU variants, GpuCatalogue.<Property>/<variant> for variants that need a GPU
-// (they skip, saying why, when no device answers; the process first selects the GPU ctest assigned it and prints
-// which). Cases per property: max_success of RC_PARAMS when it sets one, else PACHECK_TEST_CASES (a compile
-// definition: pacheck_add_variant_tests(CASES n) sets it), else 100. This file is compiled into each executable that
-// links pacheck::test_main (an interface source), so that the compile definition reaches it.
+// pacheck::test_main: the GoogleTest main of a kernel project's test executable, one test per (applicable property,
+// registered variant): Catalogue.<Property>/<variant> for CPU variants, GpuCatalogue.<Property>/<variant> for those
+// that need a GPU (skipped, saying why, without a device; the process first selects the GPU ctest assigned it).
+// Cases per property: RC_PARAMS's max_success, else PACHECK_TEST_CASES (pacheck_add_variant_tests(CASES n) defines
+// it; this file is compiled into each executable that links it), else 100.
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
@@ -76,8 +74,8 @@ class PropertyOnVariant : public ::testing::Test {
   const pacheck::Variant& variant_;
 };
 
-// Runs after the filter is applied and before any test: when a GPU test is among those to run, selects the GPU ctest
-// assigned this process (RESOURCE_GROUPS "gpus:1") before anything touches CUDA, and says which GPU it is.
+// After the filter, before any test: when a GPU test will run, selects (and names) the GPU ctest assigned this process
+// (RESOURCE_GROUPS "gpus:1") before anything touches CUDA.
 class GpuSelection : public ::testing::Environment {
  public:
   void SetUp() override {

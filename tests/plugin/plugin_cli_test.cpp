@@ -1,10 +1,6 @@
-// `pacheck --plugin` end to end, the binary run as a subprocess: the example plugin passes every applicable property;
-// the planted bug is killed and shrunk, with a case file and a replay line that load the plugin and reproduce it;
-// every subcommand refuses a bad plugin with its error and exit status 2; a run's error fails the property with the
-// plugin's message; a crash is reported by the surviving parent with the problem it crashed on and a replay line; a
-// case with every logit option passes the example, fails a window off by one, and is skipped for a plugin that
-// declares no option; an fp8 K scaled by the V scale is killed and shrunk to an fp8 case that the example passes and
-// a plugin without fp8 is never given.
+// `pacheck --plugin` end to end, the binary run as a subprocess: the example passes, planted bugs are killed and
+// shrunk into case files and replay lines that load the plugin, bad plugins are refused by every subcommand, and a
+// run's error, a crash, and logit options or an fp8 cache a plugin does not declare are reported or skipped.
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>

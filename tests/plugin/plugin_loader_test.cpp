@@ -1,9 +1,7 @@
-// The plugin loader in process: every nonsense declaration is refused with a message naming the plugin, the
-// variant and the field, and registers nothing; a struct from a later ABI revision is read; each stock model's number
-// gives that model; the conversions into the ABI's storage and back are exact; a run's error surfaces with its
-// message; dlopen's failures are named; the logit options and an fp8 cache (bytes and scales) reach a variant that
-// declares them exactly and never one that does not; and the example plugin computes cpu_streaming's output bit for
-// bit in every dtype, logit options and fp8 caches included, within its error model.
+// The plugin loader in process: nonsense declarations are refused naming the field and register nothing, later ABI
+// revisions are read, declarations become capabilities and error models, conversions through the ABI are exact,
+// run errors and dlopen failures are named, serving features reach only variants that declare them, and the example
+// plugin matches cpu_streaming bit for bit and holds its error models.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
