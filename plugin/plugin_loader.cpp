@@ -122,11 +122,11 @@ cuda::DeviceBuffer<unsigned char> device_copy(const void* host, std::size_t byte
 void call_plugin_on_device(const PluginKernel& k, const plugin::HostInputs& in, const Problem& problem,
                            plugin::HostOutput& out, pacheck_run_args args) {
   const std::string what = "copying the problem to the device for " + where(k);
-  const auto q = device_copy(in.queries(), in.query_elements() * in.element_bytes(), what);
-  const auto kp = device_copy(in.k_pool(), in.pool_elements() * in.pool_element_bytes(), what);
-  const auto vp = device_copy(in.v_pool(), in.pool_elements() * in.pool_element_bytes(), what);
-  const cuda::DeviceBuffer<std::int32_t> tables(in.block_tables()), context_lens(in.context_lens()),
-      query_lens(in.query_lens()), query_starts(in.query_starts());
+  const auto q = device_copy(in.queries, in.query_elements * in.element_bytes, what);
+  const auto kp = device_copy(in.k_pool, in.pool_elements * in.pool_element_bytes, what);
+  const auto vp = device_copy(in.v_pool, in.pool_elements * in.pool_element_bytes, what);
+  const cuda::DeviceBuffer<std::int32_t> tables(in.block_tables), context_lens(in.context_lens),
+      query_lens(in.query_lens), query_starts(in.query_starts);
   // Absent options and scales stay null: an empty buffer holds no pointer.
   const LogitOptions& options = problem.options;
   const cuda::DeviceBuffer<float> alibi_slopes(options.alibi_slopes), sinks(options.sinks);
