@@ -557,22 +557,23 @@ int record(void* context, const pacheck_run_args* a, char* message, std::size_t 
   return 0;
 }
 
-const Variant& registered_with_options(const char* name, std::uint32_t logit_options, Seen& seen) {
-  return registered(name, record, &seen, logit_options);
-}
-
-const Variant& registered_with_fp8(const char* name, std::uint32_t fp8_caches, Seen& seen) {
-  return registered(name, record, &seen, 0, fp8_caches);
-}
-
 // Three heads, so that each head's slope and sink has its own place.
 Problem three_head_problem() { return testing::single_sequence(9, 2, 3, 4, 4, testing::wobble); }
 
+// The invalid_argument message of running `v` on `p` (a caller that skipped the coverage check), or "" when it ran.
+std::string refused_run(const Variant& v, const Problem& p) {
+  try {
+    v.run(p, Knobs{});
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
 TEST(PluginLoader, TheLogitOptionsReachTheRunExactly) {
   static Seen seen;
-  const Variant& v = registered_with_options(
-      "records_options", PACHECK_LOGIT_SOFT_CAP | PACHECK_LOGIT_WINDOW | PACHECK_LOGIT_ALIBI | PACHECK_LOGIT_SINKS,
-      seen);
+  const std::uint32_t all = PACHECK_LOGIT_SOFT_CAP | PACHECK_LOGIT_WINDOW | PACHECK_LOGIT_ALIBI | PACHECK_LOGIT_SINKS;
+  const Variant& v = registered("records_options", record, &seen, all);
   Problem p = three_head_problem();
   v.run(p, Knobs{});
   EXPECT_EQ(seen.struct_size, sizeof(pacheck_run_args));
@@ -595,8 +596,8 @@ TEST(PluginLoader, TheLogitOptionsReachTheRunExactly) {
 
 TEST(PluginLoader, AVariantIsNeverGivenAnOptionItDoesNotDeclare) {
   static Seen seen;
-  const Variant& none = registered_with_options("declares_no_option", 0, seen);
-  const Variant& window_only = registered_with_options("declares_window_only", PACHECK_LOGIT_WINDOW, seen);
+  const Variant& none = registered("declares_no_option", record, &seen);
+  const Variant& window_only = registered("declares_window_only", record, &seen, PACHECK_LOGIT_WINDOW);
   const std::pair<const char*, std::function<void(Problem&)>> options[] = {
       {"soft_cap", [](Problem& p) { p.options.soft_cap = 5.0f; }},
       {"window", [](Problem& p) { p.options.window = 2; }},
@@ -610,14 +611,8 @@ TEST(PluginLoader, AVariantIsNeverGivenAnOptionItDoesNotDeclare) {
     EXPECT_FALSE(covers(none.capabilities(), p)) << name;
     EXPECT_EQ(coverage_gap(none.capabilities(), p), std::string(name) + " not supported");
     EXPECT_EQ(covers(window_only.capabilities(), p), std::string(name) == "window") << name;
-    // Run anyway (a caller that skipped the coverage check): refused before the kernel is called.
-    try {
-      none.run(p, Knobs{});
-      ADD_FAILURE() << name << " reached a variant that does not declare it";
-    } catch (const std::invalid_argument& e) {
-      EXPECT_EQ(std::string(e.what()), "declares_no_option is not given this problem: " + std::string(name) +
-                                           " not supported (its declaration leaves that logit option out)");
-    }
+    EXPECT_EQ(refused_run(none, p), "declares_no_option is not given this problem: " + std::string(name) +
+                                        " not supported (its declaration leaves that logit option out)");
   }
   EXPECT_EQ(seen.calls, 0);
 }
@@ -626,7 +621,7 @@ TEST(PluginLoader, AVariantIsNeverGivenAnOptionItDoesNotDeclare) {
 // tensor or per head, in every dtype of the queries; without a cache the fields are 0 and null.
 TEST(PluginLoader, TheFp8CacheReachesTheRunAsBytesAndScales) {
   static Seen seen;
-  const Variant& v = registered_with_fp8("records_fp8", PACHECK_FP8_E4M3 | PACHECK_FP8_E5M2, seen);
+  const Variant& v = registered("records_fp8", record, &seen, 0, PACHECK_FP8_E4M3 | PACHECK_FP8_E5M2);
   const Problem plain = three_head_problem();
   v.run(plain, Knobs{});
   EXPECT_EQ(seen.format, 0u);
@@ -656,8 +651,8 @@ TEST(PluginLoader, TheFp8CacheReachesTheRunAsBytesAndScales) {
 
 TEST(PluginLoader, AVariantIsNeverGivenAnFp8FormatItDoesNotDeclare) {
   static Seen seen;
-  const Variant& none = registered_with_fp8("declares_no_fp8", 0, seen);
-  const Variant& e4m3 = registered_with_fp8("declares_e4m3_only", PACHECK_FP8_E4M3, seen);
+  const Variant& none = registered("declares_no_fp8", record, &seen);
+  const Variant& e4m3 = registered("declares_e4m3_only", record, &seen, 0, PACHECK_FP8_E4M3);
   for (Fp8Format format : kAllFp8Formats) {
     const Problem p = testing::with_fp8_cache(three_head_problem(), format, {0.5f}, {0.25f});
     validate(p);
@@ -665,17 +660,9 @@ TEST(PluginLoader, AVariantIsNeverGivenAnFp8FormatItDoesNotDeclare) {
     EXPECT_EQ(coverage_gap(none.capabilities(), p), gap);
     EXPECT_EQ(covers(e4m3.capabilities(), p), format == Fp8Format::e4m3);
     for (const Variant* v : {&none, &e4m3}) {
-      if (covers(v->capabilities(), p)) {
-        v->run(p, Knobs{});
-        continue;
-      }
-      try {
-        v->run(p, Knobs{});  // a caller that skipped the coverage check: refused before the kernel is called
-        ADD_FAILURE() << fp8_name(format) << " reached " << v->name();
-      } catch (const std::invalid_argument& e) {
-        EXPECT_EQ(std::string(e.what()), v->name() + " is not given this problem: " + gap +
-                                             " (its declaration leaves that fp8 format out)");
-      }
+      const std::string refusal =
+          v->name() + " is not given this problem: " + gap + " (its declaration leaves that fp8 format out)";
+      EXPECT_EQ(refused_run(*v, p), covers(v->capabilities(), p) ? "" : refusal);
     }
   }
   EXPECT_EQ(seen.calls, 1) << "only e4m3 reached the variant that declares it";
