@@ -20,9 +20,8 @@ results.json:
                         "absent": {TOOL: why}},   (a tool absent has no version key, its reason here)
         "correctness": {"cases_per_property", "sanitizer_cases",
                         "catalogue": {"runs": [{"suite", "kernel", "status", "exit", "tests_run", "passed",
-                                                "skipped", "failed": [test], "worst": [{"variant", "dtype",
-                                                "cases", "worst_error", "bound_at_worst",
-                                                "worst_error_over_bound", "worst_ulps"}], ...}]}
+                                                "skipped", "failed": [test],
+                                                "worst": [{"variant", "dtype", "worst_error_over_bound"}]}]}
                                      or {"skipped": why} or {"error": what},
                         "sanitizers": {"runs": [{"kernel", "tool", "suite", "status", "exit", "errors"}]}
                                       or {"skipped": why} or {"error": what},
@@ -38,7 +37,7 @@ results.json:
                                    "sources": {"ours"|"ours_fp16"|"ours_fp8_e4m3"|...|"flashinfer_fp8_e5m2":
                                                    {"status": "ok"|"skipped"|"failed", "reason"?, versions...}},
                                    "rows": [{"gqa", "batch", "context", "bytes",
-                                             "kernels": {NAME: {"us", "tbps", "split_size"?, "resolved_backend"?}
+                                             "kernels": {NAME: {"us", "tbps", "split_size"?}
                                                          (ours_fp16's NAME: cuda_fused_fp16, cuda_splitk_fp16;
                                                           an fp8 source's: its kernels' + _fp8_e4m3 or _fp8_e5m2)
                                                          or {"error"}}}]}]},
@@ -63,6 +62,7 @@ SCHEMA = 1
 ABOUT = "GPU runs of bench/run_gpu_suite.sh, the latest per GPU; schema in bench/collect_results.py"
 TIMEOUT_EXITS = (124, 137)
 TAIL_LINES = 8
+WORST_KEYS = ("variant", "dtype", "worst_error_over_bound")  # of a catalogue run's summary: what the page shows
 
 
 class LogError(Exception):
@@ -167,9 +167,10 @@ def catalogue_run(run, log, path):
     run["skipped"] = count(r"^\[  SKIPPED \] (\d+) tests?, listed below")
     run["failed"] = sorted(set(re.findall(r"^\[  FAILED  \] ([A-Za-z_][\w/.]*)", text, re.MULTILINE)))
     summary = path.with_suffix(".summary.json")
-    run["worst"] = read_run_json(run, log, summary, [])
-    if not isinstance(run["worst"], list):
+    worst = read_run_json(run, log, summary, [])
+    if not isinstance(worst, list):
         raise LogError(f"{summary}: expected a list of worst errors per variant and dtype")
+    run["worst"] = [{k: w[k] for k in WORST_KEYS if k in w} for w in worst]
     if log["exit"] == 0 and run["tests_run"] and not run["passed"] and run["skipped"]:
         reason = re.search(r": Skipped\n(.+)", text)
         run.update(status="skipped", reason=reason.group(1).strip() if reason else "every test skipped")
@@ -283,9 +284,8 @@ def kernel_entry(result, path):
         entry = {"us": round(float(result["ms"]) * 1000, 3), "tbps": round(float(result["tbps"]), 4)}
     except (KeyError, TypeError, ValueError) as error:
         raise LogError(f"{path}: a result without a numeric ms and tbps: {result}") from error
-    for key in ("split_size", "resolved_backend"):
-        if result.get(key) is not None:
-            entry[key] = result[key]
+    if result.get("split_size") is not None:
+        entry["split_size"] = result["split_size"]
     return entry
 
 

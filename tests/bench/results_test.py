@@ -55,8 +55,8 @@ class CollectResults(unittest.TestCase):
             ("GpuCatalogue", "cuda_fused"), ("GpuCatalogue", "cuda_splitk"), ("GpuCatalogueDeep", "cuda_fused")])
         passed = by(runs, suite="GpuCatalogue", kernel="cuda_fused")
         self.assertEqual((passed["status"], passed["exit"], passed["tests_run"], passed["passed"]), ("pass", 0, 2, 2))
-        self.assertEqual([(w["dtype"], w["worst_error_over_bound"]) for w in passed["worst"]],
-                         [("fp32", 0.1), ("bf16", 0.5)])
+        self.assertEqual(passed["worst"], [{"variant": "cuda_fused", "dtype": d, "worst_error_over_bound": w}
+                                           for d, w in (("fp32", 0.1), ("bf16", 0.5))])
         self.assertNotIn("tail", passed)
 
     def test_catalogue_failures_timeouts_skips_and_empty_filters(self):
