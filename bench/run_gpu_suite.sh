@@ -237,15 +237,15 @@ for flush in dirty clean; do
   fi
   dir=$logs/bench/$flush
   mkdir -p "$dir"
-  # shellcheck disable=SC2086  # BENCH_ARGS is a list of options
-  run_logged "$dir/ours.log" "$BENCH_LIMIT" "$bench" "${flush_option[@]}" $BENCH_ARGS --json "$dir/ours.json"
-  # shellcheck disable=SC2086
-  run_logged "$dir/ours_fp16.log" "$BENCH_LIMIT" "$bench" "${flush_option[@]}" $BENCH_ARGS --dtype fp16 \
-    --json "$dir/ours_fp16.json"
-  for cache in fp8_e4m3 fp8_e5m2; do
-    # shellcheck disable=SC2086
-    run_logged "$dir/ours_$cache.log" "$BENCH_LIMIT" "$bench" "${flush_option[@]}" $BENCH_ARGS --kv-cache "$cache" \
-      --json "$dir/ours_$cache.json"
+  for source in ours ours_fp16 ours_fp8_e4m3 ours_fp8_e5m2; do
+    case $source in
+      ours) args=() ;;
+      ours_fp16) args=(--dtype fp16) ;;
+      *) args=(--kv-cache "${source#ours_}") ;;
+    esac
+    # shellcheck disable=SC2086  # BENCH_ARGS is a list of options
+    run_logged "$dir/$source.log" "$BENCH_LIMIT" "$bench" "${flush_option[@]}" $BENCH_ARGS "${args[@]}" \
+      --json "$dir/$source.json"
   done
   run_logged "$dir/torch.log" "$BENCH_LIMIT" python3 "$here/torch_sdpa_bench.py" "${flush_option[@]}" \
     --json "$dir/torch.json"
@@ -262,12 +262,12 @@ if [ "$SKIP_BENCH" != 1 ] && [ "$OPTIONS_COST" != 0 ]; then
   mkdir -p "$logs/options"
   for gqa in 4 8; do
     for option in none soft_cap alibi sinks window window_reference; do
+      args=(--only "$gqa,64,8192")
       case $option in
-        none) args=(--only "$gqa,64,8192") ;;
-        soft_cap) args=(--only "$gqa,64,8192" --soft-cap 30) ;;
-        alibi) args=(--only "$gqa,64,8192" --alibi) ;;
-        sinks) args=(--only "$gqa,64,8192" --sinks) ;;
-        window) args=(--only "$gqa,64,8192" --window 4096) ;;
+        soft_cap) args+=(--soft-cap 30) ;;
+        alibi) args+=(--alibi) ;;
+        sinks) args+=(--sinks) ;;
+        window) args+=(--window 4096) ;;
         window_reference) args=(--only "$gqa,64,4096") ;;
       esac
       # shellcheck disable=SC2086
