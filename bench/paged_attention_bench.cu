@@ -1,29 +1,20 @@
 // The decode benchmark of the CUDA kernels. Not a test: bench/run_gpu_suite.sh runs it on a GPU.
 //
-// In one run it measures the device-to-device copy bandwidth (bytes read plus written), then, for decode with
-// bf16 (or, --dtype fp16, fp16) queries, K/V and output, head dim 128, block size 16, 8 KV heads, GQA 4 and 8,
-// batch 1/8/64/256 and context 1k/8k/32k, with every sequence's blocks scattered through one shared pool, the achieved bandwidth of cuda_fused and
-// cuda_splitk: (K and V bytes that must be read + Q + output) / kernel time, where the kernel time is the median
-// over repeats of CUDA-event time with the L2 flushed before each repeat. It prints a table and writes JSON.
-// bench/torch_sdpa_bench.py and bench/flashinfer_bench.py time torch's and FlashInfer's kernels on the same shapes.
+// It measures the device-to-device copy bandwidth (read + written), then the bandwidth of cuda_fused and
+// cuda_splitk on decode: bf16 (--dtype fp16: fp16) queries, K/V and output, head dim 128, block size 16, 8 KV heads,
+// GQA 4 and 8, batch 1/8/64/256, context 1k/8k/32k, every sequence's blocks scattered through one pool. Bandwidth:
+// (K + V bytes read + Q + output) / the median CUDA-event time over repeats, the L2 flushed before each. It prints
+// a table and writes JSON; bench/torch_sdpa_bench.py and bench/flashinfer_bench.py time others on the same shapes.
 //
-// --layout and --merge pin the kernel choices (problem/knobs.h; unpinned, each shape runs what launch_rules.h
-// chooses for its grid); --only GQA,BATCH,CONTEXT runs one shape, on the grid or off it (for a profiler, or a
-// window's cost against a context of the window's length); --split N gives cuda_splitk N
-// keys per split instead of the split that fills the GPU in one wave; --sequential-pool hands the blocks out in
-// pool order instead of scattering them (a diagnostic of address locality); --stages also times cuda_splitk's
-// attention kernel without the merge (splitk_no_merge: what the merge and its launch cost); --clean-flush reads a
-// second buffer larger than the L2 after the flush's writes, so that each run starts with clean lines in the L2
-// rather than the flush's dirty ones, which would otherwise be written back to memory while the kernel runs (a
-// diagnostic of how much of a memory-bound kernel's time that write-back is); --warm-metadata reads the plan, the
-// sequence records, the block tables, the query rows' sequence indices and the queries back into the L2 after
-// each flush, as a serving engine's upload of them just before the kernel would leave them (a diagnostic of what
-// the paged indirection's dependent loads cost when they start from memory, as they do in the benchmark).
-// The logit options' cost checks run the same shapes with an option: --soft-cap CAP, --window W (each decode query
-// sees its last W keys: the bytes counted are those of the keys read, and cuda_splitk's split fills the GPU for
-// them), --alibi (geometric slopes) and --sinks (a sink of logit 0 per query head); compare each run's ms with a
-// run without it. --kv-cache fp8_e4m3|fp8_e5m2 stores K and V as an fp8 cache (bf16 queries and output, scales per
-// KV head): the bytes counted are then a byte per K or V element.
+// --layout, --merge: pin the kernel choices (problem/knobs.h; else launch_rules.h's). --only GQA,BATCH,CONTEXT: one
+// shape, on the grid or off it. --split N: N keys per split, not the split filling the GPU in one wave.
+// Diagnostics: --sequential-pool (blocks in pool order), --stages (also split-K's attention kernel without its
+// merge: splitk_no_merge), --clean-flush (a read of a second buffer after the flush leaves clean L2 lines, not dirty
+// ones written back during the kernel), --warm-metadata (the plan, sequence records, block tables, query rows'
+// sequences and queries read back into the L2 after each flush, as a serving engine's upload would leave them).
+// Logit options, for their cost against a run without: --soft-cap CAP, --window W (the last W keys per query; bytes
+// and the split count only the keys read), --alibi (geometric slopes), --sinks (logit 0 per query head).
+// --kv-cache fp8_e4m3|fp8_e5m2: K and V as an fp8 cache, scales per KV head; bytes count a byte per K or V element.
 //
 //   paged_attention_bench [--json FILE] [--repeats N] [--tile-size N] [--layout L] [--merge M] [--only G,B,C]
 //                         [--split N] [--sequential-pool] [--stages] [--clean-flush] [--warm-metadata]
