@@ -25,6 +25,14 @@ def run(args, stdin=None, env=None, cwd=None, timeout=300):
                           timeout=timeout)
 
 
+def assert_exits(test, args, status, message, stream="stderr", **run_args):
+    """Runs args (see run); test asserts the exit status and that message is in stream ("stdout" or "stderr")."""
+    result = run(args, **run_args)
+    test.assertEqual(result.returncode, status, result.stdout + result.stderr)
+    test.assertIn(message, getattr(result, stream))
+    return result
+
+
 def write_sample_logs(folder):
     """Writes the sample output folder of run_gpu_suite.sh (tests/fixtures/samples.json) under folder;
     returns folder. One JSON file holds it so the repository tracks no .log files."""

@@ -6,7 +6,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from bench_testing import BENCH, run, write_sample_logs, write_sample_results
+from bench_testing import BENCH, assert_exits, run, write_sample_logs, write_sample_results
 
 import collect_results
 import external_results
@@ -197,9 +197,8 @@ class CollectResults(unittest.TestCase):
             self.assertIn("benchmark, clean flush: 1 shapes (ours ok, ours_fp16 skipped, ours_fp8_e4m3 skipped, "
                           "ours_fp8_e5m2 skipped, torch failed, flashinfer failed, flashinfer_fp8_e4m3 skipped, "
                           "flashinfer_fp8_e5m2 skipped)", result.stdout)
-            result = run([BENCH / "collect_results.py", "--logs", Path(folder) / "none", "--output", output])
-            self.assertEqual(result.returncode, 2)
-            self.assertIn("collect_results: ", result.stderr)
+            assert_exits(self, [BENCH / "collect_results.py", "--logs", Path(folder) / "none", "--output", output], 2,
+                         "collect_results: ")
 
 
 SAMPLE = write_sample_results(Path(LOGS_FOLDER.name) / "results_sample.json")
@@ -293,9 +292,7 @@ class ResultsPage(unittest.TestCase):
     def test_check_fails_when_the_page_is_not_what_the_json_generates(self):
         with tempfile.TemporaryDirectory() as folder:
             page = Path(folder) / "RESULTS.md"
-            result = run([PAGE_SCRIPT, "--results", SAMPLE, "--page", page, "--check"])
-            self.assertEqual(result.returncode, 1)
-            self.assertIn("is not what", result.stderr)
+            assert_exits(self, [PAGE_SCRIPT, "--results", SAMPLE, "--page", page, "--check"], 1, "is not what")
             self.assertEqual(run([PAGE_SCRIPT, "--results", SAMPLE, "--page", page]).returncode, 0)
             self.assertEqual(run([PAGE_SCRIPT, "--results", SAMPLE, "--page", page, "--check"]).returncode, 0)
             page.write_text(page.read_text().replace("1.25", "1.26"))
@@ -388,9 +385,8 @@ class ResultsPage(unittest.TestCase):
                 results.write_text(text)
                 with self.assertRaisesRegex(results_page.ResultsError, message):
                     results_page.load(results)
-            result = run([PAGE_SCRIPT, "--results", Path(folder) / "missing.json", "--check"])
-            self.assertEqual(result.returncode, 2)
-            self.assertIn("results_page: cannot read", result.stderr)
+            assert_exits(self, [PAGE_SCRIPT, "--results", Path(folder) / "missing.json", "--check"], 2,
+                         "results_page: cannot read")
 
 
 RESULTS = {"schema": 1, "gpus": [{"environment": {"gpu": "GPU X"}}]}

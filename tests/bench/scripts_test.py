@@ -8,8 +8,8 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from bench_testing import (BENCH, CLEAN_KERNEL, FAKE_NVIDIA_SMI, FAULTING_KERNEL, NO_COPY_KERNEL, fake_bench,
-                           fake_module, run, sass_listing, write_executable)
+from bench_testing import (BENCH, CLEAN_KERNEL, FAKE_NVIDIA_SMI, FAULTING_KERNEL, NO_COPY_KERNEL, assert_exits,
+                           fake_bench, fake_module, run, sass_listing, write_executable)
 
 import ab_table
 import gpu_timing
@@ -221,12 +221,9 @@ class RunGpuSuite(unittest.TestCase):
 
     def test_a_missing_binary_is_named(self):
         (self.build / "cli" / "pacheck").unlink()
-        result = run([BENCH / "run_gpu_suite.sh", self.build, self.out], env=self.environment)
-        self.assertEqual(result.returncode, 2)
-        self.assertIn(f"{self.build}/cli/pacheck (or {self.build}/cli/pacheck.xz) is missing", result.stderr)
-        result = run([BENCH / "run_gpu_suite.sh"], env={**self.environment, "OUT": str(self.out)})
-        self.assertEqual(result.returncode, 2)
-        self.assertIn("usage:", result.stderr)
+        assert_exits(self, [BENCH / "run_gpu_suite.sh", self.build, self.out], 2,
+                     f"{self.build}/cli/pacheck (or {self.build}/cli/pacheck.xz) is missing", env=self.environment)
+        assert_exits(self, [BENCH / "run_gpu_suite.sh"], 2, "usage:", env={**self.environment, "OUT": str(self.out)})
 
 
 SASS_SCRIPT = BENCH / "sass_descriptor_check.py"
@@ -254,9 +251,9 @@ class SassDescriptorCheck(unittest.TestCase):
 
     def test_input_without_kernels_fails(self):
         for text in ("", "this is not SASS\n", sass_listing([NO_COPY_KERNEL])):
-            result = run([SASS_SCRIPT], stdin=text)
-            self.assertEqual(result.returncode, 1, text)
-            self.assertIn("FAILED, no kernel with LDGSTS copies in the input", result.stdout)
+            with self.subTest(text=text):
+                assert_exits(self, [SASS_SCRIPT], 1, "FAILED, no kernel with LDGSTS copies in the input", "stdout",
+                             stdin=text)
 
     def test_a_64_bit_write_covers_the_next_register_and_a_32_bit_one_does_not(self):
         wide = ("wide", ["ULDC.64 UR4, c[0x0][0x208]", "LDGSTS.E.128 [R2], desc[UR5][R4.64]"])
@@ -280,12 +277,10 @@ class SassDescriptorCheck(unittest.TestCase):
             clean, faulting = Path(folder) / "clean.a", Path(folder) / "faulting.a"
             clean.write_text(sass_listing([CLEAN_KERNEL]))
             faulting.write_text(sass_listing([FAULTING_KERNEL]))
-            result = run([SASS_SCRIPT, "--cuobjdump", cuobjdump, clean])
-            self.assertEqual(result.returncode, 0, result.stdout)
-            self.assertIn(f"1 kernels with LDGSTS copies in {clean}, 0 reading", result.stdout)
-            result = run([SASS_SCRIPT, "--cuobjdump", cuobjdump, clean, faulting])
-            self.assertEqual(result.returncode, 1, result.stdout)
-            self.assertIn("in faulting_kernel", result.stdout)
+            assert_exits(self, [SASS_SCRIPT, "--cuobjdump", cuobjdump, clean], 0,
+                         f"1 kernels with LDGSTS copies in {clean}, 0 reading", "stdout")
+            assert_exits(self, [SASS_SCRIPT, "--cuobjdump", cuobjdump, clean, faulting], 1, "in faulting_kernel",
+                         "stdout")
 
     def test_cuobjdump_is_found_on_path(self):
         with tempfile.TemporaryDirectory() as folder:
@@ -299,18 +294,15 @@ class SassDescriptorCheck(unittest.TestCase):
         with tempfile.TemporaryDirectory() as folder:
             cuobjdump = write_executable(Path(folder) / "cuobjdump", CAT_CUOBJDUMP)
             missing = Path(folder) / "missing.a"
-            result = run([SASS_SCRIPT, "--cuobjdump", cuobjdump, missing])
-            self.assertEqual(result.returncode, 2)
-            self.assertIn(f"cuobjdump -sass {missing} failed (exit 1)", result.stdout)
+            assert_exits(self, [SASS_SCRIPT, "--cuobjdump", cuobjdump, missing], 2,
+                         f"cuobjdump -sass {missing} failed (exit 1)", "stdout")
 
     def test_a_missing_cuobjdump_skips_with_the_reason(self):
         with tempfile.TemporaryDirectory() as folder:
-            result = run([SASS_SCRIPT, "--cuobjdump", Path(folder) / "cuobjdump", "library.a"])
-            self.assertEqual(result.returncode, 77)
-            self.assertIn(f"cuobjdump not found: {Path(folder) / 'cuobjdump'}", result.stdout)
-            result = run([SASS_SCRIPT, "library.a"], env={"PATH": folder})
-            self.assertEqual(result.returncode, 77)
-            self.assertIn("cuobjdump not found: none on PATH", result.stdout)
+            assert_exits(self, [SASS_SCRIPT, "--cuobjdump", Path(folder) / "cuobjdump", "library.a"], 77,
+                         f"cuobjdump not found: {Path(folder) / 'cuobjdump'}", "stdout")
+            assert_exits(self, [SASS_SCRIPT, "library.a"], 77, "cuobjdump not found: none on PATH", "stdout",
+                         env={"PATH": folder})
 
 
 SCRIPTS = (BENCH / "torch_sdpa_bench.py", BENCH / "flashinfer_bench.py")
@@ -353,9 +345,7 @@ class TimingScripts(unittest.TestCase):
             for options, message in ((["--only", "4,1"], "--only takes GQA,BATCH,CONTEXT, not '4,1'"),
                                      (["--only", "3,1,1024"], "--only 3,1,1024 is not one of the benchmark's shapes"),
                                      (["--repeats", "0"], "--repeats must be at least 1")):
-                result = run([script] + options)
-                self.assertEqual(result.returncode, 2, (script, options))
-                self.assertIn(message, result.stderr)
+                assert_exits(self, [script] + options, 2, message)
 
     def test_without_torch_both_scripts_record_the_skip(self):
         with tempfile.TemporaryDirectory() as folder:
@@ -463,9 +453,7 @@ class AbCompare(unittest.TestCase):
         result = self.table(LOG, "base,other")
         self.assertEqual(result.returncode, 2)
         self.assertIn("no runs of other in", result.stderr)
-        result = run([BENCH / "ab_table.py", "/no/such/ab.log", "base"])
-        self.assertEqual(result.returncode, 2)
-        self.assertIn("cannot read /no/such/ab.log", result.stderr)
+        assert_exits(self, [BENCH / "ab_table.py", "/no/such/ab.log", "base"], 2, "cannot read /no/such/ab.log")
 
     def test_ab_compare_interleaves_the_builds_and_tables_them(self):
         with tempfile.TemporaryDirectory() as folder:
@@ -492,19 +480,12 @@ class AbCompare(unittest.TestCase):
             folder = Path(folder)
             (folder / "a").mkdir()
             one, other = fake_bench(folder / "bench"), fake_bench(folder / "a" / "bench")
-            result = run([BENCH / "ab_compare.sh", folder / "out", one, other])
-            self.assertEqual(result.returncode, 2)
-            self.assertIn("two builds named bench", result.stderr)
-            result = run([BENCH / "ab_compare.sh", folder / "out", one, folder / "missing"])
-            self.assertEqual(result.returncode, 2)
-            self.assertIn(f"no benchmark build {folder / 'missing'}", result.stderr)
-            result = run([BENCH / "ab_compare.sh", folder / "out", one, fake_bench(folder / "other")],
-                         env={"PASSES": "dirty warm"})
-            self.assertEqual(result.returncode, 2)
-            self.assertIn("a pass is dirty or clean, not warm", result.stderr)
-            result = run([BENCH / "ab_compare.sh", folder / "out", one])
-            self.assertEqual(result.returncode, 2)
-            self.assertIn("usage:", result.stderr)
+            assert_exits(self, [BENCH / "ab_compare.sh", folder / "out", one, other], 2, "two builds named bench")
+            assert_exits(self, [BENCH / "ab_compare.sh", folder / "out", one, folder / "missing"], 2,
+                         f"no benchmark build {folder / 'missing'}")
+            assert_exits(self, [BENCH / "ab_compare.sh", folder / "out", one, fake_bench(folder / "other")], 2,
+                         "a pass is dirty or clean, not warm", env={"PASSES": "dirty warm"})
+            assert_exits(self, [BENCH / "ab_compare.sh", folder / "out", one], 2, "usage:")
 
 
 if __name__ == "__main__":
