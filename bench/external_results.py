@@ -9,7 +9,8 @@
 --pacheck-log  `pacheck check` output: "  Property  variant  N cases  pass|FAIL" lines
 --commit, --date  the commit checked and when (UTC): an entry checked apart from the GPU's suite run says its own
 
-The entry replaces an earlier one with the same command. Then run results_page.py to regenerate the page."""
+The entry replaces an earlier one with the same command, and takes its kernels out of the others (an entry left
+with none goes). Then run results_page.py to regenerate the page."""
 import argparse
 import json
 import re
@@ -84,7 +85,13 @@ def main(argv=None):
     gpus = [g for g in results["gpus"] if g["environment"]["gpu"] == o.gpu]
     if not gpus:
         parser.error(f"no GPU named {o.gpu!r} in {o.results}")
-    section = [run for run in gpus[0].get("external_kernels", []) if run["command"] != o.command]
+    # A kernel's newest check supersedes its older ones: the page gives current figures only.
+    checked = {kernel["name"] for kernel in kernels}
+    section = []
+    for run in gpus[0].get("external_kernels", []):
+        run["kernels"] = [kernel for kernel in run["kernels"] if kernel["name"] not in checked]
+        if run["command"] != o.command and run["kernels"]:
+            section.append(run)
     entry = {"door": o.door, "command": o.command, "cases_per_property": cases}
     entry.update({key: value for key, value in (("commit", o.commit), ("date", o.date)) if value})
     entry["kernels"] = kernels

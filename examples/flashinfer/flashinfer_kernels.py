@@ -120,8 +120,6 @@ def tensor_core_model(dtype):
 # The logit options declared (README.md, "Logit options", says why and what they found): the window (a mask, no
 # arithmetic) and the soft cap. Not ALiBi (the wrappers take only their own slopes) nor sinks (not in these backends).
 LOGIT_OPTIONS = ["window", "soft_cap"]
-# The tensor-core decode over fp8 pages declares the window alone: no check of its soft cap has finished on a GPU.
-TC_FP8_LOGIT_OPTIONS = ["window"]
 
 
 # fp8 caches (README.md, "fp8 caches"): the fp8 values convert exactly (each is an fp16 and a bf16 value) and k_scale
@@ -159,7 +157,7 @@ def kernels(head_dims=None):
                         declared(gqa_ratios=decode_gqa, logit_options=LOGIT_OPTIONS, fp8_caches=[fp8]),
                         fp8_model(cuda_core_model(dtype), dtype)))
             out.append((f"flashinfer_decode_tc_{fp8}_{dtype}", tensor_cores,
-                        declared(logit_options=TC_FP8_LOGIT_OPTIONS, fp8_caches=[fp8]),
+                        declared(logit_options=LOGIT_OPTIONS, fp8_caches=[fp8]),
                         fp8_model(tensor_core_model(dtype), dtype)))
         # The prefill plan divides the work by the whole batch, so a sequence's output depends on its batch.
         out.append((f"flashinfer_prefill_{dtype}", prefill,

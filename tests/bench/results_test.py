@@ -437,16 +437,28 @@ class ExternalResults(unittest.TestCase):
 
     def test_the_same_command_replaces_its_entry_and_others_stay(self):
         (self.dir / "log").write_text(PACHECK_LOG)
+        (self.dir / "other").write_text(PACHECK_LOG.replace("plugin_k", "plugin_other"))
         self.record("--command", "a", "--pacheck-log", str(self.dir / "log"))
-        self.record("--command", "b", "--pacheck-log", str(self.dir / "log"))
+        self.record("--command", "b", "--pacheck-log", str(self.dir / "other"))
         self.record("--command", "a", "--pacheck-log", str(self.dir / "log"))
         self.assertEqual([run["command"] for run in self.section()], ["b", "a"])
+
+    def test_a_kernels_newest_check_takes_it_out_of_older_entries(self):
+        (self.dir / "log").write_text(PACHECK_LOG)
+        self.record("--command", "a", "--pacheck-log", str(self.dir / "log"))
+        self.record("--command", "b", "--pacheck-log", str(self.dir / "log"))
+        self.assertEqual([run["command"] for run in self.section()], ["b"])
+        (self.dir / "log").write_text(PACHECK_LOG.replace("plugin_k", "plugin_other"))
+        self.record("--command", "c", "--pacheck-log", str(self.dir / "log"))
+        self.assertEqual([(run["command"], [k["name"] for k in run["kernels"]]) for run in self.section()],
+                         [("b", ["plugin_k"]), ("c", ["plugin_other"])])
 
     def test_an_entry_checked_apart_says_its_commit_and_date_on_the_page(self):
         (self.dir / "log").write_text(PACHECK_LOG)
         self.record("--command", "c", "--commit", "abc1234", "--date", "2026-01-02T03:04:05Z", "--pacheck-log",
                     str(self.dir / "log"))
-        self.record("--command", "d", "--pacheck-log", str(self.dir / "log"))
+        (self.dir / "other").write_text(PACHECK_LOG.replace("plugin_k", "plugin_other"))
+        self.record("--command", "d", "--pacheck-log", str(self.dir / "other"))
         first, second = self.section()
         self.assertEqual((first["commit"], first["date"]), ("abc1234", "2026-01-02T03:04:05Z"))
         self.assertNotIn("commit", second)
