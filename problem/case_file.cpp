@@ -15,19 +15,14 @@ namespace {
 
 using json = nlohmann::json;
 
-// Limits that keep a hostile file from costing more than a bounded multiple of its own size (CASE_FORMAT.md,
-// "Limits"). Every allocation the reader makes is proportional to bytes actually present in the file: declared
-// sizes are only compared, never allocated.
-//
-// A case file is a test case, not a data set: a fuzzer's cases are kilobytes, and a real serving batch
-// (hundreds of sequences, thousands of fp16 blocks) fits in a few hundred megabytes of hex.
+// Limits that keep a hostile file from costing more than a bounded multiple of its size (CASE_FORMAT.md, "Limits"):
+// every allocation is proportional to bytes present in the file; declared sizes are only compared. A real serving
+// batch fits in a few hundred megabytes of hex.
 constexpr std::size_t kMaxCaseFileBytes = std::size_t{256} << 20;
-// The format nests four levels deep (case -> sequences -> sequence -> block_table -> id); anything deeper is not
-// a case file, and refusing it early keeps a "[[[[..." file from building a deep tree.
+// case -> sequences -> sequence -> block_table -> id; refusing deeper nesting early stops a "[[[[..." tree.
 constexpr int kMaxDepth = 4;
-// Every JSON value, key and container costs the parsed tree tens of bytes, so their count is bounded on its own:
-// a file of 256 MiB of "0," must not become gigabytes of tree. 2^20 values allow block tables of a million entries
-// in all (a batch of 256 sequences of 4096 blocks each).
+// Each JSON value costs the tree tens of bytes, so 256 MiB of "0," must not become gigabytes of tree; 2^20 values
+// allow block tables of a million entries in all.
 constexpr std::size_t kMaxJsonValues = std::size_t{1} << 20;
 // Strings from the file are quoted in error messages only up to this length.
 constexpr std::size_t kMaxQuotedChars = 40;
@@ -130,8 +125,7 @@ const json& object_at(const json& value, const std::string& where) {
   return value;
 }
 
-// A typo'd field name (a knob spelled wrong, say) would otherwise be ignored silently and the case replayed with
-// the default instead.
+// A misspelt field would otherwise be ignored and the case replayed with the default.
 void reject_unknown_fields(const json& object, std::initializer_list<const char*> known, const std::string& where) {
   for (const auto& [key, value] : object.items()) {
     bool found = false;
@@ -146,8 +140,7 @@ const json& field(const json& object, const char* name, const std::string& where
   return *it;
 }
 
-// The JSON integer as a 32-bit int. Unsigned values are checked as unsigned: a value past 2^63 must not wrap into
-// a small negative number.
+// The JSON integer as a 32-bit int; unsigned values checked as unsigned, so that 2^64 - 1 does not wrap to -1.
 std::optional<std::int32_t> as_int32(const json& v) {
   if (v.is_number_unsigned()) {
     const auto x = v.get<std::uint64_t>();
@@ -212,6 +205,19 @@ Sequence read_sequence(const json& value, const std::string& where) {
   return s;
 }
 
+// A kernel choice of the knobs: absent means automatic, so files that pin nothing read as they always did.
+template <typename Choice>
+void read_choice(const json& knobs, const char* name, std::optional<Choice> (*parse)(const std::string&),
+                 const std::string& names, Choice& choice) {
+  if (!knobs.contains(name)) return;
+  const json& value = knobs.at(name);
+  const auto parsed = value.is_string() ? parse(value.get<std::string>()) : std::nullopt;
+  if (!parsed)
+    throw CaseFileError(std::string("knobs: ") + name + " must be one of " + names + ", got " +
+                        quote_for_message(value.dump()));
+  choice = *parsed;
+}
+
 Knobs read_knobs(const json& value) {
   const std::string where = "knobs";
   const json& object = object_at(value, where);
@@ -224,39 +230,27 @@ Knobs read_knobs(const json& value) {
   if (k.split_size <= 0) throw CaseFileError("knobs: split_size must be positive, got " + std::to_string(k.split_size));
   if (k.num_splits < 0)
     throw CaseFileError("knobs: num_splits must be 0 (use split_size) or positive, got " + std::to_string(k.num_splits));
-  // The kernel choices are optional: absent means automatic, so files that pin nothing read as they always did.
-  if (object.contains("layout")) {
-    const json& layout = object.at("layout");
-    const auto parsed = layout.is_string() ? parse_kernel_layout(layout.get<std::string>()) : std::nullopt;
-    if (!parsed)
-      throw CaseFileError("knobs: layout must be one of " + kernel_layout_names() + ", got " +
-                          quote_for_message(layout.dump()));
-    k.pins.layout = *parsed;
-  }
-  if (object.contains("merge")) {
-    const json& merge = object.at("merge");
-    const auto parsed = merge.is_string() ? parse_merge_shape(merge.get<std::string>()) : std::nullopt;
-    if (!parsed)
-      throw CaseFileError("knobs: merge must be one of " + merge_shape_names() + ", got " +
-                          quote_for_message(merge.dump()));
-    k.pins.merge = *parsed;
-  }
+  read_choice(object, "layout", parse_kernel_layout, kernel_layout_names(), k.pins.layout);
+  read_choice(object, "merge", parse_merge_shape, merge_shape_names(), k.pins.merge);
   return k;
 }
 
-// One fp32 value per query head, as hex bit patterns (NaN and -inf round-trip); `where` names the field.
+// One fp32 value per query head, as hex bit patterns (NaN and -inf round-trip).
 std::vector<float> read_per_head(const json& object, const char* name, const std::string& where) {
   return decode_values(string_field(object, name, where), DType::f32, name);
+}
+
+// A single fp32 value as a hex bit pattern.
+float read_one_fp32(const std::string& text, const char* name) {
+  const auto bits = decode_values(text, DType::f32, name);
+  if (bits.size() != 1) throw CaseFileError(std::string("case file: '") + name + "' must hold exactly one fp32 value");
+  return bits[0];
 }
 
 // The logit options of a version-2 file: each optional, absent meaning off.
 LogitOptions read_logit_options(const json& j, const std::string& where) {
   LogitOptions o;
-  if (j.contains("soft_cap_bits")) {
-    const auto bits = decode_values(string_field(j, "soft_cap_bits", where), DType::f32, "soft_cap_bits");
-    if (bits.size() != 1) throw CaseFileError("case file: 'soft_cap_bits' must hold exactly one fp32 value");
-    o.soft_cap = bits[0];
-  }
+  if (j.contains("soft_cap_bits")) o.soft_cap = read_one_fp32(string_field(j, "soft_cap_bits", where), "soft_cap_bits");
   if (j.contains("window")) o.window = int_field(j, "window", where);
   if (j.contains("alibi_slopes")) o.alibi_slopes = read_per_head(j, "alibi_slopes", where);
   if (j.contains("sinks")) o.sinks = read_per_head(j, "sinks", where);
@@ -315,8 +309,7 @@ Case case_from_json(std::string_view text) {
   const std::string top = "case file";
   if (!j.is_object() || !j.contains("format") || j.at("format") != "pacheck-case")
     throw CaseFileError("not a pacheck case file (missing \"format\": \"pacheck-case\")");
-  // The version comes first: a newer file may differ in every other field, and "unsupported version" is the
-  // error that helps.
+  // The version first: a newer file may differ in every other field, and "unsupported version" is the error that helps.
   const int version = int_field(j, "version", top);
   if (version < 1 || version > kCaseFormatVersion)
     throw CaseFileError("unsupported case file version " + std::to_string(version) + " (this build reads versions 1 to " +
@@ -350,9 +343,7 @@ Case case_from_json(std::string_view text) {
   const json& scale = field(j, "scale_bits", top);
   if (!scale.is_null()) {
     if (!scale.is_string()) throw CaseFileError("case file: 'scale_bits' must be null or a string");
-    const auto bits = decode_values(scale.get<std::string>(), DType::f32, "scale_bits");
-    if (bits.size() != 1) throw CaseFileError("case file: 'scale_bits' must hold exactly one fp32 value");
-    p.explicit_scale = bits[0];
+    p.explicit_scale = read_one_fp32(scale.get<std::string>(), "scale_bits");
   }
   const json& seqs = field(j, "sequences", top);
   if (!seqs.is_array()) throw CaseFileError("case file: 'sequences' must be an array");
@@ -381,8 +372,7 @@ Case case_from_json(std::string_view text) {
 
 void write_case_file(const std::filesystem::path& path, const Case& c) {
   const std::string text = case_to_json(c) + "\n";
-  // Written to a temporary file and renamed into place, so a process killed mid-write (a fuzzer worker at the end
-  // of its budget) never leaves a truncated case behind.
+  // Written to a temporary file and renamed into place, so a process killed mid-write leaves no truncated case.
   const std::filesystem::path temporary = path.string() + ".tmp" + std::to_string(::getpid());
   std::error_code ec;
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
@@ -404,24 +394,26 @@ void write_case_file(const std::filesystem::path& path, const Case& c) {
 }
 
 Case read_case_file(const std::filesystem::path& path) {
+  const auto cannot_read = [&path](const std::string& why) {
+    return CaseFileError("cannot read case file " + path.string() + why);
+  };
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);
-  if (ec) throw CaseFileError("cannot read case file " + path.string() + ": " + ec.message());
+  if (ec) throw cannot_read(": " + ec.message());
   // Devices and pipes are refused: /dev/zero has no end, and a FIFO can block forever.
-  if (!std::filesystem::is_regular_file(status))
-    throw CaseFileError("cannot read case file " + path.string() + ": not a regular file");
+  if (!std::filesystem::is_regular_file(status)) throw cannot_read(": not a regular file");
   const auto size = std::filesystem::file_size(path, ec);
-  if (ec) throw CaseFileError("cannot read case file " + path.string() + ": " + ec.message());
+  if (ec) throw cannot_read(": " + ec.message());
   if (size > kMaxCaseFileBytes)
     throw CaseFileError("case file " + path.string() + " is " + std::to_string(size) + " bytes, over the limit of " +
                         std::to_string(kMaxCaseFileBytes) + " bytes");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw CaseFileError("cannot read case file " + path.string());
+  if (!in) throw cannot_read("");
   // Read at most the size checked above (plus one byte, to notice a file that grew meanwhile).
   std::string text(static_cast<std::size_t>(size) + 1, '\0');
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
   text.resize(static_cast<std::size_t>(in.gcount()));
-  if (in.bad()) throw CaseFileError("cannot read case file " + path.string() + ": read error");
+  if (in.bad()) throw cannot_read(": read error");
   try {
     return case_from_json(text);
   } catch (const CaseFileError& e) {

@@ -1,16 +1,12 @@
 // The online-softmax state: running max m, denominator d and weighted-V accumulator o, with fold and merge.
 //
-// One header for every kernel: the CPU streaming and split-K variants and both CUDA kernels use it, so the
-// arithmetic the CPU suite proves is the arithmetic the GPU runs. It compiles as plain C++ and as CUDA
-// (__host__ __device__). A state holds `Capacity` accumulator lanes; `n` of them are live. On the CPU one state
-// holds a whole head (Capacity >= head_dim); on the GPU each thread holds its slice of the head, and the (m, d)
-// pair is kept redundantly by every thread of the row, which all see the same scores.
+// One header, plain C++ and CUDA (__host__ __device__), for the CPU variants and both CUDA kernels: the arithmetic
+// the CPU suite proves is the arithmetic the GPU runs. A state holds `Capacity` accumulator lanes, `n` of them
+// live: a whole head on the CPU, a thread's slice of it on the GPU (every thread of a row keeps the same (m, d)).
 //
-// Invariant: the state represents the keys folded so far as
-//   m = max_t s_t,   d = sum_t exp(s_t - m),   o[j] = sum_t exp(s_t - m) * v_t[j],
-// and the empty state is m = -inf, d = 0, o = 0. Masked keys carry the score -inf and are skipped outright: their
-// weight is exactly zero and their V is never multiplied, so a NaN or Inf in a masked slot cannot leak through
-// 0 * NaN.
+// Invariant: m = max_t s_t, d = sum_t exp(s_t - m), o[j] = sum_t exp(s_t - m) * v_t[j] over the keys folded so
+// far; the empty state is m = -inf, d = 0, o = 0. Masked keys (score -inf) are skipped: weight exactly zero, and
+// their V is never multiplied, so a NaN in a masked slot cannot leak through 0 * NaN.
 #pragma once
 
 #include <math.h>
@@ -23,18 +19,17 @@
 
 namespace pacheck {
 
-// Each exp below is chosen on its argument (exp(-inf) = 0 exactly) rather than guarded by a branch: a GPU thread
-// then evaluates its several exps side by side, where a branch around each would run them one after another.
+// Each exp below selects its argument (exp(-inf) = 0 exactly) instead of branching, so a GPU thread evaluates its
+// exps side by side.
 
-// exp(m_old - m_new), the factor that re-expresses a state's sums against a larger max. When nothing has been
-// folded yet (m_old = -inf) the factor is 0 and, importantly, is not NaN when m_new is -inf too: the value of
-// `m_old == -inf ? 0 : expf(m_old - m_new)`, bit for bit.
+// exp(m_old - m_new), re-expressing a state's sums against a larger max: bit for bit
+// `m_old == -inf ? 0 : expf(m_old - m_new)`, so 0 and not NaN when both are -inf.
 PACHECK_HOST_DEVICE inline float rescale_factor(float m_old, float m_new) {
   return expf(m_old == -INFINITY ? -INFINITY : m_old - m_new);
 }
 
-// The steps of fold on the row statistics, for kernels that keep a row's (m, d) apart from its accumulator lanes
-// (a GPU block computes a row's weights in one warp and applies them to slices of V in other threads).
+// fold's steps on the row statistics, for kernels that keep (m, d) apart from the accumulator lanes (a GPU warp
+// computes a row's weights, other threads apply them to slices of V).
 
 // The largest score of a tile; -inf when every key is masked.
 PACHECK_HOST_DEVICE inline float online_softmax_tile_max(const float* scores, int count) {
@@ -43,14 +38,10 @@ PACHECK_HOST_DEVICE inline float online_softmax_tile_max(const float* scores, in
   return tile_max;
 }
 
-// Raises the running max m to cover a tile whose largest score is tile_max and re-expresses the denominator d
-// against it; returns the factor alpha by which the accumulator lanes must be multiplied. A tile fully masked for
-// the row (tile_max = -inf) leaves m and d as they are, and its factor is 1, or 0 for a state with max -inf (whose
-// sums are 0, or NaN where only NaN scores were folded), so that scaling the accumulator by it changes nothing
-// either: a kernel may rescale every row every tile, with no branch on whether the tile counts. The exception is a
-// max of +inf (an infinite score): the factor is NaN, as it is at the next tile that is not fully masked, so a sum
-// that was still finite (a GPU thread's share without the infinite key) becomes NaN one tile sooner; the row's
-// output is NaN either way.
+// Raises the running max m to cover tile_max, re-expresses d against it, and returns the factor alpha for the
+// accumulator lanes. A fully masked tile (tile_max = -inf) leaves m and d alone, with a factor (1, or 0 for an
+// empty state) that leaves the lanes alone too, so a kernel may rescale every row every tile without a branch.
+// Exception: at m = +inf the factor is NaN, one tile sooner than otherwise; the row's output is NaN either way.
 PACHECK_HOST_DEVICE inline float raise_running_max(float& m, float& d, float tile_max) {
   const float m_new = fmaxf(m, tile_max);
   const float alpha = rescale_factor(m, m_new);
@@ -64,14 +55,13 @@ PACHECK_HOST_DEVICE inline float key_weight(float score, float m) {
   return expf(score == -INFINITY ? -INFINITY : score - m);
 }
 
-// The logit options' arithmetic (problem/problem.h), for the CPU variants and both CUDA kernels alike, so that they
-// round the same way (oracle/ERROR_MODEL.md, "Logit options", counts each rounding).
+// The logit options' arithmetic (problem/problem.h), shared so that every kernel rounds the same way
+// (oracle/ERROR_MODEL.md, "Logit options", counts each rounding).
 
 // Soft-capping, cap * tanh(s / cap): the quotient and the product round once each, tanhf is within 2 ulp.
 PACHECK_HOST_DEVICE inline float soft_capped(float s, float cap) { return cap * tanhf(s / cap); }
 
-// ALiBi, s + slope * (key - position): the offset is an exact integer (older keys lose), the product and the sum
-// round once each (or once together, fused).
+// ALiBi, s + slope * (key - position): the offset is exact, the product and the sum round once each (or fused).
 PACHECK_HOST_DEVICE inline float alibi_biased(float s, float slope, int key, int position) {
   return s + slope * static_cast<float>(key - position);
 }
@@ -94,8 +84,7 @@ struct OnlineSoftmaxState {
     for (int j = 0; j < n; ++j) o[j] = 0.0f;
   }
 
-  // The state of a sink alone (a logit whose value is the zero vector): what fold makes of the empty state and the
-  // sink, bit for bit. A sink of -inf is no sink: the empty state.
+  // The state of a sink alone (a logit with a zero value), bit for bit what fold makes of it; -inf: the empty state.
   PACHECK_HOST_DEVICE void init_sink(float sink, int n) {
     init(n);
     if (sink != -INFINITY) {
@@ -104,11 +93,9 @@ struct OnlineSoftmaxState {
     }
   }
 
-  // Folds `count` keys with scores[t] (-inf = masked) and value rows value_row(t) (this state's n lanes of key
-  // t's V: a float pointer, or anything whose [j] reads lane j as a float). The max is taken over the whole tile
-  // first, so the state is rescaled at most once per tile: a tile of one key is the classic per-key online
-  // softmax. Written as the step functions below, in this order, so that a kernel which spreads the steps over
-  // threads performs exactly these operations.
+  // Folds `count` keys with scores[t] (-inf = masked) and value rows value_row(t) (anything whose [j] reads lane j
+  // of key t's V). The tile's max comes first, so the state is rescaled at most once per tile. Written as the step
+  // functions, in this order, so that a kernel spreading the steps over threads performs exactly these operations.
   template <typename ValueRow>
   PACHECK_HOST_DEVICE void fold(const float* scores, int count, ValueRow value_row, int n) {
     const float tile_max = online_softmax_tile_max(scores, count);
@@ -133,8 +120,7 @@ struct OnlineSoftmaxState {
     for (int j = 0; j < n; ++j) o[j] += p * v[j];
   }
 
-  // Combines the keys of `other` into this state: the partial states of disjoint key ranges merge into the
-  // state of their union. The empty state is the identity.
+  // Merges the state of a disjoint key range into this one; the empty state is the identity.
   PACHECK_HOST_DEVICE void merge(const OnlineSoftmaxState& other, int n) {
     if (other.m == -INFINITY) return;
     const float m_new = fmaxf(m, other.m);
@@ -145,14 +131,11 @@ struct OnlineSoftmaxState {
     m = m_new;
   }
 
-  // Merges parts[0], ..., parts[Parts - 1] into this state, in that order: the same operations on the same
-  // values as Parts successive merge() calls, so the same state bit for bit on the host (on a GPU, up to which
-  // product of a * b + c * d the compiler fuses into an FMA; the error model allows either). The running maxima
-  // and every part's two factors are computed before any sum is touched, so that a GPU thread evaluates the
-  // 2 x Parts exps side by side instead of as one chain of merges, each waiting on the last (the split-K reduce
-  // is bound by that chain). Its three steps are public for code that computes the factors elsewhere: the GPU
-  // reduce spreads a batch's exps over a warp's lanes (merge_maxima, then part k's merge_self_factor and
-  // merge_other_factor in lane k, then apply_merges_in_order).
+  // Merges parts[0 .. Parts) in order: the operations of Parts successive merge() calls, so the same state bit
+  // for bit on the host (on a GPU, up to FMA contraction, which the error model allows). The maxima and factors
+  // come before any sum, so a GPU thread evaluates the 2 x Parts exps side by side rather than as a chain. The
+  // steps are public for the GPU reduce, which computes part k's factors in lane k: merge_maxima, then
+  // merge_self_factor and merge_other_factor, then apply_merges_in_order.
   template <int Parts>
   PACHECK_HOST_DEVICE void merge_in_order(const OnlineSoftmaxState (&parts)[Parts], int n) {
     float part_max[Parts], before[Parts], self_factor[Parts], other_factor[Parts];
@@ -165,9 +148,8 @@ struct OnlineSoftmaxState {
     apply_merges_in_order(parts, self_factor, other_factor, merged_max, n);
   }
 
-  // The running max of an in-order merge of parts with maxima part_max[0..Parts) into a state of max m: before[k]
-  // is the max the state has when part k joins it; returns the max after the last part. An empty part (max -inf)
-  // leaves the max alone, as merge skips it.
+  // The running maxima of an in-order merge into a state of max m: before[k] when part k joins; returns the last.
+  // An empty part (max -inf) leaves the max alone, as merge skips it.
   template <int Parts>
   PACHECK_HOST_DEVICE static float merge_maxima(float m, const float (&part_max)[Parts], float (&before)[Parts]) {
     float running_max = m;
@@ -178,8 +160,7 @@ struct OnlineSoftmaxState {
     }
     return running_max;
   }
-  // The factors of merge's step for a part of max part_max joining a state of max `before`: the state's and the
-  // part's. (For an empty part they are whatever they are: apply_merges_in_order skips that part.)
+  // merge's factors for a part joining a state of max `before`: the state's and the part's (unused for an empty part).
   PACHECK_HOST_DEVICE static float merge_self_factor(float before, float part_max) {
     return rescale_factor(before, fmaxf(before, part_max));
   }

@@ -103,55 +103,6 @@ TEST(CaseFile, AnFp8CacheRoundTripsWithTwoHexDigitsPerValue) {
   }
 }
 
-void expect_error(const std::string& text, const std::string& fragment);
-
-TEST(CaseFile, RejectsABadFp8Cache) {
-  Case c = sample_case(DType::f16);
-  for (std::vector<float>* pool : {&c.problem.k_pool, &c.problem.v_pool})
-    for (float& x : *pool) x = static_cast<float>(round_to_fp8(x, Fp8Format::e4m3));
-  c.problem.fp8_cache = Fp8Cache{Fp8Format::e4m3, {1.0f}, {1.0f}};
-  const std::string good = case_to_json(c);
-  std::string unknown = good;
-  unknown.replace(unknown.find("\"fp8_e4m3\""), 10, "\"fp8_e3m4\"");
-  expect_error(unknown, "unknown kv_cache 'fp8_e3m4' (fp8_e4m3 or fp8_e5m2)");
-  std::string no_scales = good;
-  no_scales.erase(no_scales.find("\"k_scales\""), no_scales.find("\"knobs\"") - no_scales.find("\"k_scales\""));
-  expect_error(no_scales, "missing field 'k_scales'");
-  std::string stray = good;
-  stray.erase(stray.find("\"kv_cache\""), 23);
-  expect_error(stray, "'k_scales' and 'v_scales' belong to an fp8 'kv_cache', which is absent");
-}
-
-TEST(CaseFile, RejectsBadLogitOptionsAndVersion2FieldsInVersion1) {
-  Case c = sample_case(DType::bf16);
-  c.problem.options.window = 3;
-  c.problem.options.sinks = {0.0f, 0.0f};
-  const std::string good = case_to_json(c);
-  std::string as_version_1 = good;
-  as_version_1.replace(as_version_1.find("\"version\": 2"), 12, "\"version\": 1");
-  expect_error(as_version_1, "'window' is a version-2 field, but the file says version 1");
-  std::string newer = good;
-  newer.replace(newer.find("\"version\": 2"), 12, "\"version\": 3");
-  expect_error(newer, "unsupported case file version 3 (this build reads versions 1 to 2)");
-  std::string zero_window = good;
-  zero_window.replace(zero_window.find("\"window\": 3"), 11, "\"window\": 0");
-  expect_error(zero_window, "window must be at least 1");
-  std::string one_sink = good;
-  one_sink.replace(one_sink.find("\"sinks\": \"") + 10, 8, "");
-  expect_error(one_sink, "sinks has 1 values but num_query_heads = 2: one per query head");
-  std::string nan_sink = good;
-  nan_sink.replace(nan_sink.find("\"sinks\": \"") + 10, 8, "7fc00000");
-  expect_error(nan_sink, "sinks[0] = nan must be finite or -inf (no sink)");
-  Case capped = sample_case(DType::bf16);
-  capped.problem.options.soft_cap = 1.0f;
-  std::string negative_cap = case_to_json(capped);
-  negative_cap.replace(negative_cap.find("\"soft_cap_bits\": \"") + 18, 8, "bf800000");
-  expect_error(negative_cap, "soft_cap must be finite and positive, got -1");
-  std::string short_cap = case_to_json(capped);
-  short_cap.replace(short_cap.find("\"soft_cap_bits\": \"") + 18, 8, "");
-  expect_error(short_cap, "'soft_cap_bits' must hold exactly one fp32 value");
-}
-
 void expect_error(const std::string& text, const std::string& fragment) {
   try {
     case_from_json(text);
@@ -161,102 +112,109 @@ void expect_error(const std::string& text, const std::string& fragment) {
   }
 }
 
+// `text` with the first `from` replaced by `to`.
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const std::size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return at == std::string::npos ? text : text.replace(at, from.size(), to);
+}
+
+// `text` with the `count` characters after the first `anchor` replaced by `to`.
+std::string replaced_after(std::string text, const std::string& anchor, std::size_t count, const std::string& to) {
+  return text.replace(text.find(anchor) + anchor.size(), count, to);
+}
+
+TEST(CaseFile, RejectsABadFp8Cache) {
+  Case c = sample_case(DType::f16);
+  for (std::vector<float>* pool : {&c.problem.k_pool, &c.problem.v_pool})
+    for (float& x : *pool) x = static_cast<float>(round_to_fp8(x, Fp8Format::e4m3));
+  c.problem.fp8_cache = Fp8Cache{Fp8Format::e4m3, {1.0f}, {1.0f}};
+  const std::string good = case_to_json(c);
+  expect_error(replaced(good, "\"fp8_e4m3\"", "\"fp8_e3m4\""), "unknown kv_cache 'fp8_e3m4' (fp8_e4m3 or fp8_e5m2)");
+  std::string no_scales = good;
+  no_scales.erase(no_scales.find("\"k_scales\""), no_scales.find("\"knobs\"") - no_scales.find("\"k_scales\""));
+  expect_error(no_scales, "missing field 'k_scales'");
+  expect_error(replaced(good, "\"kv_cache\": \"fp8_e4m3\",", ""),
+               "'k_scales' and 'v_scales' belong to an fp8 'kv_cache', which is absent");
+}
+
+TEST(CaseFile, RejectsBadLogitOptionsAndVersion2FieldsInVersion1) {
+  Case c = sample_case(DType::bf16);
+  c.problem.options.window = 3;
+  c.problem.options.sinks = {0.0f, 0.0f};
+  const std::string good = case_to_json(c);
+  expect_error(replaced(good, "\"version\": 2", "\"version\": 1"),
+               "'window' is a version-2 field, but the file says version 1");
+  expect_error(replaced(good, "\"version\": 2", "\"version\": 3"),
+               "unsupported case file version 3 (this build reads versions 1 to 2)");
+  expect_error(replaced(good, "\"window\": 3", "\"window\": 0"), "window must be at least 1");
+  expect_error(replaced_after(good, "\"sinks\": \"", 8, ""),
+               "sinks has 1 values but num_query_heads = 2: one per query head");
+  expect_error(replaced_after(good, "\"sinks\": \"", 8, "7fc00000"), "sinks[0] = nan must be finite or -inf (no sink)");
+  Case capped = sample_case(DType::bf16);
+  capped.problem.options.soft_cap = 1.0f;
+  const std::string cap = case_to_json(capped);
+  expect_error(replaced_after(cap, "\"soft_cap_bits\": \"", 8, "bf800000"),
+               "soft_cap must be finite and positive, got -1");
+  expect_error(replaced_after(cap, "\"soft_cap_bits\": \"", 8, ""), "'soft_cap_bits' must hold exactly one fp32 value");
+}
+
 TEST(CaseFile, RejectsMalformedFilesWithAClearMessage) {
   const std::string good = case_to_json(sample_case(DType::f16));
   expect_error("", "not valid JSON");
   expect_error(good.substr(0, good.size() / 2), "not valid JSON");
   expect_error("[1,2,3]", "not a pacheck case file");
-  std::string wrong_version = good;
-  wrong_version.replace(wrong_version.find("\"version\": 1"), 12, "\"version\": 7");
-  expect_error(wrong_version, "unsupported case file version 7");
-  std::string bad_dtype = good;
-  bad_dtype.replace(bad_dtype.find("\"fp16\""), 6, "\"fp8\"");
-  expect_error(bad_dtype, "unknown dtype 'fp8'");
+  expect_error(replaced(good, "\"version\": 1", "\"version\": 7"), "unsupported case file version 7");
+  expect_error(replaced(good, "\"fp16\"", "\"fp8\""), "unknown dtype 'fp8'");
   Case pinned = sample_case(DType::f16);
   pinned.knobs.pins.layout = KernelLayout::deep;
-  std::string bad_layout = case_to_json(pinned);
-  bad_layout.replace(bad_layout.find("\"deep\""), 6, "\"tall\"");
-  expect_error(bad_layout, "knobs: layout must be one of automatic, deep, wide, wide-evict-first, got '\"tall\"'");
-  std::string huge = good;
-  huge.replace(huge.find("\"num_blocks\": 3"), 15, "\"num_blocks\": 2000000000");
-  expect_error(huge, "over the limit");
-  std::string negative = good;
-  negative.replace(negative.find("\"context_len\": 9"), 16, "\"context_len\": -9");
-  expect_error(negative, "context_len must be positive, got -9");
-  std::string not_hex = good;
-  not_hex.replace(not_hex.find("\"k_pool\": \"") + 11, 1, "z");
-  expect_error(not_hex, "is not a hex digit");
-  std::string short_pool = good;
-  short_pool.replace(short_pool.find("\"v_pool\": \"") + 11, 4, "");
-  expect_error(short_pool, "v_pool has 95 elements");
-  std::string missing = good;
-  missing.erase(missing.find("\"head_dim\": 4,"), 14);
-  expect_error(missing, "missing field 'head_dim'");
-  std::string misspelt = good;
-  misspelt.replace(misspelt.find("\"head_dim\""), 10, "\"headdim\"");
-  expect_error(misspelt, "unknown field 'headdim'");
+  expect_error(replaced(case_to_json(pinned), "\"deep\"", "\"tall\""),
+               "knobs: layout must be one of automatic, deep, wide, wide-evict-first, got '\"tall\"'");
+  expect_error(replaced(good, "\"num_blocks\": 3", "\"num_blocks\": 2000000000"), "over the limit");
+  expect_error(replaced(good, "\"context_len\": 9", "\"context_len\": -9"), "context_len must be positive, got -9");
+  expect_error(replaced_after(good, "\"k_pool\": \"", 1, "z"), "is not a hex digit");
+  expect_error(replaced_after(good, "\"v_pool\": \"", 4, ""), "v_pool has 95 elements");
+  expect_error(replaced(good, "\"head_dim\": 4,", ""), "missing field 'head_dim'");
+  expect_error(replaced(good, "\"head_dim\"", "\"headdim\""), "unknown field 'headdim'");
 }
 
 TEST(CaseFile, RejectsHostileDeclaredSizesWithoutOverflowOrAllocation) {
   const std::string good = case_to_json(sample_case(DType::f32));
   // Every dimension at the 32-bit maximum: the pool's element count overflows 64 bits if multiplied naively.
   std::string all_max = good;
-  for (const char* name : {"\"num_blocks\": 3", "\"block_size\": 4", "\"head_dim\": 4", "\"num_kv_heads\": 2",
-                           "\"num_query_heads\": 2"}) {
-    const std::string key = std::string(name).substr(0, std::string(name).find(':') + 2);
-    all_max.replace(all_max.find(name), std::string(name).size(), key + "2147483647");
-  }
+  for (const std::string name : {"\"num_blocks\": 3", "\"block_size\": 4", "\"head_dim\": 4", "\"num_kv_heads\": 2",
+                                 "\"num_query_heads\": 2"})
+    all_max = replaced(all_max, name, name.substr(0, name.find(':') + 2) + "2147483647");
   expect_error(all_max, "over the limit");
-  std::string too_wide = good;
-  too_wide.replace(too_wide.find("\"num_blocks\": 3"), 15, "\"num_blocks\": 2147483648");
-  expect_error(too_wide, "'num_blocks' = 2147483648 does not fit in 32 bits");
+  expect_error(replaced(good, "\"num_blocks\": 3", "\"num_blocks\": 2147483648"),
+               "'num_blocks' = 2147483648 does not fit in 32 bits");
   // 2^64 - 1 must not wrap into -1.
-  std::string unsigned_id = good;
-  unsigned_id.replace(unsigned_id.find("-1\n"), 2, "18446744073709551615");
-  expect_error(unsigned_id, "block_table[3] must be a 32-bit integer");
-  std::string negative_queries = good;
-  negative_queries.replace(negative_queries.find("\"num_queries\": 3"), 16, "\"num_queries\": -3");
-  expect_error(negative_queries, "num_queries must be positive, got -3");
-  std::string negative_blocks = good;
-  negative_blocks.replace(negative_blocks.find("\"num_blocks\": 3"), 15, "\"num_blocks\": -3");
-  expect_error(negative_blocks, "num_blocks must be positive, got -3");
+  expect_error(replaced(good, "-1\n", "18446744073709551615\n"), "block_table[3] must be a 32-bit integer");
+  expect_error(replaced(good, "\"num_queries\": 3", "\"num_queries\": -3"), "num_queries must be positive, got -3");
+  expect_error(replaced(good, "\"num_blocks\": 3", "\"num_blocks\": -3"), "num_blocks must be positive, got -3");
 }
 
 TEST(CaseFile, RejectsStructureTheFormatNeverHas) {
   const std::string good = case_to_json(sample_case(DType::bf16));
-  std::string string_version = good;
-  string_version.replace(string_version.find("\"version\": 1"), 12, "\"version\": \"1\"");
-  expect_error(string_version, "'version' must be an integer");
-  std::string typo = good;
-  typo.replace(typo.find("\"tile_size\""), 11, "\"tile_sise\"");
-  expect_error(typo, "knobs: unknown field 'tile_sise'");
-  std::string extra = good;
-  extra.replace(extra.find("\"note\""), 6, "\"extra\": 1, \"note\"");
-  expect_error(extra, "case file: unknown field 'extra'");
-  std::string note_number = good;
-  note_number.replace(note_number.find("\"a note\""), 8, "17");
-  expect_error(note_number, "'note' must be a string");
-  std::string negative_splits = good;
-  negative_splits.replace(negative_splits.find("\"num_splits\": 2"), 15, "\"num_splits\": -2");
-  expect_error(negative_splits, "num_splits must be 0 (use split_size) or positive, got -2");
-  std::string sequences_object = good;
-  sequences_object.replace(sequences_object.find("\"sequences\": ["), 14, "\"sequences\": 5, \"x\": [");
-  expect_error(sequences_object, "unknown field 'x'");
+  expect_error(replaced(good, "\"version\": 1", "\"version\": \"1\""), "'version' must be an integer");
+  expect_error(replaced(good, "\"tile_size\"", "\"tile_sise\""), "knobs: unknown field 'tile_sise'");
+  expect_error(replaced(good, "\"note\"", "\"extra\": 1, \"note\""), "case file: unknown field 'extra'");
+  expect_error(replaced(good, "\"a note\"", "17"), "'note' must be a string");
+  expect_error(replaced(good, "\"num_splits\": 2", "\"num_splits\": -2"),
+               "num_splits must be 0 (use split_size) or positive, got -2");
+  expect_error(replaced(good, "\"sequences\": [", "\"sequences\": 5, \"x\": ["), "unknown field 'x'");
 }
 
 TEST(CaseFile, RefusesDeepNestingAndHugeValueCountsEarly) {
   const std::string good = case_to_json(sample_case(DType::f16));
-  std::string deep = good;
-  deep.replace(deep.find("\"a note\""), 8, std::string(100000, '[') + std::string(100000, ']'));
-  expect_error(deep, "nested deeper than the case format's 4 levels");
+  expect_error(replaced(good, "\"a note\"", std::string(100000, '[') + std::string(100000, ']')),
+               "nested deeper than the case format's 4 levels");
   expect_error(std::string(1000000, '['), "nested deeper");
   // 1.1 million zeros in one block table: refused while parsing, before the tree holds them all.
   std::string many(2200000, '0');
   for (std::size_t i = 1; i < many.size(); i += 2) many[i] = ',';
   many.pop_back();
-  std::string big_table = good;
-  big_table.replace(big_table.find("-1\n"), 2, many);
-  expect_error(big_table, "JSON values, over the case format's limit");
+  expect_error(replaced(good, "-1\n", many + "\n"), "JSON values, over the case format's limit");
 }
 
 TEST(CaseFile, EveryTruncationIsAClearErrorNotACrash) {

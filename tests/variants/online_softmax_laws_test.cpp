@@ -1,10 +1,8 @@
-// The laws of the online-softmax state (variants/online_softmax.h), tested on their own: the empty state is the
-// identity of merge; merge is commutative (bit for bit: IEEE addition commutes) and associative within bound;
-// folding a history tile by tile equals merging per-tile states within bound. The bounds come from the error
-// model (oracle/error_model.h) with exact logits: only exp, rescale and accumulation errors remain.
-//
-// Each law is also run against a deliberately broken merge (one that forgets to rescale to the common max, keeps
-// its own max, treats the empty max as 0, or rescales straight to the final max) to show that the law can fail.
+// The laws of the online-softmax state (variants/online_softmax.h): the empty state is the identity of merge; merge
+// commutes (bit for bit) and associates within bound; a tiled fold equals merged per-tile states within bound. The
+// bounds are the error model's (oracle/error_model.h) with exact logits. Each law is also run against a broken merge
+// (no rescale to the common max, its own max kept, the empty max as 0, a rescale straight to the final max) to
+// show that it can fail.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
@@ -106,14 +104,13 @@ ExactRow exact_row(const History& h, int folds, int merges) {
   return r;
 }
 
-void require_within_bound(const State& s, const ExactRow& exact, const char* what) {
+void require_within_bound(const State& s, const ExactRow& exact) {
   float out[kLanes];
   s.normalize(out, kLanes);
   for (int j = 0; j < kLanes; ++j) {
     const double bound = element_bound(exact.model, exact.oracle, j, DType::f32).bound;
     const double error = std::fabs(out[j] - exact.oracle.out[j]);
     RC_ASSERT_FALSE(error > bound || std::isnan(error));
-    (void)what;
   }
 }
 
@@ -124,12 +121,10 @@ bool bit_identical(const State& a, const State& b) {
 
 // Bit for bit, except that any NaN equals any NaN: which NaN an operation returns from NaN operands depends on
 // their order, which a compiler may swap in a product.
-bool same_floats(float a, float b) {
-  return (std::isnan(a) && std::isnan(b)) || std::memcmp(&a, &b, sizeof(float)) == 0;
-}
+bool same_bits(float a, float b) { return (std::isnan(a) && std::isnan(b)) || std::memcmp(&a, &b, sizeof(float)) == 0; }
 bool identical_up_to_nan_payload(const State& a, const State& b) {
-  bool same = same_floats(a.m, b.m) && same_floats(a.d, b.d);
-  for (int j = 0; j < kLanes; ++j) same = same && same_floats(a.o[j], b.o[j]);
+  bool same = same_bits(a.m, b.m) && same_bits(a.d, b.d);
+  for (int j = 0; j < kLanes; ++j) same = same && same_bits(a.o[j], b.o[j]);
   return same;
 }
 
@@ -169,8 +164,8 @@ void merge_associates_within_bound(const Merge& merge) {
   merge(bc, c);
   merge(right, bc);
   const ExactRow exact = exact_row(h, h.size(), 2);
-  require_within_bound(left, exact, "(a.b).c");
-  require_within_bound(right, exact, "a.(b.c)");
+  require_within_bound(left, exact);
+  require_within_bound(right, exact);
 }
 
 void tiled_fold_equals_merged_tiles(const Merge& merge) {
@@ -182,14 +177,16 @@ void tiled_fold_equals_merged_tiles(const Merge& merge) {
   int tiles = 0;
   for (int t = 0; t < h.size(); t += tile, ++tiles) merge(merged, fold_range(h, t, std::min(t + tile, h.size()), tile));
   const ExactRow exact = exact_row(h, tiles, tiles);
-  require_within_bound(folded, exact, "folded tile by tile");
-  require_within_bound(merged, exact, "per-tile states merged");
+  require_within_bound(folded, exact);
+  require_within_bound(merged, exact);
 }
 
 RC_GTEST_PROP(OnlineSoftmaxLaws, EmptyStateIsTheIdentityOfMerge, ()) { empty_state_is_the_identity(correct_merge); }
 RC_GTEST_PROP(OnlineSoftmaxLaws, MergeCommutesBitForBit, ()) { merge_commutes(correct_merge); }
 RC_GTEST_PROP(OnlineSoftmaxLaws, MergeAssociatesWithinBound, ()) { merge_associates_within_bound(correct_merge); }
-RC_GTEST_PROP(OnlineSoftmaxLaws, TiledFoldEqualsMergedTilesWithinBound, ()) { tiled_fold_equals_merged_tiles(correct_merge); }
+RC_GTEST_PROP(OnlineSoftmaxLaws, TiledFoldEqualsMergedTilesWithinBound, ()) {
+  tiled_fold_equals_merged_tiles(correct_merge);
+}
 
 TEST(OnlineSoftmaxLaws, FoldingOnlyMaskedKeysLeavesTheStateEmpty) {
   State s;
@@ -243,8 +240,6 @@ bool fails_on_some_case(const std::function<void()>& property) {
 // counts as any other. Each law is a predicate of the step it checks, so that a plausible mistake in each step can
 // be shown to break it.
 const float kExtremes[] = {-INFINITY, -1e30f, -88.5f, -3.25f, -0.0f, 0.0f, 1e-7f, 2.5f, 87.0f, 1e30f, INFINITY, NAN};
-
-bool same_bits(float a, float b) { return (std::isnan(a) && std::isnan(b)) || std::memcmp(&a, &b, sizeof(float)) == 0; }
 
 // The textbook forms: the select around the exp.
 float selected_rescale_factor(float m_old, float m_new) { return m_old == -INFINITY ? 0.0f : expf(m_old - m_new); }
@@ -402,8 +397,12 @@ bool law_fails(void (*law)(const Merge&)) {
   return fails_on_some_case([law] { law(merge_ignoring_max); });
 }
 
-TEST(OnlineSoftmaxLaws, ABrokenMergeBreaksAssociativityWithinBound) { EXPECT_TRUE(law_fails(merge_associates_within_bound)); }
-TEST(OnlineSoftmaxLaws, ABrokenMergeBreaksTiledFoldEquivalence) { EXPECT_TRUE(law_fails(tiled_fold_equals_merged_tiles)); }
+TEST(OnlineSoftmaxLaws, ABrokenMergeBreaksAssociativityWithinBound) {
+  EXPECT_TRUE(law_fails(merge_associates_within_bound));
+}
+TEST(OnlineSoftmaxLaws, ABrokenMergeBreaksTiledFoldEquivalence) {
+  EXPECT_TRUE(law_fails(tiled_fold_equals_merged_tiles));
+}
 
 // Identity and commutativity survive that bug (it is symmetric and leaves empty states alone), so they are shown
 // to bite on the bugs they exist for: a merge that always keeps its own max, and an empty state that is not empty.

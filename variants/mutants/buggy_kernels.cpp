@@ -97,7 +97,6 @@ void fold(CpuSoftmaxState& st, const float* scores, int count, ValueRow value_ro
     for (int j = 0; j < n; ++j) st.o[j] = stored_accumulator(st.o[j] * alpha, bug);
   st.m = m_new;
   for (int t = 0; t < count; ++t) {
-    // The correct kernel never touches a masked lane's V; this bug multiplies it by its zero weight.
     if (scores[t] == -INFINITY && bug != Bug::masked_value_not_zeroed) continue;
     const float p = exp_of(scores[t] - st.m, bug);
     st.d += p;
@@ -118,12 +117,10 @@ void merge(CpuSoftmaxState& st, const CpuSoftmaxState& other, int n, Bug bug) {
   st.m = m_new;
 }
 
-// tanh(x) as 2 sigmoid(2x) - 1, the way kernels write it where the language has no tanh: near x = 0 the sum
-// 1 + exp(-2x) keeps few of x's bits, so the result's relative error grows as u / |x|.
+// tanh(x) as 2 sigmoid(2x) - 1: near x = 0 the sum 1 + exp(-2x) keeps few of x's bits (relative error ~ u / |x|).
 float tanh_from_sigmoid(float x) { return 2.0f / (1.0f + expf(-2.0f * x)) - 1.0f; }
 
-// logit_fp32 of cpu_grid.h, with the bug switches: the scaled dot product of key `key`, its soft cap and its
-// ALiBi bias.
+// logit_fp32 of cpu_grid.h, with the bug switches.
 float logit(const Problem& p, const RowProgram& row, const float* q, const float* k, int key, Bug bug) {
   const LogitOptions& o = p.options;
   const float scale = p.scale();
@@ -168,8 +165,7 @@ SlotAddress address_of(const Problem& p, const DeviceMemory& memory, const RowPr
   return {memory.table_entry(row.sequence, logical_block), slot};
 }
 
-// A vector loaded from an fp8 cache, dequantised in fp32 into `out` as cpu_grid.h's `dequantised` does (each element
-// times the head's scale), with the bugs' wrong scale or wrong format; from a plain pool, the loaded vector itself.
+// cpu_grid.h's `dequantised` with the bugs' wrong format (the scale is the caller's); a plain pool's vector as is.
 const float* dequantise(const Problem& p, const float* loaded, float scale, int head_dim, float* out, Bug bug) {
   if (!p.fp8_cache) return loaded;
   const Fp8Format format = p.fp8_cache->format;
@@ -181,7 +177,7 @@ const float* dequantise(const Problem& p, const float* loaded, float scale, int 
   return out;
 }
 
-// The loads, each into its own buffer: a key stays valid until the next key load, a value until the next value load.
+// The loads, each into its own buffer, valid until the next load of its kind.
 const float* load_key(const Problem& p, const DeviceMemory& memory, const RowProgram& row, int position, Bug bug) {
   thread_local float buffer[kCpuMaxHeadDim];
   const SlotAddress a = address_of(p, memory, row, position, bug);
@@ -199,8 +195,7 @@ const float* load_value(const Problem& p, const DeviceMemory& memory, const RowP
   return dequantise(p, memory.value_at(a.block, a.slot, row.kv_head), scale, p.head_dim, buffer, bug);
 }
 
-// The finite sentinel -6e4 (fp16's range, a common "large negative" in kernels that must stay finite) loses to
-// every logit a kernel usually sees, and wins over a row whose every logit lies below it.
+// fp16's range: a common finite "large negative", which wins over a row whose every logit lies below it.
 constexpr float kFiniteSentinel = -6e4f;
 
 // The score of a lane the masks stop: -inf, or the bug's fill value.
@@ -210,8 +205,7 @@ float masked_score(Bug bug) {
   return -INFINITY;
 }
 
-// fold_sink of cpu_grid.h, with the bug switches: the row's sink, a logit with a zero value, folded as a tile of
-// one key.
+// fold_sink of cpu_grid.h, with the bug switches.
 void fold_sink(const Problem& p, const RowProgram& row, Bug bug, CpuSoftmaxState& st) {
   float sink = p.sink(row.query_head);
   if (bug == Bug::sink_sentinel && !p.options.sinks.empty() && sink == -INFINITY) sink = kFiniteSentinel;
@@ -223,8 +217,7 @@ void fold_sink(const Problem& p, const RowProgram& row, Bug bug, CpuSoftmaxState
   fold(st, &sink, 1, [](int) { return kZeroRow; }, p.head_dim, bug);
 }
 
-// Whether the block holding the row's last key is also in another sequence's table (within that one's context):
-// the case of forks that share a partially filled tail block.
+// Whether the row's tail block is also in another sequence's table (within its context): forks sharing a tail.
 bool tail_block_shared(const Problem& p, const RowProgram& row) {
   const int tail = p.sequences[row.sequence].block_table[(row.context_len - 1) / p.block_size];
   for (int s = 0; s < static_cast<int>(p.sequences.size()); ++s) {
@@ -254,11 +247,10 @@ KeyWindow key_window(const Problem& p, const RowProgram& row, Bug bug) {
   w.kv_bound = row.context_len;
   if (bug == Bug::tail_one_too_many) w.kv_bound += 1;
   if (bug == Bug::tail_one_too_few) w.kv_bound -= 1;
-  // A prefix-sharing fast path that takes a shared block to be full: a fork's partial tail is read to its end.
   if (bug == Bug::shared_tail_read_whole && tail_block_shared(p, row))
     w.kv_bound = (row.context_len + p.block_size - 1) / p.block_size * p.block_size;
-  // A decode row needs no causal mask: the tail mask already stops at its position, so decode kernels (vLLM's
-  // paged decode, FlashAttention with seqlen_q = 1) apply none. For Bug::none the keys are [first_key, position].
+  // Decode kernels (vLLM's paged decode, FlashAttention with seqlen_q = 1) apply no causal mask: the tail mask
+  // stops at the position. For Bug::none the keys are [first_key, position].
   w.causal = p.sequences[row.sequence].num_queries > 1;
   w.causal_limit = row.position;
   if (bug == Bug::causal_off_by_one) w.causal_limit = row.position + 1;
@@ -300,8 +292,7 @@ RowProgram with_kv_head(const Problem& p, const RowProgram& program, Bug bug) {
   return row;
 }
 
-// vLLM's launch heuristic in miniature: split the keys only when the (sequence, head) grid is too small to fill
-// the machine by itself.
+// vLLM's launch heuristic in miniature: split only a (sequence, head) grid too small to fill the machine.
 constexpr int kGridThatFillsTheMachine = 4;
 
 int split_size_of(const Problem& p, const Knobs& knobs, const RowProgram& row, Bug bug) {
@@ -340,8 +331,7 @@ Output run_splitk(const Problem& p, const Knobs& knobs, Bug bug, unsigned launch
     const KeyWindow window = key_window(p, row, bug);
     const int keys = window.end();
     const int split = split_size_of(p, knobs, row, bug);
-    // The splits holding a key the row sees: from the one holding its window's start to the one holding key
-    // keys - 1.
+    // The splits holding a key the row sees: from its window's start to key keys - 1.
     const int first_split = window.first / split;
     const int used_splits = keys <= window.first ? 0 : (keys - 1) / split + 1 - first_split;
     const int overlap = bug == Bug::split_boundary_key_twice ? 1 : 0;

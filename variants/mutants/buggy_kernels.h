@@ -1,12 +1,8 @@
-// The mutants' meta-kernel: the CPU kernels written once more, with a Bug switch wherever real kernels went wrong.
-//
-// The streaming loop (cpu_streaming) and the split-K loop (cpu_splitk) carry a `Bug` switch at each place a real
-// paged-attention kernel has gone wrong. With Bug::none every kernel of kKernels is bit-identical to its correct
-// counterpart, so each mutant differs from a correct kernel by exactly one bug; tests/properties/kill_matrix_test.cpp
-// proves it over every kernel of kKernels in MutantKernels.WithoutTheirBugAreBitIdenticalToTheCorrectKernels.
-//
-// Mutant loads that leave the sequence's keys go through DeviceMemory, which reads what a GPU would: a recycled
-// (poisoned) block gives its garbage, an id outside the pool is an illegal address and throws.
+// The mutants' meta-kernel: the CPU streaming and split-K loops (cpu_streaming, cpu_splitk) written once more, with a
+// Bug switch wherever real paged-attention kernels went wrong. With Bug::none each kernel of kKernels is
+// bit-identical to its correct counterpart (MutantKernels.WithoutTheirBugAreBitIdenticalToTheCorrectKernels,
+// tests/properties/kill_matrix_test.cpp). Loads that leave the sequence's keys go through DeviceMemory, which reads
+// what a GPU would: a recycled block's garbage, or an illegal address that throws.
 #pragma once
 
 #include <cstdint>
@@ -18,51 +14,51 @@
 
 namespace pacheck::mutants {
 
-// One bug each; the catalogue (catalogue.cpp) says which real kernels shipped (or plausibly ship) it.
+// One bug each; its row in catalogue.cpp says what it does and which real kernels shipped it.
 enum class Bug {
   none,
   // The online softmax.
-  accumulator_not_rescaled,    // o is not multiplied by exp(m_old - m_new) when the running max grows
-  denominator_not_rescaled,    // d is not
-  max_initialised_to_zero,     // m starts at 0 instead of -inf
-  approximate_exp,             // exp from a degree-2 polynomial for 2^f: ~1.7e-3 relative error
-  pv_accumulated_in_bf16,      // the weighted-V accumulator is stored in bf16
+  accumulator_not_rescaled,
+  denominator_not_rescaled,
+  max_initialised_to_zero,
+  approximate_exp,
+  pv_accumulated_in_bf16,
   // Masking.
-  masked_score_zero,           // masked lanes get the masked load's fill value 0 as their score, not -inf
-  masked_score_sentinel,       // masked lanes get the finite sentinel -6e4 as their score, not -inf
-  masked_value_not_zeroed,     // V is loaded without the mask and multiplied by the zero weight: 0 * NaN
-  tail_one_too_many,           // the ragged-tail mask lets key context_len through
-  tail_one_too_few,            // ... drops key context_len - 1
-  causal_off_by_one,           // the causal mask lets key position + 1 through
-  causal_top_left,             // the causal mask aligned top-left: query i sees keys 0 ..= i
-  shared_tail_read_whole,      // a tail block another table also holds is read whole, past the sequence's length
-  last_partial_tile_skipped,   // the tile count is floor(keys / tile) instead of ceil
+  masked_score_zero,
+  masked_score_sentinel,
+  masked_value_not_zeroed,
+  tail_one_too_many,
+  tail_one_too_few,
+  causal_off_by_one,
+  causal_top_left,
+  shared_tail_read_whole,
+  last_partial_tile_skipped,
   // Addressing.
-  gqa_head_modulo,             // kv head = h % num_kv_heads instead of h / ratio
-  gqa_head_shift,              // kv head = h >> floor(log2(ratio)): right only for power-of-two ratios
-  table_prefetch_past_row,     // the pipelined loop prefetches the next tile's block id without a bound check
-  paired_block_load,           // two logical blocks loaded from one table entry, as if physically adjacent
+  gqa_head_modulo,
+  gqa_head_shift,
+  table_prefetch_past_row,
+  paired_block_load,
   // The scale.
   scale_applied_twice,
   scale_not_applied,
   // Split-K.
-  reduce_ignores_split_max,    // partial states summed without exp(m_i - m)
-  reduce_drops_last_split,     // the reduce loop stops one split early
-  split_boundary_key_twice,    // split i folds keys [i * split, (i + 1) * split] inclusive
-  splits_from_batch_size,      // split-K only when the batch is small (a launch heuristic on the batch)
-  reduce_order_from_arrival,   // partials merged in the order they arrive, which varies run to run
+  reduce_ignores_split_max,
+  reduce_drops_last_split,
+  split_boundary_key_twice,
+  splits_from_batch_size,
+  reduce_order_from_arrival,
   // The logit options.
-  soft_cap_before_scale,       // the cap applied to the unscaled logit: cap * tanh(qk / cap) * scale
-  soft_cap_tanh_from_sigmoid,  // tanh(x) as 2 / (1 + exp(-2x)) - 1, which cancels for small x
-  window_one_too_many,         // the window lets key position - window through: window + 1 keys
-  alibi_sign_flipped,          // the ALiBi bias is slope * (pos - t): older keys gain
-  alibi_slope_of_kv_head,      // the ALiBi slope is looked up by the KV head instead of the query head
-  sink_not_in_denominator,     // the sink raises the running max, but its weight never joins the denominator
-  sink_sentinel,               // a head's -inf sink (none) is passed as the finite sentinel -6e4
-  sink_per_split,              // split-K starts every split from the sink: it joins the row once per split
+  soft_cap_before_scale,
+  soft_cap_tanh_from_sigmoid,
+  window_one_too_many,
+  alibi_sign_flipped,
+  alibi_slope_of_kv_head,
+  sink_not_in_denominator,
+  sink_sentinel,
+  sink_per_split,
   // fp8 caches.
-  fp8_k_scaled_by_v_scale,     // K is dequantised with the V scale
-  fp8_format_swapped,          // the cache's bytes are decoded as the other fp8 format (e4m3 as e5m2, or back)
+  fp8_k_scaled_by_v_scale,
+  fp8_format_swapped,
   // Not a bug: one past the last, so a test can walk every value. New bugs go above it.
   count,
 };
@@ -74,10 +70,9 @@ inline constexpr Kernel kKernels[] = {Kernel::streaming, Kernel::splitk};
 // The correct variant a kernel is the twin of: "cpu_streaming" or "cpu_splitk".
 const char* counterpart_name(Kernel kernel);
 
-// What a GPU load reads when a kernel's index math is wrong. The block table is laid out the way vLLM passes it:
-// one row per sequence, padded with 0 to the widest row; the KV pool is one flat allocation. Reads inside an
-// allocation return whatever is there (a recycled block's poison, another sequence's keys); reads outside one are
-// illegal addresses (CUDA faults, compute-sanitizer reports them) and throw std::runtime_error.
+// What a GPU load reads when a kernel's index math is wrong. The block table is laid out as vLLM passes it (one row
+// per sequence, padded with 0 to the widest row), the KV pool as one allocation. Reads inside an allocation return
+// whatever is there; reads outside one are illegal addresses (CUDA faults) and throw std::runtime_error.
 class DeviceMemory {
  public:
   explicit DeviceMemory(const Problem& problem);
@@ -98,8 +93,7 @@ class DeviceMemory {
 // The streaming kernel (cpu_streaming) with the bug.
 Output run_streaming(const Problem& problem, const Knobs& knobs, Bug bug);
 
-// The split-K kernel (cpu_splitk) with the bug. `launch` numbers the call; only reduce_order_from_arrival uses it,
-// as the source of its arrival order.
+// The split-K kernel (cpu_splitk) with the bug. `launch` numbers the call: reduce_order_from_arrival's order.
 Output run_splitk(const Problem& problem, const Knobs& knobs, Bug bug, unsigned launch = 0);
 
 // Whichever kernel `kernel` names, with the bug; `launch` as for run_splitk.

@@ -1,9 +1,6 @@
-// A mutant: a correct CPU kernel with one realistic bug, registered like any variant but marked is_mutant.
-//
-// Every mutant is one row of the catalogue (catalogue.cpp), which registers them all; only the kill matrix runs
-// them. A mutant claims to be its correct counterpart: it declares cpu_streaming's (or cpu_splitk's) capabilities
-// and error model, taken from the registered counterpart itself, so every property holds it to exactly the
-// promises the correct kernel makes. Whatever kills it, kills the bug.
+// A mutant: a correct CPU kernel with one realistic bug, a row of the catalogue (catalogue.cpp), registered but
+// marked is_mutant so that only the kill matrix runs it. It declares its correct counterpart's capabilities and
+// error model, taken from the registered counterpart, so whatever kills it, kills the bug.
 #pragma once
 
 #include <atomic>
@@ -45,7 +42,7 @@ class Mutant : public Variant {
 
  private:
   MutantSpec spec_;
-  // Numbers the launches, for the one bug whose arithmetic depends on them (Bug::reduce_order_from_arrival).
+  // Numbers the launches, for Bug::reduce_order_from_arrival.
   mutable std::atomic<unsigned> launches_{0};
 };
 
