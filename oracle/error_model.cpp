@@ -24,8 +24,7 @@ ElementBound element_bound(const ErrorModel& model, const OracleResult& oracle, 
   const double second_order = std::expm1(2 * largest_eps) - 2 * largest_eps;
   const double accumulation =
       gamma_n(model.accumulation_chain, model.accumulator_unit_roundoff) * (oracle.abs_weighted_v[element] + o);
-  // Absolute errors below fp32's normal range: at most 2^-150 per rounding of the accumulator, and per rounding of
-  // a weight (its exp and each rescale: at most w of them), which then multiplies |v_tj|.
+  // Below the normal range: 2^-150 per rounding of the accumulator and of a weight (at most w), times |v_tj|.
   const double underflow = model.accumulation_chain * 0x1p-149 +
                            2 * model.weight_error * model.weight_underflow * oracle.abs_sum_v[element];
 

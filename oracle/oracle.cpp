@@ -29,9 +29,8 @@ GatheredSequence gather_sequence(const Problem& p, int sequence) {
 
 namespace {
 
-// Logits of one row in double, and their magnitudes L_t, for the row's visible keys: entry i is key first + i.
-// slots[t]: the pool offset of key t's slot (all KV heads). The logit options apply in problem.h's order; their
-// double arithmetic is exact (the ALiBi product and the scale) or within a few double ulps (tanh), far below fp32.
+// A row's logits in double and their magnitudes L_t, entry i for key first + i; slots[t] is key t's pool offset.
+// The options apply in problem.h's order, exactly (ALiBi, the scale) or within a few double ulps (tanh).
 void row_logits(const Problem& p, const std::vector<std::size_t>& slots, const float* q, int query_head, int first,
                 int position, std::vector<double>& logits, std::vector<double>& magnitudes) {
   const int d = p.head_dim;
@@ -53,9 +52,8 @@ void row_logits(const Problem& p, const std::vector<std::size_t>& slots, const f
       mag += std::fabs(prod);
     }
     double logit = scale * dot;
-    // An infinite dot product (an infinite K element of an e5m2 cache) is infinite in fp32 too, its finite terms
-    // unable to cancel it, so a kernel's logit is exact: the same infinity, or under a soft cap exactly +-cap
-    // (tanh of an infinity is +-1 in fp32). No magnitude, then: an infinite one would make the row's bounds NaN.
+    // An infinite dot product (an e5m2 cache's inf) is infinite in fp32 too, so a kernel's logit is exact (or
+    // exactly +-cap under a soft cap): no magnitude, which would make the row's bounds NaN.
     if (std::isinf(dot)) mag = 0;
     if (o.soft_cap) logit = *o.soft_cap * std::tanh(logit / *o.soft_cap);
     // The bias's terms enter the magnitude: a kernel rounds the product and the sum (ERROR_MODEL.md).
@@ -65,8 +63,7 @@ void row_logits(const Problem& p, const std::vector<std::size_t>& slots, const f
   }
 }
 
-// Near-ties within this logit distance count as records: a kernel's rounded logits may order them either way.
-// Twice the fp32 logit error (error_model.h) at the row's largest magnitude.
+// Near-ties within twice the fp32 logit error count as records: a kernel's rounded logits may order them either way.
 double record_tolerance(double max_logit_magnitude, double logit_coefficient) {
   return 2 * logit_coefficient * std::ldexp(1.0, -24) * max_logit_magnitude + 64 * DBL_EPSILON;
 }
@@ -93,7 +90,7 @@ double fp32_logit_coefficient(const Problem& p) {
 }
 
 std::string oracle_limit_error(const Problem& p) {
-  // In double: the sums of products of 31-bit sizes overflow no double below 2^1023, and compare exactly enough.
+  // In double: sums of products of 31-bit sizes cannot overflow.
   double history = 0, rows = 0, multiply_adds = 0;
   int longest = 0;
   for (const Sequence& s : p.sequences) {
@@ -146,8 +143,7 @@ OracleResult run_oracle(const Problem& p, const std::vector<int>& split_sizes, c
   double max_abs_v = 0;
   int max_keys = 0;
   double max_logit = 0;
-  // Every value a row reads (q and the referenced K and V) is finite: an inf or NaN there makes the exact answer
-  // undefined (0 * inf is NaN), and std::max below would silently drop a NaN magnitude.
+  // Every value a row reads must be finite: 0 * inf is NaN, and std::max would silently drop a NaN magnitude.
   bool finite_inputs = std::all_of(p.queries.begin(), p.queries.end(), [](float x) { return std::isfinite(x); });
   const LogitOptions& options = p.options;
   // An fp8 cache's V is v_pool * v_scale, exact in double.
@@ -157,7 +153,7 @@ OracleResult run_oracle(const Problem& p, const std::vector<int>& split_sizes, c
                   });
   for (int s = 0; s < static_cast<int>(p.sequences.size()); ++s) {
     const Sequence& seq = p.sequences[s];
-    // Each key's slot in the pools, through the table; the slot holds all KV heads contiguously.
+    // Each key's slot (all KV heads) in the pools, through the table.
     const std::size_t slot_elements = static_cast<std::size_t>(p.num_kv_heads) * d;
     slots.resize(seq.context_len);
     // Keys before the first query's window are read by no row: they may hold anything (a recycled block's NaN).
@@ -202,9 +198,8 @@ OracleResult run_oracle(const Problem& p, const std::vector<int>& split_sizes, c
         row.first_key = first;
         row.has_sink = has_sink;
         for (int t = 0; t < n; ++t) {
-          // A key whose logit is exactly -inf (an infinite K element of an e5m2 cache) has weight exactly 0, in
-          // fp32 as here: its infinite product makes the kernel's dot product -inf as well. It adds no error, and
-          // its infinite spread (row_logits already gave it no magnitude) would make every bound of the row NaN.
+          // A logit of exactly -inf (an e5m2 cache's inf) has weight exactly 0 in fp32 too: no error, and its
+          // infinite spread would make the row's bounds NaN.
           if (logits[t] == -std::numeric_limits<double>::infinity() && m > logits[t]) continue;
           row.max_logit_magnitude = std::max(row.max_logit_magnitude, magnitudes[t]);
           row.max_spread = std::max(row.max_spread, m - logits[t]);

@@ -1,20 +1,15 @@
-// The exact oracle.
+// The exact oracle: each row reads its history through the block table, key by key (memory in proportion to the
+// problem), and computes attention in double (the logit options of problem.h, the causal mask and window, a
+// max-subtracted softmax; a sink is one more key of value 0). With 53-bit arithmetic on inputs of at most 24
+// significant bits its own error is ~1e-13 relative, far below any fp32 kernel's: it serves as the exact value.
 //
-// Each row reads its sequence's history through the block table, key by key, as the kernels do (no gathered copy:
-// memory stays in proportion to the problem, not to its context times its heads); attention is computed in double
-// precision (scores, the logit options of problem.h, max-subtracted softmax, weighted sum of V, the causal mask
-// and window per query position). A sink enters every sum below as one more key whose value is 0. With 53-bit arithmetic on inputs of at most 24 significant bits the oracle's own error is
-// ~1e-13 relative, far below any fp32 kernel's, so it serves as the exact value.
-//
-// Besides the result the oracle returns the condition quantities that the error model (error_model.h) turns into
-// a per-element bound. For output element j of a row (query token, query head) with softmax weights p_t, logits
-// s_t, row max m and logit magnitudes L_t = scale * sum_i |q_i k_ti|:
+// It also returns the condition quantities the error model (error_model.h) turns into a per-element bound. For
+// output element j of a row with weights p_t, logits s_t, row max m and magnitudes L_t = scale * sum_i |q_i k_ti|:
 //   S_j  = sum_t p_t |v_tj|                  how much cancellation the weighted sum of V can suffer
 //   C_j  = sum_t p_t |v_tj - o_j|            the softmax's sensitivity to a uniform logit perturbation
 //   CL_j = sum_t p_t L_t |v_tj - o_j|        ... to logit errors that scale with the logit's magnitude
 //   CM_j = sum_t p_t (m - s_t) |v_tj - o_j|  ... to errors that scale with the distance from the max
-// The first-order perturbation of o_j by logit errors eps_t is sum_t p_t eps_t (v_tj - o_j) (the mean of eps
-// cancels because sum_t p_t (v_tj - o_j) = 0), which is why the centred quantities appear.
+// Logit errors eps_t move o_j by sum_t p_t eps_t (v_tj - o_j) to first order (their mean cancels), hence centring.
 #pragma once
 
 #include <cstddef>
@@ -44,14 +39,12 @@ struct RowCondition {
   bool has_sink = false;            // a sink joins the row's softmax (counted in none of the key counts)
   double max_logit_magnitude = 0;   // max_t L_t
   double max_spread = 0;            // max_t (m - s_t)
-  // Strict running-max increases when the row's keys are visited in position order, counting near-ties (within
-  // the logit error) as increases. Any tiled fold in position order rescales at most this often. A sink is
-  // visited first and counts once more, so a kernel may join it first or last.
+  // Running-max increases over the keys in position order, near-ties (within the logit error) included: any tiled
+  // fold in that order rescales at most this often. A sink counts first and once more (joined first or last).
   int records = 0;
 
-  // The chunks of `size` positions, cut from position 0, that hold a key the row sees: a split-K kernel's splits,
-  // or the tiles of a kernel whose tiles start at position 0 (at least ceil(num_keys / size), as a window's start
-  // need not fall on a chunk's).
+  // The chunks of `size` positions, cut from position 0, that hold a key the row sees (a split-K kernel's splits,
+  // or tiles from position 0): at least ceil(num_keys / size), as a window need not start on a chunk's start.
   int chunks(int size) const { return (first_key + num_keys - 1) / size - first_key / size + 1; }
 };
 
@@ -63,14 +56,12 @@ struct OracleResult {
   std::vector<double> logit_centered_v;   // CL_j
   std::vector<double> spread_centered_v;  // CM_j
   std::vector<RowCondition> rows;         // [total_queries][num_query_heads]
-  // False when some logit or accumulator could overflow fp32 (|logit| or num_keys * |v| near FLT_MAX), or when a
-  // value some row reads (q, or K and V of a referenced slot) is inf or NaN: fp32 kernels are not expected to be
-  // exact there (the exact answer may not even exist), so such problems lie outside every variant's error model.
+  // False when a logit or accumulator could overflow fp32, or a value some row reads is inf or NaN: such problems
+  // (whose exact answer may not exist) lie outside every variant's error model.
   bool fits_fp32 = true;
 
-  // For each requested split size, per row: the largest record count of any one split when the row's positions
-  // are cut into splits of that many keys from position 0, each split's visible keys folded from an empty state
-  // without the sink (what a split-K kernel can rescale).
+  // Per row and requested split size: the most records of any one split (positions cut from 0, each split folded
+  // from an empty state without the sink), what a split-K kernel can rescale.
   std::vector<int> split_sizes;
   std::vector<int> split_records;  // [row][split size index]
 
@@ -78,22 +69,18 @@ struct OracleResult {
   int records_in_splits(std::size_t row, int split_size) const;
 };
 
-// Validates the problem (throws InvalidProblem) and computes the exact attention, plus the split record counts
-// for each split size a split-K variant will use.
-// Throws OracleLimitError, before allocating anything, for a problem beyond kOracleLimits.
-//
-// `progress`, when given, is called now and then with the rows done and the rows in all (a long case's progress).
+// Validates the problem (throws InvalidProblem) and computes the exact attention and the split record counts for
+// each split size. Throws OracleLimitError, before allocating, beyond kOracleLimits. `progress`, when given, is
+// called now and then with the rows done and the rows in all.
 using OracleProgress = std::function<void(std::size_t rows_done, std::size_t rows_total)>;
 OracleResult run_oracle(const Problem& problem, const std::vector<int>& split_sizes = {},
                         const OracleProgress& progress = {});
 
-// The largest problem the oracle computes (problem/CASE_FORMAT.md, "Errors and limits"): beyond these a case costs
-// minutes and gigabytes in double precision, far past any test case's worth.
+// The largest problem the oracle computes (problem/CASE_FORMAT.md, "Errors and limits"): beyond, minutes and GBs.
 struct OracleLimits {
   // Keys of one sequence: 2^22, four million, past every serving context a test needs.
   std::int64_t context_keys = std::int64_t{1} << 22;
-  // K (and V) elements of every sequence's history, sum of context_len * num_kv_heads * head_dim: 2^26, so that a
-  // variant that gathers the history (cpu_gather) holds at most 512 MB of it.
+  // K (and V) elements of all histories, sum of context_len * num_kv_heads * head_dim: cpu_gather holds <= 512 MB.
   std::int64_t history_elements = std::int64_t{1} << 26;
   // Output elements (rows times head_dim): the result holds six doubles per element, 2^23 of them 400 MB.
   std::int64_t output_elements = std::int64_t{1} << 23;
@@ -107,13 +94,11 @@ class OracleLimitError : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
-// The coefficient a of a logit error a * u * L_t (error_model.h) for an fp32 kernel that computes the logit as
-// problem.h states it: head_dim + 2 for the dot product and the scale, 7 more for a soft cap, 2 more for ALiBi
-// (ERROR_MODEL.md, "Logit options") and 1 more for an fp8 cache's K, dequantised in fp32 ("fp8 caches"). It also
-// sets how near a tie the record counts treat as a record.
+// The coefficient a of a logit error a * u * L_t (error_model.h) for an fp32 kernel computing the logit as problem.h
+// states it: head_dim + 2 for the dot product and the scale, the options' cost, 1 more for an fp8 cache's K
+// (ERROR_MODEL.md, "Logit options", "fp8 caches"). It also sets how near a tie the record counts count.
 double fp32_logit_coefficient(const Problem& problem);
-// What the logit options alone add to that coefficient (7 for a soft cap, 2 for ALiBi): the part of any kernel's
-// logit error that its fp32 option arithmetic, after the dot product and the scale, contributes.
+// What the logit options' fp32 arithmetic adds to it: 7 for a soft cap, 2 for ALiBi.
 double fp32_logit_option_cost(const Problem& problem);
 
 // Empty when the oracle takes the problem, else which limit it exceeds and by how much (the problem must be valid).

@@ -11,11 +11,10 @@ namespace {
 
 int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
-// An mma instruction's error, in units of u, relative to |C| + sum |A_k B_k| of each output element: the
-// tensor-core model of ERROR_MODEL.md ("Tensor cores").
+// An mma's error in units of u, relative to |C| + sum |A_k B_k| (ERROR_MODEL.md, "Tensor cores").
 constexpr double kMmaError = 72;
-// bf16 hi + lo reproduces an fp32 weight to within 2^-18 = 64 u; fp16 hi + lo to within 2^-22 = 4 u where lo is
-// normal, and to half fp16's subnormal spacing where it is not, the absolute loss that weight_underflow carries.
+// hi + lo reproduces an fp32 weight within 2^-18 = 64 u in bf16, 2^-22 = 4 u in fp16 (where lo is normal; below,
+// weight_underflow carries the loss).
 constexpr double kBf16WeightSplitError = 64;
 constexpr double kFp16WeightSplitError = 4;
 // The tensor-core kernel's tile and warps.
@@ -40,41 +39,29 @@ ErrorModel tiled_kernel_error_model(const Problem& p, const OracleResult& oracle
   const int splits = split_k ? c.chunks(split_size) : 1;
 
   ErrorModel m;
-  // CUDA's expf is within 2 ulp (4u). A key's weight is one expf, times one expf per later raise of its item's
-  // running max (at most records_in_item, whatever the tile size); split-K adds the factor its split is merged
-  // with and each later merge that raises the merged max: such a merge brings in a record of the whole row, so
-  // at most `records` of them.
+  // CUDA's expf is within 2 ulp (4u): a weight's own, one per later raise of its item's max (records_in_item);
+  // split-K adds its split's merge factor and each later merge that raises the max (at most the row's records).
   m.weight_error = split_k ? 4.0 * (2 + records_in_item + c.records) : 4.0 * (1 + records_in_item);
   // Split-K: each merge adds a multiply and an add to every term already merged.
   const double merge_chain = split_k ? 2.0 * splits : 0.0;
-  // A sink is one more term of the denominator, joined once (first, last, or in the reduce), as the CPU variants
-  // count it.
+  // A sink is one more term of the denominator, joined once.
   const int sink = c.has_sink ? 1 : 0;
-  // An fp8 cache's K and V times their scales in fp32: one rounding of each term of the logit and of P V
-  // (ERROR_MODEL.md, "fp8 caches"; fp32_logit_coefficient counts the logit's).
+  // An fp8 cache's dequantisation: one rounding of each term of the logit and of P V (ERROR_MODEL.md, "fp8 caches").
   const int dequantisation = p.fp8_cache ? 1 : 0;
   if (!shape.tensor_cores) {
-    // A head_dim-term fp32 dot product in any order is within gamma_{head_dim}; the scale multiply adds one, and
-    // the logit options their fp32 roundings (fp32_logit_coefficient).
     m.logit_coefficient = fp32_logit_coefficient(p);
-    // A term is rounded when it joins its key group's sum and by each later add there (fewer than num_keys, the
-    // sink's one more), by each rescale (records_in_item), and by the adds of the key groups' sums at the end
-    // (key_groups - 1).
+    // A term's roundings: the adds of its key group's sum (the sink's one more), each rescale, the groups' adds.
     m.accumulation_chain = c.num_keys + sink + records_in_item + shape.key_groups + 2 + merge_chain + dequantisation;
     return m;
   }
-  // Tensor cores: a weight's bf16 hi and lo lose up to half bf16's subnormal spacing each, or all of a value below
-  // 2^-126 if the hardware flushes subnormal inputs (not documented): 2^-126 per rounding covers both. fp16's hi
-  // and lo lose up to half its subnormal spacing, 2^-25, each (fp16 subnormals are honoured by the mma: a weight
-  // flushed below 2^-14 would fail the catalogue's agreement at once).
+  // A weight's bf16 hi and lo lose at most 2^-126 each, even if the hardware flushes subnormals; fp16's lose half
+  // its subnormal spacing, 2^-25 (the mma honours fp16 subnormals: a flush would fail the catalogue at once).
   m.weight_underflow = shape.fp16_operands ? 0x1p-25 : 0x1p-126;
   const double weight_split = shape.fp16_operands ? kFp16WeightSplitError : kBf16WeightSplitError;
   // A logit is ceil(head_dim / 16) chained mma steps, then the scale multiply, then the options in fp32.
   m.logit_coefficient = kMmaError * ceil_div(p.head_dim, 16) + 2 + fp32_logit_option_cost(p) + dequantisation;
-  // A term of P V enters one mma and passes through the two (hi, lo) of every later tile of its item; the
-  // weights' split, the rescales, the warp sums at the end (key_groups), and the merges add theirs, and 4 more
-  // cover the end's adds with room to spare. (The denominator is an fp32 sum of a thread's 2 keys a tile, then
-  // 3 adds over the row's 8 threads and the warp sums: a far shorter chain.)
+  // A P V term passes the two mmas (hi, lo) of every tile of its item, then the weight split, the rescales, the
+  // warp sums, the merges, and 4 more for the end's adds (the denominator's chain is far shorter).
   const int tile = std::max(1, shape.tile_keys);
   m.accumulation_chain = kMmaError * 2 * ceil_div(item_keys, tile) + weight_split + records_in_item +
                          shape.key_groups + 2 + 2 + sink + merge_chain + dequantisation;
@@ -126,8 +113,7 @@ ErrorModel declared_error_model(const DeclaredErrorModel& declared, const Proble
   if (declared.stock) {
     switch (*declared.stock) {
       case StockErrorModel::fp32_online_softmax:
-        // Any tile size and any order of the partial sums: a path through a sum of num_keys terms has at most
-        // num_keys - 1 adds, so one key group covers every grouping.
+        // One key group covers any tiling and order: a term passes at most num_keys - 1 adds.
         return tiled_kernel_error_model(p, oracle, row, TiledKernelShape{false, false, 1, 1}, 0);
       case StockErrorModel::fp32_split_k:
         return tiled_kernel_error_model(p, oracle, row, TiledKernelShape{false, false, 1, 1},
@@ -149,8 +135,8 @@ ErrorModel declared_error_model(const DeclaredErrorModel& declared, const Proble
   const int splits = split_k ? c.chunks(split_size) : 1;
   const int tiles = c.chunks(std::max(1, knobs.tile_size));
   ErrorModel m;
-  // The coefficients describe the plain logit; the logit options add their fp32 cost (a soft cap the kernel's own
-  // extra), a sink is one more key, and an fp8 cache's dequantisation one rounding of each term of the logit and P V.
+  // The coefficients describe the plain logit; the options add their fp32 cost (and a soft cap's declared extra), a
+  // sink is one more key, an fp8 cache one rounding of each term of the logit and P V.
   const int dequantisation = p.fp8_cache ? 1 : 0;
   const double soft_cap = p.options.soft_cap ? k.soft_cap_logit_constant : 0;
   m.logit_coefficient =

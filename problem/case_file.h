@@ -12,13 +12,12 @@
 
 namespace pacheck {
 
-// Text from a case file (its note) made safe to print on a terminal: control characters (escape sequences
-// included) become \xNN, so a file cannot move the cursor or rewrite the screen; printable ASCII and UTF-8 stay.
+// A case file's text (its note) safe for a terminal: control characters, escapes included, become \xNN; printable
+// ASCII and UTF-8 stay.
 std::string terminal_safe(std::string_view text);
 
-// The newest version this build reads and writes. It reads every version from 1 up, and writes the lowest one
-// that holds the case: version 1 for a problem without logit options, so that older builds still read it; version
-// 2 adds the logit options (problem/CASE_FORMAT.md, "Versioning").
+// The newest version this build reads and writes. It reads every version from 1 up and writes the lowest that
+// holds the case, so older builds still read it: 2 adds the logit options (CASE_FORMAT.md, "Versioning").
 inline constexpr int kCaseFormatVersion = 2;
 // The version case_to_json writes for this problem.
 int case_format_version(const Problem& problem);

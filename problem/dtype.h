@@ -1,8 +1,7 @@
 // Storage dtypes of the KV pool, the queries and the output, and exact rounding into them.
 //
-// pacheck keeps every stored value as a float that is exactly representable in the problem's dtype, so a
-// gather is a bit-exact copy and the oracle sees precisely what the kernel reads. Rounding goes straight from
-// double (never through float first) so the "correctly rounded oracle value" has no double-rounding error.
+// Every stored value is a float exactly representable in the problem's dtype, so the oracle sees precisely what
+// the kernel reads. Rounding goes straight from double, so the oracle's rounded value has no double rounding.
 #pragma once
 
 #include <cstdint>
@@ -19,8 +18,7 @@ inline constexpr DType kAllDTypes[] = {DType::f32, DType::f16, DType::bf16};
 std::string_view dtype_name(DType dtype);
 std::optional<DType> parse_dtype(std::string_view name);
 
-// The binary format behind a dtype: precision p (significand bits, implicit bit included), the smallest normal
-// exponent and the largest finite value.
+// A dtype's format: precision p (significand bits, implicit bit included), smallest normal exponent, largest value.
 struct FloatFormat {
   int precision;
   int min_normal_exponent;

@@ -8,10 +8,9 @@
 
 namespace pacheck {
 
-// Kernel choices a variant makes per launch while they are `automatic`, and a test or a replay may pin. Every
-// choice computes the same arithmetic within the variant's error model; pinning one makes the catalogue reach a
-// kernel that the automatic rule picks only for shapes too large to test. Variants without such a choice ignore
-// it. The CUDA variants' rules are in cuda/launch_rules.h.
+// Kernel choices a variant makes per launch while `automatic`, and a test or replay may pin, to reach a kernel the
+// automatic rule picks only for shapes too large to test. Each is within the variant's error model; variants
+// without the choice ignore it. The CUDA variants' rules are in cuda/launch_rules.h.
 //   layout  the bf16 tensor-core kernel's layout at head dims 65-128: deep, wide or wide-evict-first.
 //   merge   the split-K merge's thread shape: lanes (one head lane a thread) or warps (four a thread).
 enum class KernelLayout { automatic, deep, wide, wide_evict_first };

@@ -62,12 +62,11 @@ std::size_t Problem::query_offset(int sequence, int token, int query_head) const
 
 namespace {
 
-// Pools and query batches beyond this many elements are refused rather than allocated: a hostile case file must
-// not make the suite allocate terabytes. It is also the largest count every int index of the code can hold.
+// Pools and query batches beyond this many elements are refused, not allocated (a hostile case file); it is also
+// the largest count an int index holds.
 constexpr std::int64_t kMaxElements = std::numeric_limits<std::int32_t>::max();
 
-// a * b for non-negative counts, saturating at kMaxElements + 1: declared sizes come from files and may be hostile,
-// and a product of four 31-bit sizes overflows even 64 bits.
+// a * b for non-negative counts, saturating at kMaxElements + 1: four hostile 31-bit sizes overflow 64 bits.
 std::int64_t capped_product(std::int64_t a, std::int64_t b) {
   if (a == 0 || b == 0) return 0;
   if (a > (kMaxElements + 1) / b) return kMaxElements + 1;
@@ -263,7 +262,7 @@ std::string feature_names(const Problem& p) {
 }
 
 std::string describe(const Problem& p) {
-  // Long batches and tables are elided: a description is read on a terminal, and the case file holds them whole.
+  // Long batches and tables are elided: the case file holds them whole.
   constexpr std::size_t kShownSequences = 32, kShownEntries = 16;
   std::ostringstream out;
   out.precision(9);

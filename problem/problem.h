@@ -1,15 +1,10 @@
-// The paged-attention problem: the vocabulary that the oracle, every variant, every property and every report
-// share.
+// The paged-attention problem: the vocabulary the oracle, the variants, the properties and the reports share.
 //
-// A KV pool holds num_blocks physical blocks of block_size token slots; each slot holds one key (and one value)
-// per KV head. A sequence owns a block table mapping its logical block i to a physical block id; its key at
-// logical position t lives in block table[t / block_size], slot t % block_size. A sequence has context_len keys
-// and num_queries new query tokens, which are its last num_queries positions: query i sits at position
-// context_len - num_queries + i and attends causally to keys 0 ..= that position. So num_queries = 1 is a decode
-// step, num_queries = context_len a causal prefill, anything between a continuation after a past.
-//
-// The logit options (LogitOptions) are what serving kernels add to that softmax: a soft cap, a sliding window,
-// ALiBi biases and attention sinks. Each is absent by default, and a problem without them is plain causal attention.
+// A KV pool holds num_blocks physical blocks of block_size token slots, each slot one key (and value) per KV head.
+// A sequence's block table maps logical block i to a physical block: key t lives in block table[t / block_size],
+// slot t % block_size. Its num_queries query tokens are its last positions: query i sits at position
+// context_len - num_queries + i and attends causally to keys 0 ..= that position (num_queries = 1: decode;
+// = context_len: prefill; between: a continuation). The logit options are absent by default.
 #pragma once
 
 #include <cstddef>
@@ -24,8 +19,7 @@
 namespace pacheck {
 
 struct Sequence {
-  // Entries past the ones the context needs are padding: kernels must never read them, so they may hold any
-  // value (invalid ids included).
+  // Entries past those the context needs are padding that kernels never read: any value, invalid ids included.
   std::vector<std::int32_t> block_table;
   int context_len = 0;
   int num_queries = 0;
@@ -53,9 +47,8 @@ struct LogitOptions {
   bool any() const { return soft_cap || window || !alibi_slopes.empty() || !sinks.empty(); }
 };
 
-// An fp8 KV cache (vLLM's kv_cache_dtype fp8_e4m3 / fp8_e5m2): the pools hold fp8 values and a kernel reads
-// K as k_pool * k_scale and V as v_pool * v_scale, with one scale for the whole cache (per tensor) or one per KV
-// head. The queries and the output keep the problem's dtype.
+// An fp8 KV cache (vLLM's kv_cache_dtype fp8_e4m3 / fp8_e5m2): the pools hold fp8 values, read as k_pool * k_scale
+// and v_pool * v_scale, one scale per tensor or per KV head. The queries and the output keep the problem's dtype.
 struct Fp8Cache {
   Fp8Format format = Fp8Format::e4m3;
   std::vector<float> k_scales;  // 1 (per tensor) or num_kv_heads values, finite and positive
@@ -77,8 +70,7 @@ struct Problem {
   std::optional<Fp8Cache> fp8_cache;  // absent: the pools hold values of `dtype`, read as they are
 
   std::vector<Sequence> sequences;
-  // Every value below is exactly representable in dtype (the pools: in the fp8 format, for an fp8 cache; validate
-  // checks), so reading it is exact.
+  // Every value below is exactly representable in dtype (the pools: in an fp8 cache's format; validate checks).
   std::vector<float> k_pool;   // [num_blocks][block_size][num_kv_heads][head_dim]
   std::vector<float> v_pool;   // same shape as k_pool
   std::vector<float> queries;  // [total_queries][num_query_heads][head_dim], sequences in order
@@ -126,8 +118,8 @@ class InvalidProblem : public std::invalid_argument {
 // Throws InvalidProblem listing every error.
 void validate(const Problem& problem);
 
-// The serving features the problem uses, by name in a fixed order ("soft_cap window alibi sinks fp8_e4m3"), or
-// "plain" for none: what reports group errors by.
+// The serving features the problem uses, in a fixed order ("soft_cap window alibi sinks fp8_e4m3"), or "plain":
+// what reports group errors by.
 std::string feature_names(const Problem& problem);
 
 // A readable summary: shapes, dtype, scale, and per sequence its mode, lengths and the referenced table.

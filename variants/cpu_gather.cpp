@@ -69,8 +69,8 @@ class CpuGather final : public Variant {
     const RowCondition& c = oracle.rows[row];
     m.logit_coefficient = fp32_logit_coefficient(p);
     m.weight_error = 3;  // expf (2u) and the division by the sum (u)
-    // The sum's rounding scales every weight alike (gamma_n relative, the sink one more term); the weighted sum has
-    // n adds plus the product, and an fp8 cache's V one dequantisation.
+    // The sum's roundings scale every weight alike (the sink one more term); the weighted sum's adds and product,
+    // and an fp8 cache's V dequantisation.
     m.accumulation_chain = 2.0 * c.num_keys + c.has_sink + 2 + (p.fp8_cache ? 1 : 0);
     return m;
   }

@@ -53,8 +53,7 @@ inline float score_fp32(const float* q, const float* k, int head_dim, float scal
   return dot * scale;
 }
 
-// The fp32 logit of key `key` with the problem's logit options, in problem.h's order: the soft cap as
-// cap * tanh(s / cap), then the ALiBi bias as one product slope * (key - position), added.
+// The fp32 logit of key `key` with the problem's logit options, in problem.h's order.
 inline float logit_fp32(const Problem& p, const RowProgram& row, const float* q, const float* k, int key) {
   float s = score_fp32(q, k, p.head_dim, p.scale());
   const LogitOptions& o = p.options;
@@ -69,9 +68,8 @@ inline const float* dequantised(const float* stored, float scale, int head_dim, 
   return out;
 }
 
-// A masked load of key/value `position` of the program's sequence: lanes past the context read nothing (the
-// table is not even consulted) and yield this zero row instead, like a masked load's `other=0`. From an fp8 cache
-// the vector is dequantised into the reader's buffer, valid until the next load of the same kind.
+// Masked loads of the program's keys and values: lanes past the context read nothing (not even the table) and
+// yield a zero row, like `other=0`. An fp8 cache's vector is dequantised into a buffer valid until the next load.
 struct MaskedKvReader {
   const Problem& problem;
   const RowProgram& row;
@@ -106,8 +104,7 @@ inline void fold_key_range(const Problem& p, const RowProgram& row, int begin, i
     for (int lane = 0; lane < step; ++lane) {
       const int t = tile + lane;
       const float s = logit_fp32(p, row, q, reader.key(t), t);
-      // Out of bounds, past the query (causal), before its window or past this range: the weight must be exactly
-      // zero.
+      // Out of bounds, causal future, before the window or past the range: weight exactly zero.
       const bool masked = !reader.in_bounds(t) || t > row.position || t < row.first_key || t >= end;
       scores[lane] = masked ? -INFINITY : s;
     }
@@ -115,8 +112,7 @@ inline void fold_key_range(const Problem& p, const RowProgram& row, int begin, i
   }
 }
 
-// Folds the row's sink, a logit with a zero value, into the state: a tile of one key. A sink of -inf (none) is a
-// fully masked tile and changes nothing, bit for bit.
+// Folds the row's sink (a logit with a zero value) as a tile of one key; -inf (none) changes nothing.
 inline void fold_sink(const Problem& p, const RowProgram& row, CpuSoftmaxState& state) {
   static const float zeros[kCpuMaxHeadDim] = {};
   const float sink = p.sink(row.query_head);

@@ -1,7 +1,6 @@
-// cpu_splitk: the CPU twin of cuda_splitk (flash-decoding). The sequence's context is cut into splits of a fixed
-// number of keys (so a row's answer never depends on its batch); each split is folded from an empty state, tile
-// by tile, and the partial states are then merged in split order. Splits that start after the query's position
-// are empty and never read, and so are those before the query's window. The reduce starts from the row's sink.
+// cpu_splitk: the CPU twin of cuda_splitk (flash-decoding). The context is cut into splits of a fixed number of keys
+// (independent of the batch), each folded from an empty state, then merged in order into a state started from the
+// row's sink. Splits wholly past the query or before its window are never read.
 #include <vector>
 
 #include "variants/cpu_grid.h"
@@ -57,12 +56,9 @@ class CpuSplitK final : public Variant {
     const int splits = c.chunks(split);
     ErrorModel m;
     m.logit_coefficient = fp32_logit_coefficient(p);
-    // Own expf, one per rescale inside the split, the split's merge factor, and one per later merge that raises
-    // the merged max (a split whose max tops every earlier split holds a record of the whole row, so those merges
-    // number at most the row's records).
+    // Own expf, one per rescale in the split, its merge factor, one per later merge raising the max (a row record).
     m.weight_error = 2.0 * (2 + records + c.records);
-    // Within a split as cpu_streaming (an fp8 cache's V dequantisation included); each merge adds a multiply and
-    // an add.
+    // Within a split as cpu_streaming; each merge adds a multiply and an add.
     m.accumulation_chain = c.num_keys + c.has_sink + records + 2 + 2.0 * splits + (p.fp8_cache ? 1 : 0);
     return m;
   }

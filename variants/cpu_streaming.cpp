@@ -1,7 +1,5 @@
-// cpu_streaming: the fused kernel on the CPU. Each program starts its online-softmax state from its sink (if any),
-// then walks its window of the history a tile of keys at a time, reading K and V through the block table with
-// masked loads, forcing masked scores to -inf, and folding each tile into the state. It never materialises the
-// history.
+// cpu_streaming: the fused kernel on the CPU. Each program starts from its sink (if any), then folds its window of
+// the history a tile at a time, read through the block table with masked loads (masked scores -inf).
 #include "variants/cpu_grid.h"
 #include "variants/variant.h"
 
@@ -40,8 +38,7 @@ class CpuStreaming final : public Variant {
     m.logit_coefficient = fp32_logit_coefficient(p);
     // expf is within 1 ulp (2u); each rescale multiplies the key's weight by one more expf result.
     m.weight_error = 2.0 * (1 + c.records);
-    // An fp8 cache's V dequantised, the product, then the sequential adds (the sink's one more), then one multiply
-    // per rescale.
+    // An fp8 cache's V dequantised, the product, the sequential adds (the sink's one more), one multiply a rescale.
     m.accumulation_chain = c.num_keys + c.has_sink + c.records + 2 + (p.fp8_cache ? 1 : 0);
     return m;
   }

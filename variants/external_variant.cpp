@@ -8,8 +8,7 @@
 namespace pacheck {
 
 void require_declared_features(const std::string& variant, const Capabilities& caps, const Problem& problem) {
-  // A kernel that does not declare an option or a cache format never sees it: it would compute another function,
-  // or read a field (a plugin built before the feature) that pacheck's arguments do not hold for it.
+  // An undeclared feature would make the kernel compute another function, or read a field its build lacks.
   const auto refuse = [&](const std::string& gap, const char* feature) {
     throw std::invalid_argument(variant + " is not given this problem: " + gap + " (its declaration leaves that " +
                                 feature + " out)");

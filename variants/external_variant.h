@@ -1,7 +1,6 @@
-// A variant whose kernel lives outside pacheck's tree: loaded from a plugin (plugin/), given as a Python callable
-// (python/), or defined by a project that links the installed package. Each door declares the same four things (a
-// name, capabilities, an error model, a run function) and registers an ExternalVariant, so every property, the
-// fuzzer, the reports and replay treat it as they treat the built-in variants.
+// A variant whose kernel lives outside pacheck: a plugin (plugin/), a Python callable (python/), or a project linking
+// the installed package. Each declares a name, capabilities, an error model and a run function, and is then treated
+// as the built-in variants are.
 #pragma once
 
 #include <functional>
@@ -17,8 +16,7 @@ struct ExternalVariantSpec {
   std::string description;  // one line
   Capabilities capabilities;
   DeclaredErrorModel error_model;
-  // Runs the kernel: the output is [total_queries][num_query_heads][head_dim] in the problem's dtype (values
-  // already rounded to it). It may throw; the message reaches the property's failure.
+  // Runs the kernel: output as Variant::run, rounded to the dtype. It may throw; the message reaches the failure.
   std::function<Output(const Problem&, const Knobs&)> run;
 };
 
@@ -38,14 +36,12 @@ class ExternalVariant final : public Variant {
   ExternalVariantSpec spec_;
 };
 
-// Empty when the spec declares a usable variant, else what is wrong with it, naming the field: an empty or
-// malformed name, no dtype or mode, a head dim limit outside 1..256, block sizes or GQA ratios that are not
-// positive, a mutant flag, nonsense error-model coefficients, no run function.
+// Empty when the spec declares a usable variant, else what is wrong, naming the field (name, dtypes, modes, head dim
+// limit 1..256, block sizes, GQA ratios, mutant flag, error-model coefficients, run function).
 std::string external_variant_problem(const ExternalVariantSpec& spec);
 
-// Throws std::invalid_argument naming the variant and the feature when the problem sets a logit option or has an fp8
-// cache format that `caps` leaves out, or an fp8 cache with a query dtype or head dim it is not taken with: every
-// door calls it before its kernel sees a problem.
+// Throws std::invalid_argument naming the variant and the feature when the problem has a logit option, fp8 format
+// or fp8 query dtype / head dim that `caps` leaves out: every door calls it before its kernel sees a problem.
 void require_declared_features(const std::string& variant, const Capabilities& caps, const Problem& problem);
 
 // Validates the spec and adds it to the registry. Throws std::invalid_argument naming the variant and what is

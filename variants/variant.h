@@ -14,8 +14,7 @@
 
 namespace pacheck {
 
-// The logit options (problem.h) a variant computes; a problem that sets an option its variant does not take is
-// never given to it.
+// The logit options (problem.h) a variant computes; it is never given a problem with another.
 struct LogitOptionSupport {
   bool soft_cap = false;
   bool window = false;
@@ -45,8 +44,7 @@ struct Capabilities {
   LogitOptionSupport logit_options;
   // The fp8 KV cache formats it reads (problem.h, Fp8Cache); empty: none.
   std::vector<Fp8Format> fp8_caches;
-  // With an fp8 cache, the query dtypes it takes (empty: every one of dtypes) and a number every head dim is a
-  // multiple of (1: any head dim it takes).
+  // With an fp8 cache: the query dtypes it takes (empty: all of dtypes) and what head dims must be a multiple of.
   std::vector<DType> fp8_query_dtypes;
   int fp8_head_dim_multiple = 1;
 };
@@ -57,16 +55,15 @@ class Variant {
   virtual std::string name() const = 0;
   virtual std::string description() const = 0;
   virtual Capabilities capabilities() const = 0;
-  // Runs the kernel; the output is [total_queries][num_query_heads][head_dim] in the problem's dtype. The
-  // problem is valid (callers validate); problems the capabilities exclude need not be handled.
+  // Runs the kernel: output [total_queries][num_query_heads][head_dim] in the problem's dtype. The problem is valid
+  // and within the capabilities.
   virtual Output run(const Problem& problem, const Knobs& knobs) const = 0;
   // The variant's error model for one row of the problem (its index into OracleResult::rows).
   virtual ErrorModel error_model(const Problem& problem, const OracleResult& oracle, std::size_t row,
                                  const Knobs& knobs) const = 0;
 };
 
-// Whether the variant's capabilities cover the problem (dtype, every sequence's mode, head dim, logit options, fp8
-// cache).
+// Whether the capabilities cover the problem (dtype, modes, head dim, logit options, fp8 cache).
 bool covers(const Capabilities& caps, const Problem& problem);
 // Why not, in words, or "" when it does.
 std::string coverage_gap(const Capabilities& caps, const Problem& problem);
@@ -74,11 +71,10 @@ std::string coverage_gap(const Capabilities& caps, const Problem& problem);
 std::string logit_option_gap(const LogitOptionSupport& takes, const LogitOptions& options);
 // "kv_cache fp8_e5m2 not supported" when the problem's fp8 cache is in a format `takes` leaves out, else "".
 std::string fp8_cache_gap(const std::vector<Fp8Format>& takes, const Problem& problem);
-// Whether an fp8 cache may come with this query dtype and head dim (Capabilities::fp8_query_dtypes and
-// fp8_head_dim_multiple).
+// Whether an fp8 cache may come with this query dtype and head dim (fp8_query_dtypes, fp8_head_dim_multiple).
 bool fp8_cache_shape_taken(const std::vector<DType>& query_dtypes, int head_dim_multiple, DType dtype, int head_dim);
-// "kv_cache fp8_e4m3 with dtype fp32 and head_dim 40 not supported" when the problem's fp8 cache comes with a query
-// dtype or head dim `caps` does not take it with, else "".
+// "kv_cache fp8_e4m3 with dtype fp32 and head_dim 40 not supported" when `caps` takes no fp8 cache with them, else""
+
 std::string fp8_cache_shape_gap(const Capabilities& caps, const Problem& problem);
 
 class Registry {
