@@ -41,7 +41,8 @@ TEST(Oracle, GatherIsBitIdenticalToADirectLogicalRead) {
       ASSERT_EQ(g.keys.size(), row * p.sequences[s].context_len);
       for (int t = 0; t < p.sequences[s].context_len; ++t) {
         const int block = p.sequences[s].block_table[t / p.block_size];
-        const std::size_t src = ((static_cast<std::size_t>(block) * p.block_size + t % p.block_size) * p.num_kv_heads) * p.head_dim;
+        const std::size_t src =
+            ((static_cast<std::size_t>(block) * p.block_size + t % p.block_size) * p.num_kv_heads) * p.head_dim;
         EXPECT_EQ(std::memcmp(&g.keys[row * t], &p.k_pool[src], row * 4), 0) << "seq " << s << " position " << t;
         EXPECT_EQ(std::memcmp(&g.values[row * t], &p.v_pool[src], row * 4), 0) << "seq " << s << " position " << t;
       }
@@ -96,17 +97,20 @@ std::vector<long double> long_double_attention(const Problem& p) {
 TEST(Oracle, AgreesWithAnIndependentLongDoubleComputation) {
   double worst = 0;
   for (std::uint64_t seed = 1; seed <= 80; ++seed) {
-    const ValueKind kinds[] = {ValueKind::normal, ValueKind::all_negative, ValueKind::integer_valued, ValueKind::near_range};
+    const ValueKind kinds[] = {ValueKind::normal, ValueKind::all_negative, ValueKind::integer_valued,
+                               ValueKind::near_range};
     // Seeds past 60 hold an fp8 cache, per tensor or per KV head, of values that fit its range.
-    Problem p = materialize(scattered_spec(seed, kAllDTypes[seed % 3], seed > 60 ? ValueKind::normal : kinds[seed % 4]));
+    const ValueKind values = seed > 60 ? ValueKind::normal : kinds[seed % 4];
+    Problem p = materialize(scattered_spec(seed, kAllDTypes[seed % 3], values));
     if (seed > 30) testing::add_logit_options(p, seed);
-    if (seed > 60)
-      p = testing::with_fp8_cache(p, kAllFp8Formats[seed % 2], {0.5f}, seed % 3 ? std::vector{0.25f, 3.0f} : std::vector{2.0f});
+    const std::vector<float> v_scales = seed % 3 ? std::vector{0.25f, 3.0f} : std::vector{2.0f};
+    if (seed > 60) p = testing::with_fp8_cache(p, kAllFp8Formats[seed % 2], {0.5f}, v_scales);
     const OracleResult r = run_oracle(p);
     const std::vector<long double> ref = long_double_attention(p);
     for (std::size_t e = 0; e < ref.size(); ++e) {
       // Relative to S = sum p |v|: the scale of the terms the weighted sum cancels.
-      const double rel = static_cast<double>(std::fabs(r.out[e] - ref[e]) / std::max<long double>(r.abs_weighted_v[e], 1e-300L));
+      const double rel =
+          static_cast<double>(std::fabs(r.out[e] - ref[e]) / std::max<long double>(r.abs_weighted_v[e], 1e-300L));
       worst = std::max(worst, rel);
       ASSERT_LE(rel, 1e-12) << "seed " << seed << " element " << e << "\n" << describe(p);
     }
@@ -203,12 +207,18 @@ TEST(Oracle, AWindowHidesKeysOlderThanItAndTheirPoison) {
   EXPECT_EQ(poisoned.out, own.out);
 }
 
-TEST(Oracle, SplitRecordsCountOnlyTheWindowsKeys) {
-  // Logits 0, 1, 2, 3; a window of 3 hides key 0, so splits of two hold keys {1} and {2, 3}.
+// Four keys with logits 0, 1, 2, 3 (q = 1, k = t, scale 1).
+Problem four_rising_logits() {
   Problem p = testing::single_sequence(4, 1, 1, 1, 4, [](int) { return 0.0; });
   p.explicit_scale = 1.0f;
   p.k_pool = {0, 1, 2, 3};
   p.queries = {1};
+  return p;
+}
+
+TEST(Oracle, SplitRecordsCountOnlyTheWindowsKeys) {
+  // A window of 3 hides key 0, so splits of two hold keys {1} and {2, 3}.
+  Problem p = four_rising_logits();
   p.options.window = 3;
   const OracleResult r = run_oracle(p, {2, 4});
   EXPECT_EQ(r.rows[0].records, 2);
@@ -245,12 +255,8 @@ TEST(Oracle, GqaHeadsReadTheirGroupsKvHead) {
 }
 
 TEST(Oracle, SplitRecordsRestartInEverySplit) {
-  // Logits 0, 1, 2, 3 (q = 1, k = t, scale 1): three records overall, one in each split of two.
-  Problem p = testing::single_sequence(4, 1, 1, 1, 4, [](int) { return 0.0; });
-  p.explicit_scale = 1.0f;
-  p.k_pool = {0, 1, 2, 3};
-  p.queries = {1};
-  const OracleResult r = run_oracle(p, {2, 4});
+  // Three records overall, one in each split of two.
+  const OracleResult r = run_oracle(four_rising_logits(), {2, 4});
   EXPECT_EQ(r.rows[0].records, 3);
   EXPECT_EQ(r.records_in_splits(0, 2), 1);
   EXPECT_EQ(r.records_in_splits(0, 4), 3);
@@ -264,28 +270,27 @@ TEST(Oracle, FlagsProblemsOutsideFp32) {
   EXPECT_FALSE(run_oracle(p).fits_fp32);
 }
 
-// Found by structured_problem_fuzzer in CI: an fp16 K that rounded to +inf in a referenced slot, met by q = 0,
-// gives the logit 0 * inf = NaN. std::max dropped the NaN magnitude, so the oracle called the problem inside
-// fp32 and every variant "failed" against its NaN answer.
+// Found by structured_problem_fuzzer: an fp16 K of +inf in a referenced slot, met by q = 0, gives the logit NaN;
+// std::max dropped the NaN magnitude, so the oracle called the problem inside fp32 and every variant "failed".
 TEST(Oracle, FlagsNonFiniteValuesInReferencedSlots) {
+  const Problem good = testing::single_sequence(3, 1, 1, 2, 4, testing::wobble);
   for (const float bad : {std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()}) {
-    Problem k_bad = testing::single_sequence(3, 1, 1, 2, 4, testing::wobble);
+    Problem k_bad = good;
     k_bad.queries.assign(k_bad.queries.size(), 0.0f);
     k_bad.k_pool[0] = bad;  // block 0 is referenced
     EXPECT_FALSE(run_oracle(k_bad).fits_fp32) << "K = " << bad;
-    Problem v_bad = testing::single_sequence(3, 1, 1, 2, 4, testing::wobble);
+    Problem v_bad = good;
     v_bad.v_pool[0] = bad;
     EXPECT_FALSE(run_oracle(v_bad).fits_fp32) << "V = " << bad;
-    Problem q_bad = testing::single_sequence(3, 1, 1, 2, 4, testing::wobble);
+    Problem q_bad = good;
     q_bad.queries[0] = bad;
     EXPECT_FALSE(run_oracle(q_bad).fits_fp32) << "q = " << bad;
   }
 }
 
 
-// An infinite K element of an e5m2 cache makes its key's dot product infinite: a -inf logit has weight exactly 0 and
-// a soft-capped one is exactly -cap or +cap, in a kernel's fp32 as in the oracle, so neither may leave the row's
-// bounds NaN (which would fail every correct kernel whose output is not correctly rounded).
+// An infinite K element of an e5m2 cache: a -inf logit has weight exactly 0 and a soft-capped one is exactly +-cap,
+// in fp32 as in the oracle, so neither may leave the row's bounds NaN.
 TEST(Oracle, AnInfiniteDotProductLeavesTheRowsBoundsFinite) {
   Problem p = testing::single_sequence(4, 1, 1, 4, 4, testing::wobble, DType::bf16);
   for (float& x : p.k_pool) x = 1.0f;
@@ -298,11 +303,7 @@ TEST(Oracle, AnInfiniteDotProductLeavesTheRowsBoundsFinite) {
     const OracleResult r = run_oracle(p);
     for (std::size_t e = 0; e < r.out.size(); ++e) {
       ASSERT_TRUE(std::isfinite(r.out[e])) << e;
-      ErrorModel model;
-      model.logit_coefficient = 10;
-      model.weight_error = 8;
-      model.accumulation_chain = 20;
-      const ElementBound b = element_bound(model, r, e, p.dtype);
+      const ElementBound b = element_bound(ErrorModel{10, 8, 20}, r, e, p.dtype);
       EXPECT_TRUE(std::isfinite(b.bound) && b.bound > 0) << "element " << e << (cap ? " with a cap" : "") << ": "
                                                           << b.bound;
     }

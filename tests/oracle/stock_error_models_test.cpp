@@ -1,6 +1,5 @@
-// Pins the error models an external kernel declares: the stock names, the checks on explicit coefficients, that each
-// declaration yields the model of the arithmetic it is named after, and what the logit options and an fp8 cache add
-// to each.
+// Pins the error models an external kernel declares: the stock names, the checks on explicit coefficients, the model
+// each declaration yields, and what the logit options and an fp8 cache add to each.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,9 +12,12 @@ namespace pacheck {
 namespace {
 
 // One MHA sequence of 40 keys and 3 queries, head_dim 8, in blocks of 4: enough keys for several splits of 16.
-Problem small_problem() {
-  return testing::single_sequence(40, 3, 2, 8, 4, testing::wobble);
-}
+Problem small_problem() { return testing::single_sequence(40, 3, 2, 8, 4, testing::wobble); }
+
+// One declaration of each kind; the explicit coefficients are distinct numbers, so that each quantity shows.
+const DeclaredErrorModel kFused{}, kSplit{StockErrorModel::fp32_split_k, {}},
+    kBf16{StockErrorModel::bf16_tensor_cores, {}};
+const DeclaredErrorModel kExplicit{std::nullopt, {1, 0.5, 2, 3, 5, 7, 0.25, 11, 13, 17, 0x1p-11, 0x1p-100, 0}};
 
 TEST(StockErrorModels, NamesRoundTripAndUnknownNamesAreRefused) {
   for (StockErrorModel m : {StockErrorModel::fp32_online_softmax, StockErrorModel::fp32_split_k,
@@ -31,23 +33,23 @@ TEST(StockErrorModels, NamesRoundTripAndUnknownNamesAreRefused) {
 
 TEST(StockErrorModels, CoefficientsProblemNamesTheBadCoefficient) {
   EXPECT_EQ(coefficients_problem(ErrorCoefficients{}), "");
-  ErrorCoefficients negative;
-  negative.chain_per_tile = -1;
-  EXPECT_NE(coefficients_problem(negative).find("chain_per_tile"), std::string::npos);
-  ErrorCoefficients not_finite;
-  not_finite.logit_constant = std::numeric_limits<double>::quiet_NaN();
-  EXPECT_NE(coefficients_problem(not_finite).find("logit_constant"), std::string::npos);
-  ErrorCoefficients infinite;
-  infinite.absolute_error = std::numeric_limits<double>::infinity();
-  EXPECT_NE(coefficients_problem(infinite).find("absolute_error"), std::string::npos);
-  ErrorCoefficients roundoff;
-  roundoff.accumulator_unit_roundoff = 1;
-  EXPECT_NE(coefficients_problem(roundoff).find("accumulator_unit_roundoff"), std::string::npos);
-  roundoff.accumulator_unit_roundoff = 0;
-  EXPECT_NE(coefficients_problem(roundoff).find("accumulator_unit_roundoff"), std::string::npos);
-  ErrorCoefficients underflow;
-  underflow.weight_underflow = 1;
-  EXPECT_NE(coefficients_problem(underflow).find("weight_underflow"), std::string::npos);
+  const struct {
+    double ErrorCoefficients::*coefficient;
+    double value;
+    const char* name;
+  } bad[] = {{&ErrorCoefficients::chain_per_tile, -1, "chain_per_tile"},
+             {&ErrorCoefficients::logit_constant, std::numeric_limits<double>::quiet_NaN(), "logit_constant"},
+             {&ErrorCoefficients::absolute_error, std::numeric_limits<double>::infinity(), "absolute_error"},
+             {&ErrorCoefficients::accumulator_unit_roundoff, 1, "accumulator_unit_roundoff"},
+             {&ErrorCoefficients::accumulator_unit_roundoff, 0, "accumulator_unit_roundoff"},
+             {&ErrorCoefficients::weight_underflow, 1, "weight_underflow"},
+             {&ErrorCoefficients::absolute_error_per_v_scale, -0x1p-25, "absolute_error_per_v_scale"},
+             {&ErrorCoefficients::soft_cap_logit_constant, -1, "soft_cap_logit_constant"}};
+  for (const auto& [coefficient, value, name] : bad) {
+    ErrorCoefficients k;
+    k.*coefficient = value;
+    EXPECT_NE(coefficients_problem(k).find(name), std::string::npos) << name << " = " << value;
+  }
 }
 
 void expect_same_model(const ErrorModel& a, const ErrorModel& b) {
@@ -62,11 +64,9 @@ void expect_same_model(const ErrorModel& a, const ErrorModel& b) {
 TEST(StockErrorModels, DefaultCoefficientsAreTheFp32OnlineSoftmaxModel) {
   const Problem p = small_problem();
   const OracleResult oracle = run_oracle(p);
-  DeclaredErrorModel stock;
-  DeclaredErrorModel explicit_defaults;
-  explicit_defaults.stock.reset();
+  const DeclaredErrorModel explicit_defaults{std::nullopt, {}};
   for (std::size_t row = 0; row < oracle.rows.size(); ++row)
-    expect_same_model(declared_error_model(stock, p, oracle, row, Knobs{}, false),
+    expect_same_model(declared_error_model(kFused, p, oracle, row, Knobs{}, false),
                       declared_error_model(explicit_defaults, p, oracle, row, Knobs{}, false));
 }
 
@@ -75,7 +75,7 @@ TEST(StockErrorModels, Fp32OnlineSoftmaxCountsEveryRoundingOfTheRow) {
   const OracleResult oracle = run_oracle(p);
   for (std::size_t row = 0; row < oracle.rows.size(); ++row) {
     const RowCondition& c = oracle.rows[row];
-    const ErrorModel m = declared_error_model(DeclaredErrorModel{}, p, oracle, row, Knobs{}, false);
+    const ErrorModel m = declared_error_model(kFused, p, oracle, row, Knobs{}, false);
     EXPECT_EQ(m.logit_coefficient, p.head_dim + 2);
     EXPECT_EQ(m.weight_error, 4.0 * (1 + c.records));
     EXPECT_EQ(m.accumulation_chain, c.num_keys + c.records + 3);
@@ -85,16 +85,12 @@ TEST(StockErrorModels, Fp32OnlineSoftmaxCountsEveryRoundingOfTheRow) {
 
 TEST(StockErrorModels, SplitKAddsTheMergesToTheFusedModel) {
   const Problem p = small_problem();
-  Knobs knobs;
-  knobs.split_size = 16;
+  const Knobs knobs{16, 16, 0, {}};
   const OracleResult oracle = run_oracle(p, {16});
-  DeclaredErrorModel fused;
-  DeclaredErrorModel split;
-  split.stock = StockErrorModel::fp32_split_k;
   for (std::size_t row = 0; row < oracle.rows.size(); ++row) {
     const RowCondition& c = oracle.rows[row];
-    const ErrorModel f = declared_error_model(fused, p, oracle, row, knobs, false);
-    const ErrorModel s = declared_error_model(split, p, oracle, row, knobs, true);
+    const ErrorModel f = declared_error_model(kFused, p, oracle, row, knobs, false);
+    const ErrorModel s = declared_error_model(kSplit, p, oracle, row, knobs, true);
     const int splits = (c.num_keys + 15) / 16;
     const int split_records = oracle.records_in_splits(row, 16);
     EXPECT_EQ(s.logit_coefficient, f.logit_coefficient);
@@ -105,14 +101,11 @@ TEST(StockErrorModels, SplitKAddsTheMergesToTheFusedModel) {
 
 TEST(StockErrorModels, Bf16TensorCoresCountMmaStepsAndTheWeightSplit) {
   const Problem p = small_problem();
-  Knobs knobs;
-  knobs.tile_size = 32;
+  const Knobs knobs{32, 64, 0, {}};
   const OracleResult oracle = run_oracle(p);
-  DeclaredErrorModel tc;
-  tc.stock = StockErrorModel::bf16_tensor_cores;
   for (std::size_t row = 0; row < oracle.rows.size(); ++row) {
     const RowCondition& c = oracle.rows[row];
-    const ErrorModel m = declared_error_model(tc, p, oracle, row, knobs, false);
+    const ErrorModel m = declared_error_model(kBf16, p, oracle, row, knobs, false);
     // head_dim 8: one mma step of 16 columns, then the scale multiply.
     EXPECT_EQ(m.logit_coefficient, 72 + 2);
     // Tiles of 32 keys over the row's context of 40: two mma passes per tile, the hi/lo split, four warps.
@@ -125,11 +118,9 @@ TEST(StockErrorModels, Bf16TensorCoresCountMmaStepsAndTheWeightSplit) {
 // spacing per half of a weight (where lo or hi falls below fp16's normal range).
 TEST(StockErrorModels, Fp16TensorCoresSplitWeightsWithAnAbsoluteLoss) {
   const Problem p = small_problem();
-  Knobs knobs;
-  knobs.tile_size = 32;
+  const Knobs knobs{32, 64, 0, {}};
   const OracleResult oracle = run_oracle(p);
-  DeclaredErrorModel tc;
-  tc.stock = StockErrorModel::fp16_tensor_cores;
+  const DeclaredErrorModel tc{StockErrorModel::fp16_tensor_cores, {}};
   for (std::size_t row = 0; row < oracle.rows.size(); ++row) {
     const RowCondition& c = oracle.rows[row];
     const ErrorModel m = declared_error_model(tc, p, oracle, row, knobs, false);
@@ -141,14 +132,10 @@ TEST(StockErrorModels, Fp16TensorCoresSplitWeightsWithAnAbsoluteLoss) {
 
 TEST(StockErrorModels, ExplicitCoefficientsScaleWithTheirQuantities) {
   const Problem p = small_problem();
-  Knobs knobs;
-  knobs.tile_size = 8;
-  knobs.split_size = 16;
+  const Knobs knobs{8, 16, 0, {}};
   const OracleResult oracle = run_oracle(p, {16});
-  DeclaredErrorModel declared;
-  declared.stock.reset();
-  ErrorCoefficients& k = declared.coefficients;
-  k = ErrorCoefficients{1, 0.5, 2, 3, 5, 7, 0.25, 11, 13, 17, 0x1p-11, 0x1p-100, 1e-6};
+  DeclaredErrorModel declared = kExplicit;
+  declared.coefficients.absolute_error = 1e-6;
   for (std::size_t row = 0; row < oracle.rows.size(); ++row) {
     const RowCondition& c = oracle.rows[row];
     const int records = oracle.records_in_splits(row, 16);
@@ -184,15 +171,8 @@ TEST(StockErrorModels, LogitOptionsAddTheirCostToEveryModel) {
   const Problem p = problem_with_options();
   EXPECT_EQ(fp32_logit_option_cost(plain), 0);
   EXPECT_EQ(fp32_logit_option_cost(p), 9);
-  Knobs knobs;
-  knobs.tile_size = 8;
-  knobs.split_size = 16;
+  const Knobs knobs{8, 16, 0, {}};
   const OracleResult oracle = run_oracle(p, {16});
-  DeclaredErrorModel fused, split, tc, coefficients;
-  split.stock = StockErrorModel::fp32_split_k;
-  tc.stock = StockErrorModel::bf16_tensor_cores;
-  coefficients.stock.reset();
-  coefficients.coefficients = ErrorCoefficients{1, 0.5, 2, 3, 5, 7, 0.25, 11, 13, 17, 0x1p-11, 0x1p-100, 0};
   bool straddles = false;
   for (std::size_t row = 0; row < oracle.rows.size(); ++row) {
     const RowCondition& c = oracle.rows[row];
@@ -202,15 +182,15 @@ TEST(StockErrorModels, LogitOptionsAddTheirCostToEveryModel) {
     const int splits = (c.first_key + c.num_keys - 1) / 16 - c.first_key / 16 + 1;
     const int tiles = (c.first_key + c.num_keys - 1) / 8 - c.first_key / 8 + 1;
     straddles |= splits > (c.num_keys + 15) / 16;
-    const ErrorModel f = declared_error_model(fused, p, oracle, row, knobs, false);
+    const ErrorModel f = declared_error_model(kFused, p, oracle, row, knobs, false);
     EXPECT_EQ(f.logit_coefficient, p.head_dim + 2 + 9);
     EXPECT_EQ(f.accumulation_chain, c.num_keys + 1 + c.records + 3);
-    const ErrorModel s = declared_error_model(split, p, oracle, row, knobs, true);
+    const ErrorModel s = declared_error_model(kSplit, p, oracle, row, knobs, true);
     EXPECT_EQ(s.logit_coefficient, p.head_dim + 2 + 9);
     EXPECT_EQ(s.accumulation_chain, c.num_keys + 1 + records + 3 + 2.0 * splits);
-    const ErrorModel t = declared_error_model(tc, p, oracle, row, knobs, false);
+    const ErrorModel t = declared_error_model(kBf16, p, oracle, row, knobs, false);
     EXPECT_EQ(t.logit_coefficient, 72 + 2 + 9);
-    const ErrorModel k = declared_error_model(coefficients, p, oracle, row, knobs, true);
+    const ErrorModel k = declared_error_model(kExplicit, p, oracle, row, knobs, true);
     EXPECT_EQ(k.logit_coefficient, 1 + 0.5 * p.head_dim + 9);
     EXPECT_EQ(k.weight_error, 2 + 3.0 * records + 5.0 * splits);
     EXPECT_EQ(k.accumulation_chain, 7 + 0.25 * (c.num_keys + 1) + 11.0 * records + 13.0 * splits + 17.0 * tiles);
@@ -222,20 +202,14 @@ TEST(StockErrorModels, LogitOptionsAddTheirCostToEveryModel) {
 // each P V term (V times its scale), in either format and with scales per tensor or per head; the weights keep theirs.
 TEST(StockErrorModels, AnFp8CacheAddsItsDequantisationToEveryModel) {
   const Problem plain = small_problem();
-  Knobs knobs;
-  knobs.tile_size = 8;
-  knobs.split_size = 16;
-  DeclaredErrorModel fused, split, tc, coefficients;
-  split.stock = StockErrorModel::fp32_split_k;
-  tc.stock = StockErrorModel::bf16_tensor_cores;
-  coefficients.stock.reset();
-  coefficients.coefficients = ErrorCoefficients{1, 0.5, 2, 3, 5, 7, 0.25, 11, 13, 17, 0x1p-11, 0x1p-100, 0};
+  const Knobs knobs{8, 16, 0, {}};
   for (Fp8Format format : kAllFp8Formats) {
     const Problem p = testing::with_fp8_cache(plain, format, {0.5f}, {0.25f, 4.0f});
     validate(p);
     const OracleResult with = run_oracle(p, {16});
     for (std::size_t row = 0; row < with.rows.size(); ++row)
-      for (const auto& [model, splits] : {std::pair{fused, false}, {split, true}, {tc, false}, {coefficients, true}}) {
+      for (const auto& [model, splits] :
+           {std::pair{kFused, false}, {kSplit, true}, {kBf16, false}, {kExplicit, true}}) {
         const ErrorModel a = declared_error_model(model, p, with, row, knobs, splits);
         // The plain problem with the fp8 problem's rows: the dequantised values may move the records.
         const ErrorModel b = declared_error_model(model, plain, with, row, knobs, splits);
@@ -255,8 +229,7 @@ TEST(StockErrorModels, AbsoluteErrorPerVScaleCountsOnlyWithAnFp8CacheTimesTheRow
   plain.k_pool.resize(plain.pool_size());
   plain.v_pool.resize(plain.pool_size());
   validate(plain);
-  DeclaredErrorModel declared;
-  declared.stock.reset();
+  DeclaredErrorModel declared{std::nullopt, {}};
   declared.coefficients.absolute_error = 0x1p-30;
   declared.coefficients.absolute_error_per_v_scale = 0x1p-25;
   const Problem p = testing::with_fp8_cache(plain, Fp8Format::e5m2, {0.5f}, {0.25f, 4.0f});
@@ -267,9 +240,6 @@ TEST(StockErrorModels, AbsoluteErrorPerVScaleCountsOnlyWithAnFp8CacheTimesTheRow
     EXPECT_EQ(declared_error_model(declared, p, with, row, Knobs{}, false).absolute_error, 0x1p-30 + 0x1p-25 * v_scale);
     EXPECT_EQ(declared_error_model(declared, plain, without, row, Knobs{}, false).absolute_error, 0x1p-30);
   }
-  ErrorCoefficients negative;
-  negative.absolute_error_per_v_scale = -0x1p-25;
-  EXPECT_NE(coefficients_problem(negative).find("absolute_error_per_v_scale"), std::string::npos);
 }
 
 // A soft cap that costs more than fp32's (tanh.approx.f32) is declared apart from the plain logit: it adds to the
@@ -279,9 +249,8 @@ TEST(StockErrorModels, SoftCapLogitConstantCountsOnlyWithASoftCap) {
   Problem capped = plain;
   capped.options.soft_cap = 4.0f;
   validate(capped);
-  DeclaredErrorModel declared, fp32_cap;
-  declared.stock.reset();
-  fp32_cap.stock.reset();
+  const DeclaredErrorModel fp32_cap{std::nullopt, {}};
+  DeclaredErrorModel declared = fp32_cap;
   declared.coefficients.soft_cap_logit_constant = 0x1p13;
   const OracleResult with = run_oracle(capped), without = run_oracle(plain);
   for (std::size_t row = 0; row < with.rows.size(); ++row) {
@@ -290,9 +259,6 @@ TEST(StockErrorModels, SoftCapLogitConstantCountsOnlyWithASoftCap) {
     EXPECT_EQ(declared_error_model(declared, plain, without, row, Knobs{}, false).logit_coefficient,
               declared_error_model(fp32_cap, plain, without, row, Knobs{}, false).logit_coefficient);
   }
-  ErrorCoefficients negative;
-  negative.soft_cap_logit_constant = -1;
-  EXPECT_NE(coefficients_problem(negative).find("soft_cap_logit_constant"), std::string::npos);
 }
 
 }  // namespace

@@ -2,6 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <initializer_list>
+#include <string>
+#include <utility>
 
 #include "problem/problem.h"
 #include "tests/fixtures/problem_builders.h"
@@ -19,24 +22,6 @@ std::string only_error(const Problem& p) {
 
 TEST(ProblemValidation, AcceptsAValidProblem) { EXPECT_TRUE(validation_errors(valid_problem()).empty()); }
 
-TEST(ProblemValidation, RejectsATableTooShortForItsContext) {
-  Problem p = valid_problem();
-  p.sequences[0].block_table.pop_back();
-  EXPECT_EQ(only_error(p), "sequence 0: block_table has 2 entries but context_len 10 with block_size 4 needs 3");
-}
-
-TEST(ProblemValidation, RejectsABlockIdOutOfRange) {
-  Problem p = valid_problem();
-  p.sequences[0].block_table[1] = 3;
-  EXPECT_EQ(only_error(p), "sequence 0: block_table[1] = 3 is out of range (num_blocks = 3)");
-}
-
-TEST(ProblemValidation, RejectsANegativeBlockId) {
-  Problem p = valid_problem();
-  p.sequences[0].block_table[2] = -1;
-  EXPECT_EQ(only_error(p), "sequence 0: block_table[2] = -1 is negative (num_blocks = 3)");
-}
-
 TEST(ProblemValidation, IgnoresPaddingPastTheContext) {
   Problem p = valid_problem();
   p.sequences[0].block_table.push_back(-1);
@@ -44,72 +29,74 @@ TEST(ProblemValidation, IgnoresPaddingPastTheContext) {
   EXPECT_TRUE(validation_errors(p).empty());
 }
 
-TEST(ProblemValidation, RejectsANonIntegerGqaRatio) {
-  Problem p = valid_problem();
-  p.num_query_heads = 3;
-  EXPECT_EQ(validation_errors(p).front(),
-            "num_query_heads (3) is not a multiple of num_kv_heads (2): the GQA ratio must be an integer");
-}
+// A change to the valid problem and the error it must give: the only one, or (alone = false) the first.
+struct Broken {
+  void (*change)(Problem&);
+  std::string error;
+  bool alone = true;
+};
 
-TEST(ProblemValidation, RejectsZeroOrNegativeSizes) {
-  for (int bad : {0, -3}) {
+void expect_errors(std::initializer_list<Broken> cases) {
+  for (const Broken& c : cases) {
     Problem p = valid_problem();
-    p.head_dim = bad;
-    EXPECT_EQ(validation_errors(p).front(), "head_dim must be positive, got " + std::to_string(bad));
-    p = valid_problem();
-    p.block_size = bad;
-    EXPECT_EQ(validation_errors(p).front(), "block_size must be positive, got " + std::to_string(bad));
-    p = valid_problem();
-    p.num_kv_heads = bad;
-    EXPECT_EQ(validation_errors(p).front(), "num_kv_heads must be positive, got " + std::to_string(bad));
-    p = valid_problem();
-    p.num_query_heads = bad;
-    EXPECT_EQ(validation_errors(p).front(), "num_query_heads must be positive, got " + std::to_string(bad));
-    p = valid_problem();
-    p.num_blocks = bad;
-    EXPECT_EQ(validation_errors(p).front(), "num_blocks must be positive, got " + std::to_string(bad));
-    p = valid_problem();
-    p.sequences[0].context_len = bad;
-    EXPECT_EQ(only_error(p), "sequence 0: context_len must be positive, got " + std::to_string(bad));
+    c.change(p);
+    if (c.alone) {
+      EXPECT_EQ(only_error(p), c.error);
+    } else {
+      ASSERT_FALSE(validation_errors(p).empty()) << c.error;
+      EXPECT_EQ(validation_errors(p).front(), c.error);
+    }
   }
-  Problem p = valid_problem();
-  p.sequences[0].num_queries = 0;
-  EXPECT_EQ(only_error(p), "sequence 0: num_queries must be positive, got 0");
 }
 
-TEST(ProblemValidation, RejectsMoreQueriesThanContext) {
-  Problem p = valid_problem();
-  p.sequences[0].num_queries = 11;
-  p.queries.resize(11 * 2 * 4);
-  EXPECT_EQ(only_error(p), "sequence 0: num_queries (11) exceeds context_len (10): every query token is part of the context");
+TEST(ProblemValidation, RejectsBadTablesAndBlockIds) {
+  expect_errors({
+      {[](Problem& p) { p.sequences[0].block_table.pop_back(); },
+       "sequence 0: block_table has 2 entries but context_len 10 with block_size 4 needs 3"},
+      {[](Problem& p) { p.sequences[0].block_table[1] = 3; },
+       "sequence 0: block_table[1] = 3 is out of range (num_blocks = 3)"},
+      {[](Problem& p) { p.sequences[0].block_table[2] = -1; },
+       "sequence 0: block_table[2] = -1 is negative (num_blocks = 3)"},
+  });
 }
 
-TEST(ProblemValidation, RejectsANonFiniteScale) {
-  Problem p = valid_problem();
-  p.explicit_scale = NAN;
-  EXPECT_EQ(only_error(p), "scale must be finite, got nan");
-  p.explicit_scale = INFINITY;
-  EXPECT_EQ(only_error(p), "scale must be finite, got inf");
-}
-
-TEST(ProblemValidation, RejectsAnEmptyBatch) {
-  Problem p = valid_problem();
-  p.sequences.clear();
-  EXPECT_EQ(only_error(p), "sequences is empty: a batch needs at least one sequence");
-}
-
-TEST(ProblemValidation, RejectsPoolsOfTheWrongSize) {
-  Problem p = valid_problem();
-  p.v_pool.pop_back();
-  EXPECT_EQ(only_error(p), "v_pool has 95 elements but num_blocks*block_size*num_kv_heads*head_dim = 96");
+TEST(ProblemValidation, RejectsBadShapesAndSizes) {
+  expect_errors({
+      {[](Problem& p) { p.num_query_heads = 3; },
+       "num_query_heads (3) is not a multiple of num_kv_heads (2): the GQA ratio must be an integer", false},
+      {[](Problem& p) { p.sequences[0].num_queries = 0; }, "sequence 0: num_queries must be positive, got 0"},
+      {[](Problem& p) {
+         p.sequences[0].num_queries = 11;
+         p.queries.resize(11 * 2 * 4);
+       },
+       "sequence 0: num_queries (11) exceeds context_len (10): every query token is part of the context"},
+      {[](Problem& p) { p.explicit_scale = NAN; }, "scale must be finite, got nan"},
+      {[](Problem& p) { p.explicit_scale = INFINITY; }, "scale must be finite, got inf"},
+      {[](Problem& p) { p.sequences.clear(); }, "sequences is empty: a batch needs at least one sequence"},
+      {[](Problem& p) { p.v_pool.pop_back(); },
+       "v_pool has 95 elements but num_blocks*block_size*num_kv_heads*head_dim = 96"},
+  });
+  for (int bad : {0, -3}) {
+    const std::string got = ", got " + std::to_string(bad);
+    for (const auto& [field, member] : {std::pair{"head_dim", &Problem::head_dim}, {"block_size", &Problem::block_size},
+                                        {"num_kv_heads", &Problem::num_kv_heads},
+                                        {"num_query_heads", &Problem::num_query_heads},
+                                        {"num_blocks", &Problem::num_blocks}}) {
+      Problem p = valid_problem();
+      p.*member = bad;
+      EXPECT_EQ(validation_errors(p).front(), field + std::string(" must be positive") + got);
+    }
+    Problem p = valid_problem();
+    p.sequences[0].context_len = bad;
+    EXPECT_EQ(only_error(p), "sequence 0: context_len must be positive" + got);
+  }
 }
 
 TEST(ProblemValidation, RejectsValuesNotRepresentableInTheDtype) {
   Problem p = valid_problem();
   p.dtype = DType::bf16;
-  for (float& x : p.k_pool) x = round_to_dtype_f(x, DType::bf16);
-  for (float& x : p.v_pool) x = round_to_dtype_f(x, DType::bf16);
-  for (float& x : p.queries) x = round_to_dtype_f(x, DType::bf16);
+  for (std::vector<float>* values : {&p.k_pool, &p.v_pool, &p.queries})
+    for (float& x : *values) x = round_to_dtype_f(x, DType::bf16);
   p.queries[5] = 0.1f;
   EXPECT_EQ(only_error(p), "queries[5] = 0.100000001 is not representable in bf16");
 }
@@ -151,19 +138,14 @@ TEST(ProblemDescription, ElidesLongTablesAndBatches) {
 }
 
 TEST(ProblemValidation, RejectsLogitOptionsOutOfTheirDomain) {
+  expect_errors({
+      {[](Problem& p) { p.options.soft_cap = 0.0f; }, "soft_cap must be finite and positive, got 0"},
+      {[](Problem& p) { p.options.window = 0; }, "window must be at least 1 (the query's own position), got 0"},
+      {[](Problem& p) { p.options.alibi_slopes = {0.5f, INFINITY}; }, "alibi_slopes[1] = inf must be finite"},
+      {[](Problem& p) { p.options.sinks = {1.0f, 2.0f, 3.0f}; },
+       "sinks has 3 values but num_query_heads = 2: one per query head"},
+  });
   Problem p = valid_problem();
-  p.options.soft_cap = 0.0f;
-  EXPECT_EQ(only_error(p), "soft_cap must be finite and positive, got 0");
-  p = valid_problem();
-  p.options.window = 0;
-  EXPECT_EQ(only_error(p), "window must be at least 1 (the query's own position), got 0");
-  p = valid_problem();
-  p.options.alibi_slopes = {0.5f, INFINITY};
-  EXPECT_EQ(only_error(p), "alibi_slopes[1] = inf must be finite");
-  p = valid_problem();
-  p.options.sinks = {1.0f, 2.0f, 3.0f};
-  EXPECT_EQ(only_error(p), "sinks has 3 values but num_query_heads = 2: one per query head");
-  p = valid_problem();
   p.options.sinks = {-INFINITY, 1.0f};  // -inf is a head without a sink
   EXPECT_TRUE(validation_errors(p).empty());
 }
