@@ -24,15 +24,7 @@ class CpuGather final : public Variant {
  public:
   std::string name() const override { return "cpu_gather"; }
   std::string description() const override { return "gather into a contiguous buffer, one fp32 softmax"; }
-  Capabilities capabilities() const override {
-    Capabilities c;
-    c.dtypes = {DType::f32, DType::f16, DType::bf16};
-    c.modes = {Mode::decode, Mode::prefill, Mode::continuation};
-    c.max_head_dim = kCpuMaxHeadDim;
-    c.logit_options = LogitOptionSupport::all();
-    c.fp8_caches = {Fp8Format::e4m3, Fp8Format::e5m2};
-    return c;
-  }
+  Capabilities capabilities() const override { return cpu_capabilities(); }
   Output run(const Problem& p, const Knobs&) const override {
     Output out(p.output_size());
     const int d = p.head_dim;

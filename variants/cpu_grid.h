@@ -7,12 +7,24 @@
 
 #include "problem/problem.h"
 #include "variants/online_softmax.h"
+#include "variants/variant.h"
 
 namespace pacheck {
 
 // CPU variants keep a whole head in one online-softmax state.
 inline constexpr int kCpuMaxHeadDim = 512;
 using CpuSoftmaxState = OnlineSoftmaxState<kCpuMaxHeadDim>;
+
+// What every CPU variant takes: each dtype, mode, logit option and fp8 format, heads up to kCpuMaxHeadDim.
+inline Capabilities cpu_capabilities() {
+  Capabilities c;
+  c.dtypes = {DType::f32, DType::f16, DType::bf16};
+  c.modes = {Mode::decode, Mode::prefill, Mode::continuation};
+  c.max_head_dim = kCpuMaxHeadDim;
+  c.logit_options = LogitOptionSupport::all();
+  c.fp8_caches = {Fp8Format::e4m3, Fp8Format::e5m2};
+  return c;
+}
 
 // One program of the grid.
 struct RowProgram {

@@ -16,13 +16,8 @@ class CpuSplitK final : public Variant {
     return "split-K: per-split online-softmax states merged afterwards (the cuda_splitk arithmetic), fp32";
   }
   Capabilities capabilities() const override {
-    Capabilities c;
-    c.dtypes = {DType::f32, DType::f16, DType::bf16};
-    c.modes = {Mode::decode, Mode::prefill, Mode::continuation};
-    c.max_head_dim = kCpuMaxHeadDim;
+    Capabilities c = cpu_capabilities();
     c.uses_splits = true;
-    c.logit_options = LogitOptionSupport::all();
-    c.fp8_caches = {Fp8Format::e4m3, Fp8Format::e5m2};
     return c;
   }
   Output run(const Problem& p, const Knobs& knobs) const override {

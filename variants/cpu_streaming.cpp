@@ -9,18 +9,8 @@ namespace {
 class CpuStreaming final : public Variant {
  public:
   std::string name() const override { return "cpu_streaming"; }
-  std::string description() const override {
-    return "tiled online softmax through the block table, fp32";
-  }
-  Capabilities capabilities() const override {
-    Capabilities c;
-    c.dtypes = {DType::f32, DType::f16, DType::bf16};
-    c.modes = {Mode::decode, Mode::prefill, Mode::continuation};
-    c.max_head_dim = kCpuMaxHeadDim;
-    c.logit_options = LogitOptionSupport::all();
-    c.fp8_caches = {Fp8Format::e4m3, Fp8Format::e5m2};
-    return c;
-  }
+  std::string description() const override { return "tiled online softmax through the block table, fp32"; }
+  Capabilities capabilities() const override { return cpu_capabilities(); }
   Output run(const Problem& p, const Knobs& knobs) const override {
     Output out(p.output_size());
     for_each_row(p, [&](const RowProgram& row) {

@@ -61,8 +61,7 @@ void merge_ignoring_max(State& into, const State& other) {
   into.m = std::fmax(into.m, other.m);
 }
 
-// Exact attention of the history and the bound for a result that went through `folds` rescales, `merges`
-// merges and the fp32 accumulation.
+// Exact attention of the history and the bound for a result after `folds` rescales and `merges` merges.
 struct ExactRow {
   OracleResult oracle;
   ErrorModel model;
@@ -199,8 +198,7 @@ TEST(OnlineSoftmaxLaws, FoldingOnlyMaskedKeysLeavesTheStateEmpty) {
   for (float o : s.o) EXPECT_EQ(o, 0.0f);
 }
 
-// The kernels start a row from its sink (the split-K merge) as the CPU variants fold it (fold_sink): the same bits,
-// and a sink of -inf leaves the empty state.
+// A state started from a sink (the split-K merge) has the bits of the sink folded (fold_sink); -inf: the empty state.
 TEST(OnlineSoftmaxLaws, AStateStartedFromASinkIsTheSinkFoldedIntoTheEmptyState) {
   const float zeros[kLanes] = {};
   for (float sink : {-INFINITY, -1e30f, -3.5f, 0.0f, 0.75f, 88.0f, 1e30f}) {
@@ -223,8 +221,7 @@ TEST(OnlineSoftmaxLaws, MaskedKeysNeverTouchTheirValues) {
   for (int j = 0; j < kLanes; ++j) EXPECT_EQ(out[j], v0[j]);
 }
 
-// Whether a property, run as RapidCheck would run it (fixed seed, 200 cases), fails on some case: how each
-// deliberately broken merge below shows that a law bites.
+// Whether a property, run as RapidCheck would (fixed seed, 200 cases), fails on some case: how a law is shown to bite.
 bool fails_on_some_case(const std::function<void()>& property) {
   rc::detail::TestParams params;
   params.seed = 7;
@@ -234,11 +231,9 @@ bool fails_on_some_case(const std::function<void()>& property) {
   return result.match(failure);
 }
 
-// The exps of the fold and merge steps are chosen on their arguments, without a branch (online_softmax.h); each
-// step is the textbook one, with a select around the exp, bit for bit, and a tile fully masked for a row leaves
-// its state as it was. Over a grid of maxima, scores and sums with -inf, +-0, +inf and NaN among them; any NaN
-// counts as any other. Each law is a predicate of the step it checks, so that a plausible mistake in each step can
-// be shown to break it.
+// The branch-free steps of online_softmax.h are bit for bit the textbook ones (a select around the exp), and a fully
+// masked tile leaves a state as it was: over a grid of values with -inf, +-0, +inf and NaN, any NaN counting as any
+// other. Each law is a predicate of its step, so that a plausible mistake in the step is shown to break it.
 const float kExtremes[] = {-INFINITY, -1e30f, -88.5f, -3.25f, -0.0f, 0.0f, 1e-7f, 2.5f, 87.0f, 1e30f, INFINITY, NAN};
 
 // The textbook forms: the select around the exp.
@@ -275,11 +270,9 @@ TEST(OnlineSoftmaxLaws, TheKeyWeightIsTheSelectedExp) {
 }
 
 using Raise = std::function<float(float&, float&, float)>;
-// For every state an online softmax can be in and every tile max: where the tile max is not -inf, the textbook
-// raise's m, d and factor; where it is, a factor that leaves m, d and o as they were, except at m = +inf, where
-// the factor is NaN (online_softmax.h). The states: m = -inf with d and o 0 (nothing folded) or NaN (only NaN
-// scores folded: fmaxf drops a NaN from the max); m finite with any d (NaN after a NaN score); m = +inf with d 0
-// (a GPU thread's share without the infinite key) or NaN. A max is never NaN (fmaxf).
+// For every reachable state and tile max: the textbook raise where the tile max is not -inf; else a factor leaving
+// m, d and o alone, but NaN at m = +inf. States: m = -inf with d and o 0 or NaN (only NaN scores folded); m finite
+// with any d; m = +inf with d 0 (a GPU thread's share without the infinite key) or NaN. A max is never NaN.
 bool is_the_raise_and_leaves_masked_tiles_alone(const Raise& raise) {
   const float sums[] = {0.0f, 1.0f, 3.5f, 1e30f, NAN};
   for (float m0 : kExtremes)
@@ -295,8 +288,8 @@ bool is_the_raise_and_leaves_masked_tiles_alone(const Raise& raise) {
         } else if (tile_max == -INFINITY) {
           if (!same_bits(m, m0) || !same_bits(d, d0) || !same_bits(o0 * alpha, o0)) return false;
         } else {
-          // The new max as a value: which zero fmaxf(-0, +0) returns is unspecified (and differed here between -O0
-          // and -O2); the factor and d must then be the textbook ones against the max the raise chose.
+          // The new max as a value (which zero fmaxf(-0, +0) returns is unspecified); the factor and d are then the
+          // textbook ones against the max the raise chose.
           const float textbook_alpha = selected_rescale_factor(m0, m);
           if (!(m == fmaxf(m0, tile_max)) || !same_bits(d, d0 * textbook_alpha) || !same_bits(alpha, textbook_alpha))
             return false;
@@ -323,9 +316,8 @@ TEST(OnlineSoftmaxLaws, TheRaiseIsTheTextbookRaiseAndLeavesMaskedTilesAlone) {
   }));
 }
 
-// merge_in_order, the phased merge the GPU split-K reduce runs, is a schedule of successive merges, not another
-// arithmetic: over any parts (empty ones among them, at any position; maxima +inf or NaN now and then) it gives the
-// same state bit for bit, any NaN counting as any other.
+// merge_in_order, the GPU split-K reduce's phased merge, is successive merges bit for bit (any NaN as any other), over
+// any parts: empty ones anywhere, maxima +inf or NaN now and then.
 constexpr int kParts = 5;
 using Parts = State[kParts];
 using MergeInOrder = std::function<void(State&, const Parts&)>;
@@ -334,9 +326,8 @@ void merge_in_order_is_successive_merges(const MergeInOrder& merge_in_order) {
   const History h = *history();
   Parts parts;
   for (State& part : parts) part.init(kLanes);
-  // Each part folds a random range of the history (possibly none: an empty state); now and then its max is +inf,
-  // and the starting state's NaN (what an Inf or NaN score makes of them), where an empty part's factors are NaN
-  // and only skipping it, as merge does, leaves the state alone.
+  // Each part folds a random range (or none: empty); now and then a part's max is +inf and the start's NaN, where
+  // an empty part's factors are NaN and only skipping it, as merge does, leaves the state alone.
   for (State& part : parts) {
     if (*rc::gen::inRange(0, 4) == 0) continue;
     const int begin = *rc::gen::inRange(0, h.size());
@@ -357,8 +348,7 @@ RC_GTEST_PROP(OnlineSoftmaxLaws, MergeInOrderEqualsSuccessiveMerges, ()) {
   merge_in_order_is_successive_merges([](State& into, const Parts& parts) { into.merge_in_order(parts, kLanes); });
 }
 
-// The GPU reduce runs merge_in_order's public steps with each factor computed in a lane of its own: those steps,
-// with the factors computed one at a time in reverse order, are still successive merges.
+// merge_in_order's public steps, as the GPU reduce runs them, with the factors computed in reverse order.
 RC_GTEST_PROP(OnlineSoftmaxLaws, MergeInOrderFromItsStepsEqualsSuccessiveMerges, ()) {
   merge_in_order_is_successive_merges([](State& into, const Parts& parts) {
     float part_max[kParts], before[kParts], self_factor[kParts], other_factor[kParts];
@@ -373,8 +363,8 @@ RC_GTEST_PROP(OnlineSoftmaxLaws, MergeInOrderFromItsStepsEqualsSuccessiveMerges,
 }
 
 TEST(OnlineSoftmaxLaws, APhasedMergeAgainstTheFinalMaxIsNotSuccessiveMerges) {
-  // The tempting shortcut: rescale every part straight to the overall max. Mathematically equal, but not the same
-  // roundings as merging in order, so the GPU reduce would no longer compute what the error model describes.
+  // The tempting shortcut, every part rescaled straight to the overall max: equal in exact arithmetic, but not the
+  // roundings the error model describes.
   const MergeInOrder final_max_merge = [](State& into, const Parts& parts) {
     float m = into.m;
     for (const State& part : parts) m = std::fmax(m, part.m);
@@ -404,8 +394,8 @@ TEST(OnlineSoftmaxLaws, ABrokenMergeBreaksTiledFoldEquivalence) {
   EXPECT_TRUE(law_fails(tiled_fold_equals_merged_tiles));
 }
 
-// Identity and commutativity survive that bug (it is symmetric and leaves empty states alone), so they are shown
-// to bite on the bugs they exist for: a merge that always keeps its own max, and an empty state that is not empty.
+// Identity and commutativity survive that bug, so they are shown to bite on theirs: a merge keeping its own max,
+// and an empty state that is not empty.
 void merge_keeping_own_max(State& into, const State& other) {
   if (other.m == -INFINITY) return;
   const float factor = rescale_factor(other.m, into.m == -INFINITY ? other.m : into.m);
@@ -419,7 +409,7 @@ TEST(OnlineSoftmaxLaws, AnAsymmetricMergeBreaksCommutativity) {
 }
 
 TEST(OnlineSoftmaxLaws, AMergeTreatingTheEmptyMaxAsZeroBreaksTheIdentity) {
-  // The empty state has m = -inf; a merge that treats it as 0 (a common init bug) rescales real states by exp(-m).
+  // A merge treating the empty max as 0 (a common init bug) rescales real states by exp(-m).
   const Merge zero_max_empty = [](State& into, const State& other) {
     State o = other;
     if (o.m == -INFINITY) o.m = 0;
