@@ -76,31 +76,28 @@ std::int64_t capped_product(std::int64_t a, std::int64_t b) {
 std::string_view format_name(DType dtype) { return dtype_name(dtype); }
 std::string_view format_name(Fp8Format format) { return fp8_name(format); }
 
-template <typename Format>
-void check_values(std::vector<std::string>& errors, const char* field, const std::vector<float>& values,
-                  std::int64_t expected, const char* shape, Format format) {
-  if (static_cast<std::int64_t>(values.size()) != expected) {
-    std::ostringstream m;
-    m << field << " has " << values.size() << " elements but " << shape << " = " << expected;
-    errors.push_back(m.str());
-    return;
-  }
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (!is_representable(values[i], format)) {
-      std::ostringstream m;
-      m.precision(9);
-      m << field << "[" << i << "] = " << values[i] << " is not representable in " << format_name(format);
-      errors.push_back(m.str());
-      return;  // one is enough to name the problem
-    }
-  }
-}
-
 std::string float_text(float x) {
   std::ostringstream m;
   m.precision(9);
   m << x;
   return m.str();
+}
+
+template <typename Format>
+void check_values(std::vector<std::string>& errors, const char* field, const std::vector<float>& values,
+                  std::int64_t expected, const char* shape, Format format) {
+  if (static_cast<std::int64_t>(values.size()) != expected) {
+    errors.push_back(std::string(field) + " has " + std::to_string(values.size()) + " elements but " + shape + " = " +
+                     std::to_string(expected));
+    return;
+  }
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (!is_representable(values[i], format)) {
+      errors.push_back(std::string(field) + "[" + std::to_string(i) + "] = " + float_text(values[i]) +
+                       " is not representable in " + std::string(format_name(format)));
+      return;  // one is enough to name the problem
+    }
+  }
 }
 
 // One value per query head, each passing `ok`.
@@ -167,11 +164,8 @@ std::vector<std::string> validation_errors(const Problem& p) {
     errors.push_back("num_query_heads (" + std::to_string(p.num_query_heads) + ") is not a multiple of num_kv_heads (" +
                      std::to_string(p.num_kv_heads) + "): the GQA ratio must be an integer");
   }
-  if (p.explicit_scale && !std::isfinite(*p.explicit_scale)) {
-    std::ostringstream m;
-    m << "scale must be finite, got " << *p.explicit_scale;
-    errors.push_back(m.str());
-  }
+  if (p.explicit_scale && !std::isfinite(*p.explicit_scale))
+    errors.push_back("scale must be finite, got " + float_text(*p.explicit_scale));
   if (p.sequences.empty()) errors.push_back("sequences is empty: a batch needs at least one sequence");
   logit_option_errors(errors, p);
   fp8_cache_errors(errors, p);

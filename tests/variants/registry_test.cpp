@@ -1,6 +1,5 @@
-// The variant registry: lookup by name (and the error that lists the known names), the split between variants and
-// mutants, coverage_gap's reasons, which `pacheck replay` prints when it skips a variant, and the mutant catalogue
-// (variants/mutants/catalogue.cpp): a well-formed table, and exactly its rows registered.
+// The variant registry: lookup by name (the error lists the known names), variants apart from mutants, coverage_gap's
+// reasons (`pacheck replay` prints them), and the mutant catalogue: a well-formed table, exactly its rows registered.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,16 +15,27 @@
 namespace pacheck {
 namespace {
 
+// fp32 decode up to head_dim 8, nothing more.
+Capabilities fp32_decode() {
+  Capabilities caps;
+  caps.dtypes = {DType::f32};
+  caps.modes = {Mode::decode};
+  caps.max_head_dim = 8;
+  return caps;
+}
+
+// One sequence of 5 keys, one head, blocks of 4.
+Problem five_keys(int num_queries, int head_dim, DType dtype = DType::f32) {
+  return testing::single_sequence(5, num_queries, 1, head_dim, 4, testing::wobble, dtype);
+}
+
 class NamedVariant final : public Variant {
  public:
   NamedVariant(std::string name, bool mutant) : name_(std::move(name)), mutant_(mutant) {}
   std::string name() const override { return name_; }
   std::string description() const override { return "a registry_test variant"; }
   Capabilities capabilities() const override {
-    Capabilities c;
-    c.dtypes = {DType::f32};
-    c.modes = {Mode::decode};
-    c.max_head_dim = 8;
+    Capabilities c = fp32_decode();
     c.is_mutant = mutant_;
     return c;
   }
@@ -90,28 +100,19 @@ TEST(Registry, EveryRegisteredVariantDescribesItsArithmeticAndCapabilities) {
 }
 
 TEST(CoverageGap, NamesTheDtypeHeadDimOrModeTheVariantLacks) {
-  const auto fill = [](int i) { return testing::wobble(i); };
-  Capabilities caps;
-  caps.dtypes = {DType::f32};
-  caps.modes = {Mode::decode};
-  caps.max_head_dim = 8;
+  Capabilities caps = fp32_decode();
   caps.supports_head_dim = [](int d) { return d % 2 == 0; };
-
-  EXPECT_EQ(coverage_gap(caps, testing::single_sequence(5, 1, 1, 8, 4, fill)), "");
-  EXPECT_TRUE(covers(caps, testing::single_sequence(5, 1, 1, 8, 4, fill)));
-  EXPECT_EQ(coverage_gap(caps, testing::single_sequence(5, 1, 1, 8, 4, fill, DType::bf16)),
-            "dtype " + std::string(dtype_name(DType::bf16)) + " not supported");
-  EXPECT_EQ(coverage_gap(caps, testing::single_sequence(5, 1, 1, 16, 4, fill)), "head_dim 16 not supported");
-  EXPECT_EQ(coverage_gap(caps, testing::single_sequence(5, 1, 1, 7, 4, fill)), "head_dim 7 not supported");
-  EXPECT_EQ(coverage_gap(caps, testing::single_sequence(5, 5, 1, 8, 4, fill)), "mode prefill not supported");
-  EXPECT_FALSE(covers(caps, testing::single_sequence(5, 3, 1, 8, 4, fill)));
+  EXPECT_EQ(coverage_gap(caps, five_keys(1, 8)), "");
+  EXPECT_TRUE(covers(caps, five_keys(1, 8)));
+  EXPECT_EQ(coverage_gap(caps, five_keys(1, 8, DType::bf16)), "dtype bf16 not supported");
+  EXPECT_EQ(coverage_gap(caps, five_keys(1, 16)), "head_dim 16 not supported");
+  EXPECT_EQ(coverage_gap(caps, five_keys(1, 7)), "head_dim 7 not supported");
+  EXPECT_EQ(coverage_gap(caps, five_keys(5, 8)), "mode prefill not supported");
+  EXPECT_FALSE(covers(caps, five_keys(3, 8)));
 }
 
 TEST(CoverageGap, NamesTheLogitOptionOrFp8CacheTheVariantLacks) {
-  Capabilities caps;
-  caps.dtypes = {DType::f32};
-  caps.modes = {Mode::decode};
-  caps.max_head_dim = 8;
+  Capabilities caps = fp32_decode();
   const Problem plain = testing::single_sequence(5, 1, 2, 8, 4, testing::wobble);
   Problem p = plain;
   p.options.soft_cap = 5.0f;
