@@ -89,12 +89,9 @@ std::vector<float> decode_with(const std::string& text, std::size_t width, std::
 }
 
 std::string encode_values(const std::vector<float>& values, DType dtype) {
-  switch (dtype) {
-    case DType::f32: return encode_with(values, 8, [](float x) { return std::bit_cast<std::uint32_t>(x); });
-    case DType::f16: return encode_with(values, 4, [](float x) { return std::uint32_t{to_f16_bits(x)}; });
-    case DType::bf16: return encode_with(values, 4, [](float x) { return std::uint32_t{to_bf16_bits(x)}; });
-  }
-  return "";
+  if (dtype == DType::f32) return encode_with(values, 8, [](float x) { return std::bit_cast<std::uint32_t>(x); });
+  const auto to_bits = dtype == DType::f16 ? to_f16_bits : to_bf16_bits;
+  return encode_with(values, 4, [to_bits](float x) { return std::uint32_t{to_bits(x)}; });
 }
 
 std::string encode_values(const std::vector<float>& values, Fp8Format format) {
@@ -102,17 +99,11 @@ std::string encode_values(const std::vector<float>& values, Fp8Format format) {
 }
 
 std::vector<float> decode_values(const std::string& text, DType dtype, const char* field) {
-  switch (dtype) {
-    case DType::f32:
-      return decode_with(text, 8, dtype_name(dtype), field, [](std::uint32_t b) { return std::bit_cast<float>(b); });
-    case DType::f16:
-      return decode_with(text, 4, dtype_name(dtype), field,
-                         [](std::uint32_t b) { return from_f16_bits(static_cast<std::uint16_t>(b)); });
-    case DType::bf16:
-      return decode_with(text, 4, dtype_name(dtype), field,
-                         [](std::uint32_t b) { return from_bf16_bits(static_cast<std::uint16_t>(b)); });
-  }
-  return {};
+  if (dtype == DType::f32)
+    return decode_with(text, 8, dtype_name(dtype), field, [](std::uint32_t b) { return std::bit_cast<float>(b); });
+  const auto from_bits = dtype == DType::f16 ? from_f16_bits : from_bf16_bits;
+  return decode_with(text, 4, dtype_name(dtype), field,
+                     [from_bits](std::uint32_t b) { return from_bits(static_cast<std::uint16_t>(b)); });
 }
 
 std::vector<float> decode_values(const std::string& text, Fp8Format format, const char* field) {
@@ -348,7 +339,8 @@ Case case_from_json(std::string_view text) {
   const json& seqs = field(j, "sequences", top);
   if (!seqs.is_array()) throw CaseFileError("case file: 'sequences' must be an array");
   p.sequences.reserve(seqs.size());
-  for (std::size_t i = 0; i < seqs.size(); ++i) p.sequences.push_back(read_sequence(seqs[i], "sequences[" + std::to_string(i) + "]"));
+  for (std::size_t i = 0; i < seqs.size(); ++i)
+    p.sequences.push_back(read_sequence(seqs[i], "sequences[" + std::to_string(i) + "]"));
   c.knobs = read_knobs(field(j, "knobs", top));
   if (version >= 2) p.options = read_logit_options(j, top);
   if (version >= 2 && j.contains("kv_cache")) {

@@ -1,6 +1,5 @@
-// The CPU variants: the hand-picked seed cases (first written to test the fused kernel) as named tests, each within
-// the error bound of every CPU variant; problems with every logit option and an fp8 cache, within their bounds; and
-// the options that should change nothing change nothing.
+// The CPU variants: the hand-picked seed cases as named tests, each within every CPU variant's bound; problems with
+// every logit option and an fp8 cache, within their bounds; and options that should change nothing change nothing.
 #include <gtest/gtest.h>
 
 #include <cmath>
