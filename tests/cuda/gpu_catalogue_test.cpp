@@ -1,13 +1,11 @@
-// The GPU suite (ctest label `gpu`): every property of the catalogue against every variant that needs a GPU, one
-// gtest per (property, variant), e.g. GpuCatalogue/GpuPropertyTest.Holds/UlpBoundedAgreement__cuda_fused, on the
-// general draw and on serving-engine shapes only (GpuEngineShapes/...: where the tensor copies run), each with the
-// tensor-core layout and split-K merge shape chosen as in production, pinned to the deep layout and the
-// warp-per-row merge (...Deep/...), and pinned to the wide layout (...Wide/...: production's choice for grids of
-// four waves and more, which the catalogue's problems seldom reach). The pins travel in each case's knobs, so a
-// failure's case file replays the same kernels. Case counts come from RC_PARAMS. Without a CUDA device every
-// test skips with the reason. At the end it prints, per variant and dtype, the worst error seen against its
-// bound (and writes it as JSON to $PACHECK_GPU_SUMMARY when set): the figures bench/RESULTS.md quotes. Each process
-// first selects the GPU ctest assigned it (RESOURCE_GROUPS "gpus:1") and prints which GPU it runs on.
+// The GPU suite (ctest label `gpu`): every catalogue property on every GPU variant, one gtest per (property,
+// variant), e.g. GpuCatalogue/GpuPropertyTest.Holds/UlpBoundedAgreement__cuda_fused, on the general draw and on
+// serving-engine shapes (GpuEngineShapes: where the tensor copies run), each with production's kernel choices, pinned
+// to the deep layout and warp-per-row merge (...Deep), and pinned to the wide layout (...Wide). The pins travel in
+// each case's knobs, so a case file replays the same kernels. RC_PARAMS sets the case counts; without a CUDA device
+// every test skips with the reason. At the end it prints each variant and dtype's worst error against its bound (as
+// JSON to $PACHECK_GPU_SUMMARY when set; bench/RESULTS.md quotes them). Each process first selects the GPU ctest
+// assigned it (RESOURCE_GROUPS "gpus:1") and prints which it runs on.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
@@ -37,15 +35,14 @@
 namespace pacheck {
 namespace {
 
-// Before any test touches CUDA: selects the GPU ctest assigned this process (RESOURCE_GROUPS "gpus:1" with
-// --resource-spec-file) and prints which GPU the tests run on, so that each test's output names its GPU.
+// Before any test touches CUDA: selects the GPU ctest assigned this process and prints it.
 class GpuSelection : public ::testing::Environment {
  public:
   void SetUp() override {
     try {
       std::printf("gpu_catalogue_test: %s\n", use_ctest_assigned_gpu().c_str());
     } catch (const std::exception& e) {
-      // Not a gtest failure: gtest would report the tests as skipped, and ctest would count them so.
+      // Not a gtest failure, which gtest would report as skipped tests.
       std::fprintf(stderr, "error: %s\n", e.what());
       std::exit(2);
     }
@@ -102,10 +99,7 @@ struct PropertyOnVariant {
   const Property* property;
   const Variant* variant;
   bool engine_shapes;  // gen::Limits::engine_shapes: the shapes where the tensor-core kernel's tensor copies run
-  // The catalogue's problems are mostly grids of at most one wave, for which the automatic choice is the
-  // wide-evict-first layout (some split-K draws reach more), and a few rows, which the merge takes a head lane per
-  // thread; the Deep suites pin the deep layout and the warp-per-row merge, the Wide suites the wide layout, the
-  // others leave both to production.
+  // The catalogue's grids mostly get wide-evict-first and the lanes merge automatically: hence the pinned suites.
   KernelPins pins;
 };
 
@@ -164,8 +158,8 @@ std::string differing_elements(const Output& got, const Output& expected) {
          std::to_string(first) + ": " + std::to_string(got[first]) + " instead of " + std::to_string(expected[first]);
 }
 
-// One sequence of `context` keys and `queries` query tokens in GQA groups of `gqa` query heads: the identity block
-// table, K, V and the queries filled by testing::wobble and rounded to the dtype; valid.
+// One valid sequence of `context` keys and `queries` tokens in GQA groups of `gqa`: identity block table, values by
+// testing::wobble rounded to the dtype.
 Problem gqa_sequence(int context, int queries, int kv_heads, int gqa, int head_dim, int block_size, DType dtype) {
   Problem p = testing::single_sequence(context, queries, kv_heads, head_dim, block_size, testing::wobble, dtype);
   p.num_query_heads = kv_heads * gqa;
@@ -176,16 +170,11 @@ Problem gqa_sequence(int context, int queries, int kv_heads, int gqa, int head_d
   return p;
 }
 
-// The split-K merge is a programmatic dependent launch: its blocks start while the attention kernel still runs, and
-// only their wait for the attention grid (griddepcontrol.wait) keeps them from reading a partial state before it is
-// stored. The catalogue puts every plan on the device afresh, so this test launches one plan many times back to
-// back, alternating two problems of the same shape (the second's V negated, so that the two answers differ
-// everywhere): a merge that read too early would take the previous launch's partial states, the other problem's,
-// and write its answer or a mixture of the two. Each output must equal that of a plan launched once (and the
-// second problem's, the first's negated; a merge reading too early fails that even on fresh plans, whose scratch
-// memory often holds the previous plan's partial states).
-// Batch 1 with 32 splits of 512 keys per KV head, so that the merge's blocks start long before the attention
-// kernel ends.
+// The split-K merge starts while the attention kernel runs; only griddepcontrol.wait keeps it from reading partial
+// states before they are stored. One plan launched back to back on two problems of one shape (the second's V
+// negated: every answer differs) must give each the answer of a plan launched once: a merge that read too early
+// would take the other problem's partial states. Batch 1, 32 splits of 512 keys: the merge starts long before the
+// attention kernel ends.
 TEST(GpuSplitK, APlanLaunchedAgainMergesOnlyThatLaunchsPartialStates) {
   PACHECK_SKIP_WITHOUT_GPU();
   using namespace cuda;
@@ -206,9 +195,8 @@ TEST(GpuSplitK, APlanLaunchedAgainMergesOnlyThatLaunchsPartialStates) {
       return device.download_output();
     };
     const Output expected_a = answer_of_a_plan_launched_once(device_a);
-    // Negating V negates every output exactly: the same weights, each product and sum of V's terms negated, where
-    // the arithmetic is sign-symmetric (round to nearest on the CUDA cores; the tensor cores' fp32 accumulation is
-    // not round to nearest, and its sign symmetry is what this test then checks on the device).
+    // Negating V negates every output exactly where the arithmetic is sign-symmetric (round to nearest); the tensor
+    // cores' accumulation is not, and this checks its symmetry on the device.
     Output expected_b = expected_a;
     for (float& x : expected_b) x = -x;
     ASSERT_EQ(differing_elements(answer_of_a_plan_launched_once(device_b), expected_b), "")
@@ -216,7 +204,7 @@ TEST(GpuSplitK, APlanLaunchedAgainMergesOnlyThatLaunchsPartialStates) {
 
     const PlanOnDevice shared(host_plan, kKvHeads, kHeadDim);
     for (int round = 0; round < 20; ++round) {
-      // Poison both outputs, so that a launch that writes nothing cannot pass on an earlier round's answer.
+      // Poisoned, so that a launch that writes nothing cannot pass on an earlier round's answer.
       for (const DeviceProblem* device : {&device_a, &device_b})
         cuda_check(cudaMemsetAsync(device->batch().output, 0xff,
                                    a.output_size() * storage_bytes(device->batch().storage), nullptr),
@@ -230,13 +218,10 @@ TEST(GpuSplitK, APlanLaunchedAgainMergesOnlyThatLaunchsPartialStates) {
   }
 }
 
-// The kernels store an output row several lanes at a time where the output is aligned for that, and a lane at a
-// time where it is not (write_item_result for fused plans, merge_splits_kernel for split-K): an output aligned only
-// to its element must get the same bits, through the other path. The catalogue's outputs come from cudaMalloc, so
-// only these tests run the lane-a-thread stores at head dims that are a multiple of 4. Both kernels: bf16 and fp16
-// (tensor cores) and fp32 (CUDA cores).
-// Launches one plan (split_sizes empty: fused) into the problem's own (cudaMalloc'd) output and into an output one
-// element past cudaMalloc's alignment, and expects the same bytes, for bf16, fp16 and fp32.
+// The kernels store several lanes at a time where the output is aligned for it, a lane at a time elsewhere
+// (write_item_result, merge_splits_kernel); the catalogue's outputs come from cudaMalloc, so only these tests run the
+// lane-a-thread stores at head dims that are a multiple of 4. One plan (split_sizes empty: fused) launched into the
+// problem's cudaMalloc'd output and into one an element past it must write the same bytes, in bf16, fp16 and fp32.
 void expect_a_shifted_output_gets_the_same_bits(const std::vector<int>& split_sizes, const KernelPins& pins,
                                                 const char* variant) {
   using namespace cuda;
@@ -280,12 +265,25 @@ TEST(GpuSplitK, AnOutputAlignedOnlyToItsElementGetsTheSameBits) {
                                              "cuda_splitk");
 }
 
-// The kernels widen an fp8 cache exactly (to bf16, or from e4m3 to fp16), so every byte of the format must be read
-// as its value: subnormals, the largest values, infinities and NaN. Every byte stands in K and V of one sequence, at
-// every dim position (key k, dim d: byte (k + 37 d) % 256, V another permutation); a second sequence holds only
-// finite values, so that its rows stay finite. Each output element must agree with the oracle within the
-// variant's bound (NaN where the oracle's is NaN), with K and V scales per KV head that are not powers of two.
-// Head dims 16 (padded rows) and 128 (swizzled rows); the softmax scale keeps the largest logits finite.
+// Validates p, runs `variant` on it at tile and split size 64 into `got`, and expects every element within the
+// variant's bound against the oracle; `what` names the case.
+void expect_within_bound(const Problem& p, const Variant& variant, const std::string& what, Output& got) {
+  validate(p);
+  ASSERT_TRUE(covers(variant.capabilities(), p)) << coverage_gap(variant.capabilities(), p);
+  Knobs knobs;
+  knobs.tile_size = 64;
+  knobs.split_size = 64;
+  const OracleResult oracle = run_oracle(p, oracle_split_sizes(p, knobs));
+  got = variant.run(p, knobs);
+  const Agreement agreement = compare_with_oracle(p, oracle, variant, knobs, got);
+  EXPECT_TRUE(agreement.ok) << what << ": " << describe_failure(p, variant, knobs, agreement);
+}
+
+// Every fp8 byte must be read as its value (subnormals, largest values, infinities, NaN): each byte stands in K and
+// V of one sequence at every dim position (key k, dim d: byte (k + 37 d) % 256, V another permutation); a second
+// sequence holds only finite values, so its rows stay finite. Every element within the variant's bound (NaN where
+// the oracle's is), with per-KV-head scales that are not powers of two; head dims 16 (padded rows) and 128
+// (swizzled); the softmax scale keeps the largest logits finite.
 std::vector<std::uint8_t> fp8_bytes_in_every_position(int keys, int head_dim, int multiplier, bool finite_only,
                                                       Fp8Format format) {
   std::vector<std::uint8_t> bytes;
@@ -322,17 +320,9 @@ void expect_every_fp8_value_read_exactly(Fp8Format format, int head_dim, const s
   for (std::size_t i = 0; i < p.queries.size(); ++i)
     p.queries[i] = round_to_dtype_f(testing::wobble(static_cast<int>(i) + 3), DType::bf16);
   p.explicit_scale = format == Fp8Format::e4m3 ? 0x1p-12f : 0x1p-20f;
-  validate(p);
-  const Variant& variant = Registry::instance().get(variant_name);
-  ASSERT_TRUE(covers(variant.capabilities(), p)) << coverage_gap(variant.capabilities(), p);
-  Knobs knobs;
-  knobs.tile_size = 64;
-  knobs.split_size = 64;
-  const OracleResult oracle = run_oracle(p, oracle_split_sizes(p, knobs));
-  const Output got = variant.run(p, knobs);
-  const Agreement agreement = compare_with_oracle(p, oracle, variant, knobs, got);
-  EXPECT_TRUE(agreement.ok) << fp8_name(format) << " head dim " << head_dim << ": "
-                            << describe_failure(p, variant, knobs, agreement);
+  Output got;
+  expect_within_bound(p, Registry::instance().get(variant_name),
+                      std::string(fp8_name(format)) + " head dim " + std::to_string(head_dim), got);
   std::size_t finite = 0;
   for (float x : got) finite += std::isfinite(x) ? 1 : 0;
   EXPECT_GE(finite, static_cast<std::size_t>(kv_heads) * head_dim) << "the finite sequence's rows are finite";
@@ -351,13 +341,10 @@ TEST(GpuSplitK, EveryFp8ValueIsReadExactly) {
 }
 
 // From an fp8 cache the scores take fp16 queries, each row times its own power of two, where the warp's rows fit
-// fp16 that way, and bf16 queries where they do not. Rows 16x apart in size (one block: GQA 8) check that each
-// row's power is undone on that row's scores (the softmax goes from flat to one-hot over them, so a power undone
-// on the wrong row moves its output far past the bound); a row whose values span 2^80, and a K scale that a row's
-// undoing would take below fp32's normal range, send their warps to bf16; K of the format's smallest values
-// (e5m2's are fp16 subnormals) meets the fp16 mma at its low end. Every element within the bound. (Which path ran
-// is not visible here: both meet the bound. The GPU mutant fp16_scores_row_of_fragment, whose bug sits on the fp16
-// path alone, dies in the kill matrix, which shows that path runs.)
+// fp16 so, else bf16. Rows 16x apart (GQA 8, flat to one-hot softmax) fail if a power is undone on the wrong row; a
+// row spanning 2^80 and a K scale the undoing would take below fp32's normals send their warps to bf16; K of the
+// format's smallest values (e5m2's are fp16 subnormals) meets the fp16 mma at its low end. Every element within
+// the bound. (The mutant fp16_scores_row_of_fragment, dying in the kill matrix, shows the fp16 path runs.)
 void expect_fp8_queries_of_any_range_within_bound(Fp8Format format, const std::string& variant_name) {
   const int keys = 256, block = 16, head_dim = 128, gqa = 8;
   const Variant& variant = Registry::instance().get(variant_name);
@@ -387,15 +374,8 @@ void expect_fp8_queries_of_any_range_within_bound(Fp8Format format, const std::s
       p.fp8_cache->k_scales = {0x1p-120f};
       p.explicit_scale = 0x1p118f;
     }
-    validate(p);
-    ASSERT_TRUE(covers(variant.capabilities(), p)) << coverage_gap(variant.capabilities(), p);
-    Knobs knobs;
-    knobs.tile_size = 64;
-    knobs.split_size = 64;
-    const OracleResult oracle = run_oracle(p, oracle_split_sizes(p, knobs));
-    const Agreement agreement = compare_with_oracle(p, oracle, variant, knobs, variant.run(p, knobs));
-    EXPECT_TRUE(agreement.ok) << fp8_name(format) << ", " << draw << ": "
-                              << describe_failure(p, variant, knobs, agreement);
+    Output got;
+    expect_within_bound(p, variant, std::string(fp8_name(format)) + ", " + draw, got);
   }
 }
 
@@ -409,8 +389,8 @@ TEST(GpuSplitK, Fp8QueriesOfAnyRangeStayWithinBound) {
   for (Fp8Format format : kAllFp8Formats) expect_fp8_queries_of_any_range_within_bound(format, "cuda_splitk");
 }
 
-// A kernel that touches memory it does not own must surface as an exception carrying CUDA's own text, not as a
-// hang or zeros. The access poisons the CUDA context, so it runs in a fresh process (death-test style).
+// A kernel's access outside its memory must surface as an exception with CUDA's own text, not a hang or zeros; it
+// poisons the CUDA context, so it runs in a fresh process (death-test style).
 void launch_with_a_block_id_far_outside_the_pool() {
   using namespace cuda;
   try {
@@ -450,8 +430,8 @@ TEST(GpuKernelErrors, IllegalAddressSurfacesWithTheCudaErrorText) {
               "cuda_fused \\(kernel execution\\): cudaError(IllegalAddress|LaunchFailure)");
 }
 
-// A batch that passes launch_attention's checks, its arrays in a 16-byte aligned host arena that no test lets a
-// kernel follow: for the refusals that come before anything is enqueued.
+// A batch that passes launch_attention's checks, its arrays in a host arena no kernel follows: for the refusals
+// that come before anything is enqueued.
 alignas(16) unsigned char host_arena[64];
 cuda::DeviceBatch batch_refused_before_launch(int num_kv_heads) {
   cuda::DeviceBatch batch;
@@ -464,8 +444,7 @@ cuda::DeviceBatch batch_refused_before_launch(int num_kv_heads) {
   return batch;
 }
 
-// launch_attention refuses arrays that the kernels copy 16 bytes at a time when they are not 16-byte aligned,
-// naming the array, before it enqueues anything: so this needs no device (the pointers are never followed).
+// Arrays the kernels copy 16 bytes at a time are refused, by name, unless 16-byte aligned: no device needed.
 TEST(GpuKernelErrors, MisalignedArraysAreRefusedBeforeAnyLaunch) {
   using namespace cuda;
   const DeviceBatch batch = batch_refused_before_launch(1);
@@ -484,8 +463,7 @@ TEST(GpuKernelErrors, MisalignedArraysAreRefusedBeforeAnyLaunch) {
   }
 }
 
-// launch_attention refuses a plan whose grid (a block per work item and KV head, one dimension) would pass CUDA's
-// 2^31 - 1, naming both counts, before it asks the device anything: so this needs no device either.
+// A grid (a block per item and KV head) past CUDA's 2^31 - 1 is refused, naming both counts, before any device call.
 TEST(GpuKernelErrors, GridsPastCudasLimitAreRefusedBeforeAnyLaunch) {
   using namespace cuda;
   const DeviceBatch batch = batch_refused_before_launch(2);

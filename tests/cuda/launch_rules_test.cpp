@@ -1,10 +1,11 @@
-// The launch rules (cuda/launch_rules.h): which kernel, layout, merge shape and split size a launch gets, as plain
-// functions of the problem, the grid and the GPU's size; a pinned choice always wins.
-// Also the plan's work items under a sliding window (plan_attention), which the split-K merge relies on.
+// The launch rules (cuda/launch_rules.h): kernel, layout, merge shape and split size as plain functions of the
+// problem, the grid and the GPU's size, a pinned choice always winning; and plan_attention's work items under a
+// sliding window, which the split-K merge relies on.
 #include <gtest/gtest.h>
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "cuda/launch_rules.h"
 
@@ -14,14 +15,9 @@ namespace {
 constexpr int kH200Multiprocessors = 132;
 
 TEST(LaunchRules, HeadDimsTakeTheSmallestLaneCapacityThatHoldsThem) {
-  EXPECT_EQ(lanes_for(1), 32);
-  EXPECT_EQ(lanes_for(32), 32);
-  EXPECT_EQ(lanes_for(33), 64);
-  EXPECT_EQ(lanes_for(64), 64);
-  EXPECT_EQ(lanes_for(65), 128);
-  EXPECT_EQ(lanes_for(128), 128);
-  EXPECT_EQ(lanes_for(129), 256);
-  EXPECT_EQ(lanes_for(kMaxHeadDim), 256);
+  for (const auto& [head_dim, lanes] : {std::pair{1, 32}, {32, 32}, {33, 64}, {64, 64}, {65, 128}, {128, 128},
+                                        {129, 256}, {kMaxHeadDim, 256}})
+    EXPECT_EQ(lanes_for(head_dim), lanes) << head_dim;
 }
 
 TEST(LaunchRules, WholeGqaGroupsUpToFourTakeTheFourRowKernel) {
@@ -88,15 +84,18 @@ TEST(LaunchRules, TheTensorCoreCopiesFollowTheLaneCapacity) {
   EXPECT_EQ(tensor_core_copies(256, 1), TileCopies::async);
 }
 
+// The layout an H200 gets for a grid of `blocks`.
+KernelLayout h200_layout(long long blocks, KernelLayout pinned = KernelLayout::automatic,
+                         KvCache cache = KvCache::same) {
+  return choose_tensor_core_layout(blocks, kH200Multiprocessors, pinned, cache);
+}
+
 TEST(LaunchRules, AnFp8CacheRunsWideAtEveryGridSize) {
   const long long wave = kFp8WideBlocksPerMultiprocessor * kH200Multiprocessors;
-  const KernelLayout automatic = KernelLayout::automatic;
   for (KvCache cache : {KvCache::e4m3, KvCache::e5m2}) {
-    EXPECT_EQ(choose_tensor_core_layout(1, kH200Multiprocessors, automatic, cache), KernelLayout::wide);
-    EXPECT_EQ(choose_tensor_core_layout(wave, kH200Multiprocessors, automatic, cache), KernelLayout::wide);
-    EXPECT_EQ(choose_tensor_core_layout(wave + 1, kH200Multiprocessors, automatic, cache), KernelLayout::wide);
-    EXPECT_EQ(choose_tensor_core_layout(4 * wave, kH200Multiprocessors, automatic, cache), KernelLayout::wide);
-    EXPECT_EQ(choose_tensor_core_layout(1, kH200Multiprocessors, KernelLayout::deep, cache), KernelLayout::deep);
+    for (long long blocks : {1LL, wave, wave + 1, 4 * wave})
+      EXPECT_EQ(h200_layout(blocks, KernelLayout::automatic, cache), KernelLayout::wide) << blocks;
+    EXPECT_EQ(h200_layout(1, KernelLayout::deep, cache), KernelLayout::deep);
   }
 }
 
@@ -113,27 +112,28 @@ TEST(LaunchRules, AnFp8CacheTakesBf16QueriesAndHeadDimsThatAreAMultipleOf16) {
 
 TEST(LaunchRules, OneWaveRunsWideEvictFirstFourWavesWideAndDeepBetween) {
   const long long wave = kWideBlocksPerMultiprocessor * kH200Multiprocessors;
-  const KernelLayout automatic = KernelLayout::automatic;
-  EXPECT_EQ(choose_tensor_core_layout(1, kH200Multiprocessors, automatic), KernelLayout::wide_evict_first);
-  EXPECT_EQ(choose_tensor_core_layout(wave, kH200Multiprocessors, automatic), KernelLayout::wide_evict_first);
-  EXPECT_EQ(choose_tensor_core_layout(wave + 1, kH200Multiprocessors, automatic), KernelLayout::deep);
-  EXPECT_EQ(choose_tensor_core_layout(4 * wave - 1, kH200Multiprocessors, automatic), KernelLayout::deep);
-  EXPECT_EQ(choose_tensor_core_layout(4 * wave, kH200Multiprocessors, automatic), KernelLayout::wide);
+  EXPECT_EQ(h200_layout(1), KernelLayout::wide_evict_first);
+  EXPECT_EQ(h200_layout(wave), KernelLayout::wide_evict_first);
+  EXPECT_EQ(h200_layout(wave + 1), KernelLayout::deep);
+  EXPECT_EQ(h200_layout(4 * wave - 1), KernelLayout::deep);
+  EXPECT_EQ(h200_layout(4 * wave), KernelLayout::wide);
   // The wave is the GPU's: the same grid is several waves of a smaller GPU.
-  EXPECT_EQ(choose_tensor_core_layout(wave, 16, automatic), KernelLayout::wide);
+  EXPECT_EQ(choose_tensor_core_layout(wave, 16, KernelLayout::automatic), KernelLayout::wide);
   for (KernelLayout pinned : {KernelLayout::deep, KernelLayout::wide, KernelLayout::wide_evict_first}) {
-    EXPECT_EQ(choose_tensor_core_layout(1, kH200Multiprocessors, pinned), pinned);
-    EXPECT_EQ(choose_tensor_core_layout(100 * wave, kH200Multiprocessors, pinned), pinned);
+    EXPECT_EQ(h200_layout(1, pinned), pinned);
+    EXPECT_EQ(h200_layout(100 * wave, pinned), pinned);
   }
 }
 
 TEST(LaunchRules, TheMergeTakesALaneAThreadUpToOneRowAMultiprocessor) {
-  EXPECT_EQ(choose_merge_shape(1, kH200Multiprocessors, MergeShape::automatic), MergeShape::lanes);
-  EXPECT_EQ(choose_merge_shape(kH200Multiprocessors, kH200Multiprocessors, MergeShape::automatic), MergeShape::lanes);
-  EXPECT_EQ(choose_merge_shape(kH200Multiprocessors + 1, kH200Multiprocessors, MergeShape::automatic),
-            MergeShape::warps);
-  EXPECT_EQ(choose_merge_shape(1, kH200Multiprocessors, MergeShape::warps), MergeShape::warps);
-  EXPECT_EQ(choose_merge_shape(1 << 20, kH200Multiprocessors, MergeShape::lanes), MergeShape::lanes);
+  const auto h200_merge = [](long long rows, MergeShape pinned = MergeShape::automatic) {
+    return choose_merge_shape(rows, kH200Multiprocessors, pinned);
+  };
+  EXPECT_EQ(h200_merge(1), MergeShape::lanes);
+  EXPECT_EQ(h200_merge(kH200Multiprocessors), MergeShape::lanes);
+  EXPECT_EQ(h200_merge(kH200Multiprocessors + 1), MergeShape::warps);
+  EXPECT_EQ(h200_merge(1, MergeShape::warps), MergeShape::warps);
+  EXPECT_EQ(h200_merge(1 << 20, MergeShape::lanes), MergeShape::lanes);
 }
 
 TEST(LaunchRules, TheOneWaveSplitIsWholeTilesAndCoversTheContext) {
