@@ -1,34 +1,27 @@
-// The CUDA-core attention kernel: fp32 fused multiply-adds for every storage type and head dim that the tensor-core
-// kernel does not take (fp32, and fp16 and bf16 with head dims not a multiple of 8). C++17 CUDA.
+// The CUDA-core attention kernel: fp32 fused multiply-adds for every storage type and head dim the tensor-core kernel
+// does not take (fp32; fp16 and bf16 with head dims not a multiple of 8). C++17 CUDA.
 //
-// A block is kCudaCoreThreads threads holding all of its ROWS rows. Thread (dim chunk c, key group g) owns head
-// lanes [8c, 8c + 8) of every row and the keys t of each tile with t % key_groups == g. It copies those lanes of
-// its keys' K and V rows into shared memory (16-byte asynchronous copies, STAGES tiles in flight) and reads back
-// only what it copied, so a tile needs no barrier before its use. Per tile:
-//   scores   the thread's partial dot products of its keys with its rows (q in registers), summed over the key's
-//            dim chunks by a butterfly of shuffles that leaves each lane whole dot products of some rows; the
-//            thread's largest score per row goes to shared memory;
+// A block of kCudaCoreThreads threads holds all of its ROWS rows. Thread (dim chunk c, key group g) owns head lanes
+// [8c, 8c + 8) of every row and the keys t of each tile with t % key_groups == g; it copies those lanes of its keys'
+// K and V rows into shared memory (16-byte asynchronous copies, STAGES tiles in flight) and reads back only what it
+// copied, so a tile needs no barrier before use. Per tile:
+//   scores   partial dot products of the thread's keys with its rows (q in registers), summed over the key's dim
+//            chunks by a butterfly of shuffles; each thread's largest score per row goes to shared memory;
 //   (barrier: the one per tile)
-//   weights  each row's tile max from the key groups' maxima; the rescale factor and every key's weight
-//            (online_softmax.h steps), computed by the lanes that hold the row and shuffled to the others;
-//   values   o += p v over the thread's keys, for its lanes of its rows; the holders of a row add its weights to
-//            their share of the denominator.
+//   weights  each row's tile max from the key groups' maxima; the rescale factor and the keys' weights
+//            (online_softmax.h steps), computed by the row's holders and shuffled to the others;
+//   values   o += p v over the thread's keys for its lanes of its rows; the holders add the weights to their share
+//            of the denominator.
 // At the end the key groups' sums meet in shared memory and epilogue.cuh adds them in group order.
 //
-// Arithmetic, which the variants' error models (cuda_variants.cpp) account for:
-//   logits   fp32: each thread's lanes by fused multiply-adds in lane order, then a butterfly sum over the key's
-//            dim chunks (zero padding lanes add exact zeros), then one multiply by the scale: a head_dim-term
-//            dot product in some order, within gamma_{head_dim}, plus the scale's rounding.
-//   weights  per tile: the tile max (exact), raise_running_max (one expf per row: exactly 1 where a finite max
-//            stays) and key_weight (one expf per key: exactly 0 for a masked key): CUDA's expf, 2 ulp; no
-//            fast-math intrinsics anywhere.
-//   sums     each key group accumulates p * v (and its row holders p) over its keys in position order, rescaled
-//            with the rest of the state; the groups' sums are added once at the end, in group order.
-// Masked keys (past the context, past the row's position, past the split, before the row's window) never reach a
-// multiply: scores are -inf, weights exactly 0, and the value loop skips a row's keys outside its range. Keys
-// outside the item's range are never loaded (their shared-memory rows are zero-filled) and table entries outside
-// it are never read. Logit options: the soft cap and ALiBi apply to each score after the scale in fp32
-// (block_work.cuh), a window sets each row's first key, and a sink joins in the epilogue.
+// Arithmetic (the error models of cuda_variants.cpp): a logit is fp32 fused multiply-adds in lane order, a butterfly
+// sum over the dim chunks (padding adds exact zeros), one multiply by the scale: within gamma_{head_dim} plus the
+// scale's rounding. Weights: the exact tile max, raise_running_max (exactly 1 where a finite max stays) and
+// key_weight (exactly 0 for a masked key), CUDA's expf (2 ulp), no fast-math intrinsics. Sums: each key group
+// accumulates p v (and p) in position order; the groups' sums are added once at the end, in group order. Masked keys
+// never reach a multiply (score -inf, weight 0, the value loop skips them); keys outside the item are never loaded
+// (their rows zero-filled), nor their table entries read. Logit options after the scale in fp32 (block_work.cuh); a
+// window sets each row's first key; a sink joins in the epilogue.
 #pragma once
 
 #include <cstdint>
@@ -46,12 +39,11 @@ namespace pacheck::cuda::kernels {
 
 __host__ __device__ constexpr int log2_of(int x) { return x <= 1 ? 0 : 1 + log2_of(x / 2); }
 
-// The ROWS partial dot products of one key, spread over the LANES_PER_KEY consecutive lanes that hold its dim
-// chunks, summed by a butterfly (xor distances LANES_PER_KEY/2, ..., 1). While more than one value is live each
-// step halves them: a lane keeps one half, sends the other and adds its partner's. Afterwards every lane holds
-// kHeld complete dot products, rows [first_held_row, + kHeld); lanes differing only in the bits of the later,
-// non-halving steps hold the same rows (the holder is the one with those bits zero). Each sum is formed in one
-// lane, or symmetrically in two (IEEE addition commutes), so every lane holding a row holds the same bits.
+// The ROWS partial dot products of one key over the LANES_PER_KEY lanes holding its dim chunks, summed by a
+// butterfly (xor distances LANES_PER_KEY/2, ..., 1); while more than one value is live each step halves them (a lane
+// keeps one half, sends the other, adds its partner's). Then every lane holds kHeld dot products, rows
+// [first_held_row, + kHeld), lanes differing only in the non-halving steps' bits the same rows (the holder: those bits
+// zero). Each sum is formed in one lane or symmetrically in two (addition commutes): every holder has the same bits.
 template <int ROWS, int LANES_PER_KEY>
 struct KeyButterfly {
   static constexpr int kSteps = log2_of(LANES_PER_KEY);
@@ -60,8 +52,7 @@ struct KeyButterfly {
   // Lane bits of the non-halving steps: holders have them zero.
   static constexpr int kDuplicateBits = (LANES_PER_KEY >> kHalvings) - 1;
 
-  // BUG butterfly_width_too_narrow: each shuffle's width is its xor distance, so a lane whose partner lies in the next
-  // segment gets its own value back.
+  // BUG butterfly_width_too_narrow: each shuffle's width is its xor distance (a partner past it gives its own value).
   template <GpuBug BUG = GpuBug::none>
   __device__ static void reduce(float (&v)[ROWS], int lane) {
     constexpr bool kNarrow = BUG == GpuBug::butterfly_width_too_narrow;
@@ -100,7 +91,7 @@ struct KeyButterfly {
 
 namespace cuda_core {
 
-// Tile rows are padded by 16 bytes so that the two keys a warp reads at once fall in different banks.
+// Tile rows padded by 16 bytes: the two keys a warp reads at once fall in different banks.
 __host__ __device__ constexpr int row_bytes(int lanes, int element_bytes) { return lanes * element_bytes + 16; }
 
 // Byte offsets of the shared-memory regions.
@@ -129,8 +120,7 @@ __host__ __device__ constexpr SharedLayout shared_layout() {
 
 }  // namespace cuda_core
 
-// Blocks per multiprocessor the register allocation must leave room for: as many as shared memory allows (up to
-// 4) for 4 rows, 2 for 8.
+// Blocks per multiprocessor the registers must allow: as many as shared memory fits (up to 4) for 4 rows, 2 for 8.
 template <typename T, int LANES, int ROWS>
 constexpr int cuda_core_min_blocks() {
   if (ROWS > 4) return 2;
@@ -139,8 +129,7 @@ constexpr int cuda_core_min_blocks() {
   return fit < 2 ? 2 : fit > 4 ? 4 : fit;
 }
 
-// BUG split_start_rounded_up: a split item (key_begin > 0) starts at its first whole KV block, skipping the keys
-// before it when the split size is not a multiple of the block size.
+// BUG split_start_rounded_up: a split item starts at its first whole KV block, skipping the keys before it.
 template <GpuBug BUG>
 __device__ inline BlockWork with_bug(BlockWork work, int block_size) {
   if constexpr (BUG == GpuBug::split_start_rounded_up)
@@ -198,8 +187,7 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
   const int tile = max(1, min(plan.tile_size, TILE_KEYS));
   const int first_position = work.first_position;
 
-  // Each row attends to keys [row_begin, row_end): from the item's first or its window's start, to its own
-  // position + 1, cut at the item's end.
+  // Row r attends to keys [row_begin, row_end): from the item's first or its window's start to its position + 1.
   int row_end[ROWS_PER_THREAD], row_begin[ROWS_PER_THREAD];
   int begin_max = item.key_begin;  // the latest row_begin of the present rows: every row sees a key from here on
 #pragma unroll
@@ -210,8 +198,7 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
     row_begin[r] = row_first_key(batch, work, block_row);
     if (block_row < item.num_rows) begin_max = max(begin_max, row_begin[r]);
   }
-  // What the lane needs of the rows it holds (it scores only those): their first keys, and their soft cap and ALiBi
-  // (one uniform test per score).
+  // The first keys, ALiBi slopes and positions of the rows the lane holds (it scores only those).
   const bool logit_arithmetic = has_logit_arithmetic(batch);
   float held_slope[kHeld];
   int held_position[kHeld], held_begin[kHeld];
@@ -265,8 +252,8 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
   const unsigned char* const v_pool = static_cast<const unsigned char*>(batch.v_pool);
   const int num_tiles = (item.key_end - item.key_begin + tile - 1) / tile;
 
-  // Index of key `position`'s (block, slot, kv_head) vector in the pools, through the block table. It fits 32
-  // bits (launch_attention checks); the byte offset may not.
+  // Key `position`'s (block, slot, kv_head) vector in the pools, through the block table: 32 bits
+  // (launch_attention checks), its byte offset maybe not.
   const auto vector_index = [&](int position) {
     int logical_block, slot;
     block_div.divmod(position, logical_block, slot);
@@ -275,14 +262,13 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
   };
   static_assert(kKeysPerThread <= kLanesPerKey, "each of a key group's keys is looked up by one of its lanes");
 
-  // Starts the copy of this thread's chunks of its keys of tile i; keys past the item's range (or past the
-  // tile, when the tile_size knob is below TILE_KEYS) are zero-filled, never read from the pools.
+  // Starts the copy of this thread's chunks of its keys of tile i; keys past the item or the tile are zero-filled.
   const auto load_tile = [&](int i) {
     const int t0 = item.key_begin + i * tile;
     const int count = min(tile, item.key_end - t0);
     unsigned char* const k_stage = kv_tiles + (i % STAGES) * TILE_KEYS * kRowBytes;
     unsigned char* const v_stage = k_stage + STAGES * TILE_KEYS * kRowBytes;
-    // Every lane of a key group copies the same keys: lane k of the group looks up key k and shares the index.
+    // A key group's lanes copy the same keys: lane k looks up key k and shares the index.
     unsigned looked_up = 0;
     if (dim_chunk < kKeysPerThread && key_group + dim_chunk * kKeyGroups < count)
       looked_up = vector_index(t0 + key_group + dim_chunk * kKeyGroups);
@@ -335,9 +321,9 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
 
   for (int i = 0; i < num_tiles; ++i) {
     const int t0 = item.key_begin + i * tile;
-    // this thread's copies of tile i have landed (BUG cp_async_wait_one_late: one group too many may be pending)
+    // this thread's copies of tile i landed (BUG cp_async_wait_one_late: one group too many may be pending)
     ptx::copy_async_wait<BUG == GpuBug::cp_async_wait_one_late ? STAGES - 1 : STAGES - 2>();
-    // The stage tile i + STAGES - 1 reuses held this thread's own tile i - 1, already folded: no barrier.
+    // Tile i + STAGES - 1's stage held this thread's own, folded tile i - 1: no barrier.
     if (i + STAGES - 1 < num_tiles) load_tile(i + STAGES - 1);
     else ptx::copy_async_commit();
     const unsigned char* const k_stage = kv_tiles + (i % STAGES) * TILE_KEYS * kRowBytes;
@@ -350,7 +336,7 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
       if (first_row + r < item.num_rows) keys_min = min(keys_min, keys[r]);
       keys_max = max(keys_max, keys[r]);
     }
-    int held_keys[kHeld];  // keys[] of the rows this lane holds, picked with constant indices (no local memory)
+    int held_keys[kHeld];  // keys[] of the rows the lane holds, by constant indices (no local memory)
 #pragma unroll
     for (int h = 0; h < kHeld; ++h) {
       held_keys[h] = 0;
@@ -395,8 +381,8 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
       for (int h = 0; h < kHeld; ++h)
         tile_max_par[(first_row + first_held_row + h) * kKeyGroups + key_group] = thread_max[h];
     }
-    // Every key group's maxima are in (the other parity's slots are rewritten only after the next barrier, once
-    // everyone has read them). BUG tile_max_barrier_missing: no barrier, so the key groups drift apart.
+    // Every key group's maxima are in (the other parity's are rewritten only after the next barrier).
+    // BUG tile_max_barrier_missing: no barrier, the key groups drift apart.
     if constexpr (BUG != GpuBug::tile_max_barrier_missing) __syncthreads();
 
     // Weights of this thread's keys for the rows it holds; the rescale factor of each of its rows from its holder.
@@ -416,10 +402,8 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
 #pragma unroll
         for (int g = 0; g < kKeyGroups; ++g) tile_max = fmaxf(tile_max, maxima[g]);
       }
-      // Both steps take masked values as they are (variants/online_softmax.h): a fully masked tile leaves the
-      // running max alone (factor 1, or 0 on a still empty state), a masked key weighs exactly 0. An empty state's
-      // sums are 0 (or NaN), which a factor of 1 leaves as a factor of 0 does; 1 keeps the rescale below skipped
-      // for rows that have no key yet, or never get one (rows past the item's, rows before their split).
+      // A fully masked tile leaves the running max (factor 1, or 0 on an empty state), a masked key weighs 0. An
+      // empty state's sums (0 or NaN) stay alike under 1 as under 0; 1 keeps the rescale skipped for keyless rows.
       const bool empty = run_max[h] == -INFINITY;
       const float alpha = raise_running_max(run_max[h], run_den[h], tile_max);
       own_alpha[h] = empty ? 1.0f : alpha;
@@ -468,9 +452,8 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
     }
   }
 
-  // The key groups' sums meet in shared memory (the K/V space is free once every thread is past its last tile),
-  // then each output element is their sum in group order: normalised (fused) or a partial state (split-K).
-  // The mutant that waits one group late drains its copies first, so that none lands in the sums.
+  // The key groups' sums meet in the K/V space (free after the last tile); the epilogue adds them in group order.
+  // The mutant that waits one group late drains its copies first, so none lands in the sums.
   if constexpr (BUG == GpuBug::cp_async_wait_one_late) ptx::copy_async_wait<0>();
   __syncthreads();
   float* const group_acc = reinterpret_cast<float*>(kv_tiles);  // [kKeyGroups][kRows][LANES]

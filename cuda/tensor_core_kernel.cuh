@@ -1,50 +1,33 @@
-// The tensor-core attention kernel, for bf16 or fp16 storage with head dims that are a multiple of 8 (whole 16-byte
-// rows), and for fp8 caches (e4m3, e5m2) with bf16 queries and head dims that are a multiple of 16. Same work
-// items, plan, partial states and online-softmax steps as the CUDA-core kernel (cuda_core_kernel.cuh); only the two
-// inner products move from fp32 fused multiply-adds to mma.sync (16-bit inputs, fp32 accumulators).
-// The kernel reads as a pipeline of named steps of TensorCoreBlock: stage the block's queries and table, start the
-// copies of the first tiles, then per tile wait, score, take the block's tile max, rescale, accumulate the values
-// and refill the stage; at the end the warps' sums meet and epilogue.cuh writes the result. C++17 CUDA.
+// The tensor-core attention kernel: bf16 or fp16 storage with head dims a multiple of 8 (whole 16-byte rows), and
+// fp8 caches (e4m3, e5m2) with bf16 queries and head dims a multiple of 16. The CUDA-core kernel's work items, plan,
+// partial states and online-softmax steps (cuda_core_kernel.cuh), with both inner products on mma.sync (16-bit
+// inputs, fp32 accumulators). TensorCoreBlock's steps: stage the queries and table, start the first tiles' copies,
+// then per tile wait, score, take the block's tile max, rescale, accumulate the values and refill; at the end the
+// warps' sums meet and epilogue.cuh writes the result. C++17 CUDA.
 //
-// A block is 4 warps. A tile is up to 64 keys; warp w owns keys [16 w, 16 w + 16) of every tile: it copies their
-// K and V rows into shared memory (STAGES tiles in flight) and reads back only those, so a warp never waits for
-// another's copies. The copies are tensor copies where TileCopies asks for them and the block size and the item
-// allow (16 keys = 16 consecutive slots of one block: one instruction per 64 lanes, kv_tensor_maps.h), 16-byte
-// asynchronous copies otherwise. A tensor copy reads the whole 16-slot run, so in an item's last tile it may read
-// slots past the item's last key (in the same block, so in the pool); their rows are zeroed before use, as the
-// asynchronous copies zero-fill them without reading. Per tile:
-//   scores   S^T[key, row] = K Q^T by mma.m16n8k16, transposed so that no operand is padding: the warp's 16
-//            keys are the M rows, the block's rows (at most 8) the N columns, the head the K dimension; each
-//            thread ends up with keys g and g + 8 (g = lane / 4) of rows 2t and 2t + 1 (t = lane % 4);
-//   max      a row's tile max over the 8 threads that hold it (shuffles) and over the warps (shared memory: the
-//            one barrier per tile), so every thread of a row keeps the same running max;
-//   weights  raise_running_max and key_weight (online_softmax.h) on each thread's own keys, every row's factor
-//            taken every tile, no branch around an exp (the accumulator's multiplies skipped where the warp's
-//            factors change no bits); its share of the denominator sums them in fp32;
-//   values   O^T[lane, row] += V^T P^T by mma, 16 lanes a block as the M rows: the fp32 weights are split
-//            into hi + lo of the storage type (two mma: the weights enter with twice its significant bits),
-//            transposed into the B operand's layout in registers (movmatrix), and the accumulator fragments are
-//            held as two OnlineSoftmaxStates' lanes (one per row), which scale_lanes rescales.
-// Arithmetic, for the error model (cuda_variants.cpp, oracle/ERROR_MODEL.md "Tensor cores"): an mma
-// forms C + sum of 16 exact products per output element; the model takes its error to be at most 72 u times
-// |C| + sum |products| (the alignment-and-truncation behaviour measured on NVIDIA tensor cores, with a factor 2
-// to spare), a logit passes through ceil(head_dim / 16) of them, an accumulator term through two per tile, and
-// the hi + lo split leaves a relative weight error of at most 2^-18 = 64 u in the numerator for bf16; for fp16,
-// 2^-22 = 4 u, or 2^-25 absolute per half where it falls below fp16's normal range. The logit options are
-// the CUDA-core kernel's (block_work.cuh): fp32 on the scaled score, each row's keys from its window's start, the
-// sink in the epilogue. An item whose first key is not a multiple of 16 (a window's start need not be) takes the
-// asynchronous copies.
+// A block is 4 warps, a tile up to 64 keys; warp w copies the K and V rows of keys [16 w, 16 w + 16) of each tile
+// (STAGES tiles in flight) and reads back only those, so no warp waits on another's copies. Tensor copies where
+// TileCopies, the block size and the item allow (16 consecutive slots of one block, one instruction per 64 lanes:
+// kv_tensor_maps.h), else 16-byte asynchronous copies. A tensor copy may read slots past the item's last key (in
+// the pool); their rows are zeroed before use, as the asynchronous copies zero-fill them. Per tile:
+//   scores   S^T = K Q^T by mma.m16n8k16, transposed so that no operand is padding: the warp's 16 keys are M, the
+//            block's rows (at most 8) N, the head K; a thread holds keys g, g + 8 (g = lane / 4) of rows 2t, 2t + 1
+//            (t = lane % 4);
+//   max      a row's tile max over its 8 threads (shuffles) and the warps (shared memory: the one barrier per tile);
+//   weights  raise_running_max and key_weight (online_softmax.h) on the thread's keys, no branch around an exp; its
+//            share of the denominator sums them in fp32;
+//   values   O^T += V^T P^T by mma, 16 lanes a block as M: the fp32 weights split into hi + lo of the storage type
+//            (two mma), moved into the B layout by movmatrix; the accumulators are two OnlineSoftmaxStates' lanes.
+// Arithmetic: oracle/ERROR_MODEL.md "Tensor cores" (72 u per mma; ceil(head_dim / 16) per logit, two per tile per
+// accumulator term; the hi + lo split within 64 u in bf16, 4 u or 2^-25 absolute in fp16). Logit options as the
+// CUDA-core kernel's (block_work.cuh). An item whose first key is not a multiple of 16 takes asynchronous copies.
 //
-// An fp8 cache (C = e4m3 or e5m2) lands in shared memory as it is, a byte an element, and each thread widens its
-// fragments in registers (exact, storage.cuh). K widens to fp16, one conversion a pair where bf16 takes three more, and
-// the scores take the queries in fp16, each row scaled by a power of two into fp16's normal range (exact where the
-// row's values fit, else the warp keeps bf16 queries and K: to_fp16_scores). V widens to fp16 from e4m3, whose nonzero
-// finite values are all fp16 normals (a byte permute per four values more), and the values product splits the weights
-// into fp16 (the fp16 problems' values product and model); from e5m2, to bf16. The same ldmatrix addresses read 16 fp8
-// where they read 8 bf16, so one K load serves two mma steps and one V load two lane blocks, with the head dims
-// permuted inside each 16-dim step (the queries' fragments permuted alike) and inside each lane block (undone where the
-// sums are written). The K scale multiplies the logit, the V scale the sums, in fp32: one rounding each
-// (ERROR_MODEL.md, "fp8 caches").
+// An fp8 cache lands in shared memory as bytes; each thread widens its fragments exactly (storage.cuh). K widens to
+// fp16 for fp16 queries scaled per row by a power of two into fp16's normal range (exact where the row fits, else
+// the warp keeps bf16: to_fp16_scores); V to fp16 from e4m3 (the fp16 problems' values product and model), to bf16
+// from e5m2. One ldmatrix reads 16 fp8 where it reads 8 bf16, so a load serves two mma steps or lane blocks, the
+// head dims permuted within each step (the queries' fragments alike) and lane block (undone in write_result). The K
+// scale multiplies the logit, the V scale the sums, in fp32: one rounding each (ERROR_MODEL.md, "fp8 caches").
 #pragma once
 
 #include <cfloat>
@@ -71,14 +54,11 @@ inline constexpr int kTileKeys = kTensorCoreTileKeys;
 inline constexpr int kWarpKeys = kTileKeys / kWarps;  // one mma K step of the values product
 static_assert(kWarpKeys == 16 && kWarpKeys == kTensorCopyKeys, "a warp's keys are one m16n8k16 K dimension");
 
-// Two layouts of a stage's K and V rows:
-//   padded    [stage][K, V][key][row_bytes]: rows padded by 16 bytes, so that ldmatrix's 8 rows fall in distinct
-//             banks;
-//   swizzled  [stage][K, V][warp][64-lane box][16 keys][128 bytes], 16-byte piece c of key k's row stored at piece
-//             c ^ (k % 8): the tensor copies' 128-byte swizzle, which keeps ldmatrix free of conflicts unpadded.
-//             Each box is 2 KB at a 1024-byte aligned offset, as the swizzle requires.
+// A stage's K and V rows, padded ([stage][K, V][key][row_bytes], 16 bytes more a row: ldmatrix's 8 rows in distinct
+// banks) or swizzled ([stage][K, V][warp][64-lane box][16 keys][128 bytes], piece c of key k at c ^ (k % 8): the
+// tensor copies' 128-byte swizzle, conflict-free unpadded; each 2 KB box 1024-byte aligned, as the swizzle needs).
 struct SharedLayout {
-  int kv;        // the stages' K and V rows; after the last tile the warps' accumulators
+  int kv;        // the stages' K and V rows; after the last tile, the warps' accumulators
   int table;     // staged block-table entries
   int queries;   // [rows][row_bytes]: the block's queries, padded rows (zero past the head)
   int tile_max;  // [2 parities][warps][8 rows]
@@ -89,9 +69,7 @@ struct SharedLayout {
 __host__ __device__ constexpr int row_bytes(int lanes, int kv_bytes = 2) {  // +16: ldmatrix without conflicts
   return lanes * kv_bytes + 16;
 }
-// The floats of a row of a warp's sums in shared memory at the end: 4 more than the lanes, so that a store
-// instruction's 4 rows (one per t) fall in distinct banks, (2t + e) * (lanes + 4) differing by 8t modulo the 32
-// banks, where rows of `lanes` floats put them all in one (a 4-way conflict at 8 rows).
+// Floats of a row of a warp's sums at the end: lanes + 4, so that a store's 4 rows (one per t) fall in distinct banks.
 __host__ __device__ constexpr int summed_row_floats(int lanes) { return lanes + 4; }
 inline constexpr int kBoxBytes = kTensorCopyKeys * kTensorCopyLanes * 2;
 __host__ __device__ constexpr int stage_bytes(int lanes, bool swizzled, int kv_bytes = 2) {
@@ -113,9 +91,8 @@ __host__ __device__ constexpr SharedLayout shared_layout(int lanes, int rows, in
   return s;
 }
 
-// Blocks per multiprocessor the registers must allow: as many as the shared memory fits, at most 3 (4 from an fp8
-// cache, whose stages are half as large: a fourth block hides the latency of its widening, and a batch-64 grid of
-// 8 KV heads fits the GPU in one wave).
+// Blocks per multiprocessor the registers must allow: as many as shared memory fits, at most 3 (4 from an fp8 cache,
+// whose stages are half as large: a fourth block hides its widening's latency).
 template <int LANES, int ROWS, int STAGES, int KV_BYTES = 2>
 constexpr int min_blocks() {
   const int fit = 227 * 1024 / (shared_layout(LANES, ROWS, STAGES, KV_BYTES).total + 1024);
@@ -153,9 +130,8 @@ __device__ inline unsigned pack(T first, T second) {
   return MmaOperand<T>::bits(first) | (MmaOperand<T>::bits(second) << 16);
 }
 
-// An fp32 weight as hi + lo with hi = T(p) and lo = T(p - hi): p - hi is exact in fp32 (hi is p's nearest T, a
-// multiple of p's own ulp), so hi + lo differs from p by lo's rounding alone: 2^-9 |p - hi| <= 2^-18 |p| in bf16,
-// 2^-11 |p - hi| <= 2^-22 |p| in fp16, or half fp16's subnormal spacing, 2^-25, where lo falls below 2^-14.
+// An fp32 weight as hi = T(p) and lo = T(p - hi): p - hi is exact in fp32 (hi is a multiple of p's ulp), so hi + lo
+// errs by lo's rounding alone: 2^-18 |p| in bf16, 2^-22 |p| in fp16 (2^-25 absolute where lo is below 2^-14).
 template <typename T>
 struct SplitWeight {
   T hi, lo;
@@ -168,12 +144,10 @@ __device__ inline SplitWeight<T> split_weight(float p) {
 
 }  // namespace tensor_core
 
-// One block of the tensor-core kernel: what it works on, where its shared memory lies, and the steps of its
-// pipeline. STAGES tiles sit in shared memory: one is folded while the others land. The first kTableEntries entries
-// of the item's block table are staged in shared memory; an item with more reads its table through L1. With COPIES
-// = tensor, where `maps` are usable and the item starts at a multiple of 16 keys, each warp's 16 keys of a tile
-// arrive as tensor copies (one per 64 lanes of K and of V, issued by one lane); other items, and the other COPIES,
-// use 16-byte asynchronous copies. S: the storage, bf16 or fp16 (the mma's operand type); C: what the pools hold.
+// One block of the tensor-core kernel: its work, its shared memory and its pipeline's steps. STAGES tiles in shared
+// memory, one folded while the others land; the first kTableEntries entries of the block table staged (more: read
+// through L1). COPIES = tensor uses tensor copies where `maps` are usable and the item starts at a multiple of 16
+// keys, else 16-byte asynchronous copies. S: the storage, bf16 or fp16 (the mma's operand type); C: the pools'.
 template <Storage S, int LANES, int ROWS, int STAGES, TileCopies COPIES, GpuBug BUG = GpuBug::none,
           KvCache C = KvCache::same>
 struct TensorCoreBlock {
@@ -182,10 +156,8 @@ struct TensorCoreBlock {
   using T = typename StorageType<S>::type;
   using Mma = tensor_core::MmaOperand<T>;
   static constexpr bool kFp8 = C != KvCache::same;
-  // The values product's operand type: T, or fp16 from an e4m3 cache (V widens to fp16 in one conversion a pair, to
-  // bf16 in four instructions; the weights' fp16 split is the fp16 problems'). e5m2's subnormals are fp16
-  // subnormals, which the mma does not scale as it scales normal values (a V scaled by a power of two then changes
-  // more than the output's exponent), so e5m2 stays bf16, where every fp8 value is normal.
+  // The values product's operand type: T, or fp16 from e4m3 (one conversion a pair, not four instructions). e5m2
+  // stays bf16: its subnormals are fp16 subnormals, which the mma does not scale as it scales normal values.
   using VT = std::conditional_t<C == KvCache::e4m3, __half, T>;
   using ValuesMma = tensor_core::MmaOperand<VT>;
   static constexpr int kKvBytes = tensor_core_kv_bytes(C);  // of a K or V element in the pools and the stages
@@ -216,26 +188,23 @@ struct TensorCoreBlock {
   static_assert(kSwizzled || COPIES != TileCopies::async_evict_first,
                 "ptxas 13.0 drops the L2 policy of the padded layout's copies (see TileCopies)");
 
-  // The state of rows 2t + e (e = 0, 1): the running max (the same in every thread of the row), this thread's share
-  // of the denominator (the weights of its own keys), and its accumulator lanes 16 j + g and 16 j + g + 8 as
-  // acc[e].o[2 j] and acc[e].o[2 j + 1].
+  // Rows 2t + e's state: the running max (alike in the row's threads), this thread's share of the denominator, and
+  // its accumulator lanes 16 j + g, 16 j + g + 8 as acc[e].o[2 j], acc[e].o[2 j + 1].
   struct RowStates {
     float run_max[2] = {-INFINITY, -INFINITY};
     float run_den[2] = {0.0f, 0.0f};
     OnlineSoftmaxState<2 * kLaneBlocks> acc[2];
   };
-  // Row g's q as mma B fragments of the scores (N columns: the block's rows, zero past them): qb[s] = dims
-  // 16 s + 2t, + 1 and 16 s + 8 + 2t, + 1 (the lower dim in the low half, as pack places the lower index); from an
-  // fp8 cache 16 s + 4t, + 1 and 16 s + 4t + 2, + 3, the dims its K fragments hold (scores_fp8). In bf16 (T), or
-  // in fp16 times 2^e_g where fp16 is true (to_fp16_scores).
+  // Row g's q as the scores' B fragments (zero past the block's rows): qb[s] = dims 16 s + 2t, + 1 and
+  // 16 s + 8 + 2t, + 1 (from an fp8 cache 16 s + 4t .. + 3, as its K fragments: scores_fp8); in T, or in fp16
+  // times 2^e_g where fp16 (to_fp16_scores).
   struct QueryFragments {
     unsigned qb[kHeadSteps][2];
     bool fp16 = false;                     // the same in every lane of the warp
     float score_scale[2] = {1.0f, 1.0f};  // what multiplies rows 2t, 2t + 1's scores: the K scale, times 2^-e
   };
-  // Where lane's ldmatrix row of a K or V fragment lies in a stage. Swizzled: where the key's row starts and
-  // (x ^ key % 8) * 16 (x: the lane's piece within a pair, see matrix_offset); padded: where the lane's piece of
-  // step 0 lies.
+  // Where the lane's ldmatrix row lies in a stage: swizzled, the key's row start and (x ^ key % 8) * 16
+  // (matrix_row); padded, the lane's piece of step 0.
   struct MatrixRow {
     int start;
     int piece_xor;
@@ -267,9 +236,8 @@ struct TensorCoreBlock {
   const std::int32_t* table;
   int num_tiles;
   float k_scale, v_scale;  // an fp8 cache's scales of the block's KV head; 1 otherwise
-  // The asynchronous copies' addressing, the same for every tile: piece lane + 32 c of a warp's tile is chunk
-  // copy_chunk of key copy_first_key + c kKeysPerCopy, so its chunk, and where that chunk starts in a row of the
-  // pools (k_chunk, v_chunk), are the same in every copy.
+  // The asynchronous copies' addressing, alike in every tile: piece lane + 32 c is chunk copy_chunk of key
+  // copy_first_key + c kKeysPerCopy, starting at k_chunk, v_chunk in a pool row.
   int live_chunks;                   // 16-byte pieces of a row inside the head
   unsigned row_stride;               // bytes per (slot, KV head) vector
   const unsigned char* k_pool;
@@ -300,10 +268,8 @@ struct TensorCoreBlock {
       row_positions[e] = row_position(work, 2 * t + e);
     }
     logit_arithmetic = has_logit_arithmetic(batch);
-    // The host allowed tensor copies for the launch (block size and tile multiples of 16); this item's warp tiles
-    // are then whole runs of 16 slots of one block if it starts at a multiple of 16. The swizzle needs the stages
-    // 1024-byte aligned, which the declaration asks for; should a toolchain not honour it, fail loudly rather than
-    // read misplaced rows (or fall back to a silently slower path).
+    // Tensor copies where the launch allows them and the item starts at a multiple of 16 (its warp tiles are then
+    // runs of 16 slots of one block). Stages not 1024-byte aligned for the swizzle trap rather than misread.
     tensor_copies = COPIES == TileCopies::tensor && maps.usable && work.item.key_begin % kWarpKeys == 0;
     if (tensor_copies && ptx::shared_address(kv_tiles) % 1024 != 0) __trap();
     first_block = block_div.quotient(work.item.key_begin);
@@ -324,8 +290,7 @@ struct TensorCoreBlock {
     v_chunk = v_pool + copy_chunk * 16;
   }
 
-  // Block row r attends to keys [item.key_begin, end): its own position + 1, cut at the item's end (an absent
-  // row: none).
+  // Block row r's keys end at its position + 1, cut at the item's end (an absent row: none).
   __device__ int row_end_of(int r) const {
     const bool present = r < ROWS && r < work.item.num_rows;
     return present ? min(work.first_position + (work.item.first_row + r) / work.gqa + 1, work.item.key_end)
@@ -334,10 +299,8 @@ struct TensorCoreBlock {
 
   // --- before the first tile ------------------------------------------------------------------------------------
 
-  // The block's queries, staged in shared memory (row r at kShared.queries + r kRowBytes, zero past the block's
-  // rows and past the head) by one 16-byte asynchronous copy per piece (launch_attention checks that the queries
-  // are 16-byte aligned; head_dim is a multiple of 8, so every row is). They land with the table, before the
-  // barrier of stage_table: one copy a thread starts the table's loads sooner than per-thread fragment loads would.
+  // The block's queries into shared memory (row r at kShared.queries + r kRowBytes, zero past the rows and the
+  // head), one 16-byte asynchronous copy per piece (every row is 16-byte aligned); they land by stage_table's barrier.
   __device__ void stage_queries() const {
     unsigned char* const queries_s = shared + kShared.queries;
     const unsigned char* const queries = static_cast<const unsigned char*>(batch.queries);
@@ -366,10 +329,9 @@ struct TensorCoreBlock {
       return (kv * kTileKeys + key) * kKvRowBytes + chunk * 16;
   }
 
-  // Zero the lanes past the head in every stage: copies read and write only live pieces. Padded: this warp's rows,
-  // with the same lane-to-piece map as the copies, so each address is written by one thread in program order
-  // (always done: the 16-byte row padding is never written). Swizzled: only when head_dim < LANES, every byte of
-  // the stages, fenced before any tensor copy writes them.
+  // Zeroes the lanes past the head in every stage (copies write only live pieces). Padded: always, this warp's rows
+  // by the copies' lane-to-piece map, so one thread writes each address in program order. Swizzled: where
+  // head_dim < LANES, every byte, fenced before any tensor copy.
   __device__ void zero_lanes_past_head() const {
     if constexpr (kSwizzled) {
       if (batch.head_dim < LANES) {
@@ -391,8 +353,7 @@ struct TensorCoreBlock {
     }
   }
 
-  // The item's block table into shared memory, the tensor copies' barriers initialised, and the block's queries
-  // landed: the one barrier before the first tile.
+  // The block table staged, the tensor copies' barriers initialised, the queries landed: one barrier.
   __device__ void stage_table() const {
     if (table_staged) {
       const int table_count = block_div.quotient(work.item.key_end - 1) - first_block + 1;
@@ -410,8 +371,7 @@ struct TensorCoreBlock {
 
   __device__ unsigned char* stage_of(int i) const { return kv_tiles + (i % STAGES) * kStageBytes; }
 
-  // This warp's keys of tile i that lie in the item: a prefix of its 16, the same in every tile but the item's
-  // last (16, or 0 for a warp past a tile shorter than 64 keys).
+  // This warp's keys of tile i inside the item: a prefix of its 16, alike in every tile but the item's last.
   __device__ int warp_live_keys(int i) const {
     return min(max(min(tile, work.item.key_end - (work.item.key_begin + i * tile)) - warp * kWarpKeys, 0), kWarpKeys);
   }
@@ -423,16 +383,14 @@ struct TensorCoreBlock {
     return physical * batch.block_size + slot;
   }
 
-  // 16-byte asynchronous copies of this warp's K and V rows of tile i. Lane k < 16 looks up key k; the lanes share
-  // the vector indices by shuffle. Keys past the item are zero-filled, never read from the pools.
+  // 16-byte asynchronous copies of this warp's K and V rows of tile i; lane k < 16 looks up key k, shared by
+  // shuffle. Keys past the item are zero-filled, never read.
   __device__ void copy_rows_async(int i) const {
     unsigned char* const stage = stage_of(i);
     const int live_keys = warp_live_keys(i);
     const unsigned looked_up =
         lane < live_keys ? static_cast<unsigned>(slot_row(i, lane)) * batch.num_kv_heads + work.kv_head : 0u;
-    // A whole tile of whole rows (at tile = 64 and head_dim = LANES, every tile but an item's last): every piece
-    // is read, so a copy's addresses are one multiply-add from its key's row and a swizzled offset, with no
-    // zero-fill predicate. This is the loop's bulk, and about half the instructions of the general form below.
+    // A whole tile of whole rows (the bulk): no zero-fill predicate, about half the general form's instructions.
     if (live_keys == kWarpKeys && live_chunks == kChunksPerRow) {
 #pragma unroll
       for (int c = 0; c < kCopiesPerLane; ++c) {
@@ -467,9 +425,8 @@ struct TensorCoreBlock {
     ptx::copy_async_commit();
   }
 
-  // Lane 0 copies the 16 slots' K and V boxes of tile i (lanes past head_dim read as zeros) and announces their
-  // bytes; a warp with no keys here still arrives, so that every phase completes. Dead rows are zeroed on arrival
-  // (wait_for_tile).
+  // Lane 0 copies tile i's 16 slots' K and V boxes (lanes past head_dim read as zeros) and announces their bytes;
+  // a warp with no keys still arrives, so every phase completes. wait_for_tile zeroes dead rows.
   __device__ void issue_tensor_copies(int i) const {
     if (lane != 0) return;
     unsigned char* const stage = stage_of(i);
@@ -493,7 +450,7 @@ struct TensorCoreBlock {
     issue_tensor_copies(i);
   }
 
-  // Every stage starts filling; afterwards a warp refills the stage of each tile it has folded (refill).
+  // Every stage starts filling; refill then refills each folded tile's stage.
   __device__ void start_pipeline() const {
 #pragma unroll
     for (int s = 0; s < STAGES; ++s) {
@@ -502,28 +459,24 @@ struct TensorCoreBlock {
     }
   }
 
-  // Tile i + STAGES into the stage tile i leaves, issued right after tile i is folded rather than after the next
-  // wait, so that STAGES tiles are in flight while the warp waits for tile i + 1.
+  // Tile i + STAGES into tile i's stage, right after the fold, so STAGES tiles are in flight during the next wait.
   __device__ void refill(int i) const {
     __syncwarp();  // every lane is done with tile i's stage
-    // The flipped-parity mutant waits for tile i's phase with the right parity here, after its reads, so that only
-    // the reads go wrong: no arrival on a running phase, no copy in flight when the block exits.
+    // The flipped-parity mutant waits the right parity after its reads, so only they go wrong (no copy in flight
+    // at exit, no arrival on a running phase).
     if constexpr (BUG == GpuBug::mbarrier_parity_flipped)
       if (tensor_copies) ptx::barrier_wait(&barriers[(i % STAGES) * kWarps + warp], (i / STAGES) & 1);
     if (i + STAGES < num_tiles) load_tile(i + STAGES);
     else if (!tensor_copies) ptx::copy_async_commit();
   }
 
-  // Tile i is in shared memory for this warp: this thread's asynchronous copies have landed, or its tensor copies
-  // have (the rows of keys past the item zeroed, as the asynchronous copies zero-fill them: a 0 weight times stale
-  // or poisoned V would be NaN).
+  // Waits for this warp's tile i; after tensor copies, zeroes the rows past the item (0 times a stale V may be NaN).
   __device__ void wait_for_tile(int i) const {
     if (!tensor_copies) {
       // tiles i + 1 .. i + STAGES - 1 may still be in flight (BUG tc_cp_async_wait_one_late: tile i too)
       ptx::copy_async_wait<BUG == GpuBug::tc_cp_async_wait_one_late ? STAGES : STAGES - 1>();
     } else if constexpr (BUG == GpuBug::mbarrier_parity_flipped) {
-      // The other parity: true at once while tile i's phase runs; once it has completed, it names the next phase,
-      // which only this warp's refill starts, so the wait gives up after a bounded spin instead of hanging.
+      // The other parity: true at once while the phase runs; afterwards a bounded spin instead of a hang.
       ptx::barrier_wait_bounded(&barriers[(i % STAGES) * kWarps + warp], ((i / STAGES) & 1) ^ 1, 1024);
     } else {
       ptx::barrier_wait(&barriers[(i % STAGES) * kWarps + warp], (i / STAGES) & 1);
@@ -535,8 +488,7 @@ struct TensorCoreBlock {
           const int kv = p / pieces, key = live_keys + p % pieces / kChunksPerRow, chunk = p % kChunksPerRow;
           *reinterpret_cast<uint4*>(stage + piece_offset(kv, warp * kWarpKeys + key, chunk)) = make_uint4(0, 0, 0, 0);
         }
-        // A row dead here is dead in every later tile of the item (see warp_live_keys): no tensor copy writes it
-        // again, and the fence orders these stores before any that did.
+        // Dead in every later tile too (warp_live_keys); the fence orders these stores before later copies.
         ptx::fence_shared_for_tensor_copies();
       }
     }
@@ -545,7 +497,7 @@ struct TensorCoreBlock {
 
   // --- folding a tile -----------------------------------------------------------------------------------------------
 
-  // The q fragments, read from the staged rows once the first copies are on their way.
+  // The q fragments from the staged rows, once the first copies are on their way.
   __device__ QueryFragments query_fragments() const {
     const unsigned char* const queries_s = shared + kShared.queries;
     QueryFragments q;
@@ -561,15 +513,11 @@ struct TensorCoreBlock {
     return q;
   }
 
-  // The queries as fp16 for an fp8 cache's scores, where that is exact. Row g's q times 2^e_g, e_g = 15 - the exponent
-  // of its largest |q|, puts that at [2^15, 2^16) and every other nonzero element at or above 2^-14 when the exponents
-  // of the row's nonzero |q| differ by less than 30 (all fp32 normals): every element an fp16 normal, whose 11
-  // significant bits hold bf16's 8, so the conversion is exact. Each product is then exact in either type, the mma's
-  // error (one model for fp16 and bf16: alignment and truncation relative to its inputs, subnormal inputs such as
-  // e5m2's honoured, as for the fp16 problems) scales by 2^e with them, and
-  // the K scale times 2^-e_r, exact while an fp32 normal, takes row r's score back in the one rounding of s k_scale:
-  // the bf16 path's bound. Any row out of these limits (an inf or NaN, a subnormal, a wider span, a scale out of range)
-  // keeps the warp on bf16; every warp holds the same rows, so every warp decides alike.
+  // The queries as fp16 for an fp8 cache's scores, where exact: row g's q times 2^e_g (e_g = 15 - the exponent of
+  // its largest |q|) is all fp16 normals when its nonzero |q| are fp32 normals whose exponents differ by less than
+  // 30, and fp16's 11 bits hold bf16's 8. The products stay exact, the mma's error scales by 2^e, and the K scale
+  // times 2^-e_r (exact while an fp32 normal) restores row r's score in the one rounding of s k_scale: the bf16
+  // bound. A row out of these limits keeps the warp on bf16 (every warp holds the same rows and decides alike).
   __device__ void to_fp16_scores(QueryFragments& q) const {
     float largest = 0.0f, smallest = INFINITY;  // of this thread's |q| of row g; smallest over the nonzero ones
     bool finite = true;
@@ -584,7 +532,7 @@ struct TensorCoreBlock {
           largest = fmaxf(largest, a);
           if (a != 0.0f) smallest = fminf(smallest, a);
         }
-    // The row over its 4 threads (lanes 4g .. 4g + 3).
+    // Over the row's 4 threads (lanes 4g .. 4g + 3).
 #pragma unroll
     for (int d = 1; d <= 2; d *= 2) {
       finite = __shfl_xor_sync(0xffffffffu, static_cast<int>(finite), d) != 0 && finite;
@@ -617,12 +565,10 @@ struct TensorCoreBlock {
     q.score_scale[1] = score_scale[1];
   }
 
-  // ldmatrix row addresses. K and V are both A operands (16 M rows): K of the scores (matrices: keys 0-7 | 8-15 x
-  // dims lo, then the same x dims hi of a head step), V of the values transposed (matrices: keys 0-7 x lanes lo |
-  // hi, then keys 8-15, of a 16-lane block). A lane's key is fixed, and its piece of step or lane block n is
-  // 2 n + x, x = 0 or 1. Swizzled, piece c of key k sits at (c % 8) ^ (k % 8) in box c / 8 = n / 4, and since
-  // 2 n % 8 is even, (2 n % 8 + x) ^ (k % 8) = (2 n % 8) ^ (x ^ k % 8): a per-lane term XORed with a constant of
-  // the (unrolled) n.
+  // ldmatrix row addresses of the A operands: K (matrices keys 0-7 | 8-15 x dims lo, then x dims hi, of a head
+  // step) and V transposed (keys 0-7 x lanes lo | hi, then keys 8-15, of a 16-lane block). A lane's key is fixed,
+  // its piece of step n is 2 n + x (x = 0, 1); swizzled, at (c % 8) ^ (k % 8) in box n / 4, and as 2 n % 8 is even,
+  // (2 n % 8 + x) ^ (k % 8) = (2 n % 8) ^ (x ^ k % 8): a per-lane term XORed with a constant of the unrolled n.
   // BUG swizzle_xor_of_4_rows: the reads XOR with key % 4, so keys 4-7 of every 8 read another key's piece.
   __device__ static MatrixRow matrix_row(int kv, int key, int piece) {
     constexpr int kXorRows = BUG == GpuBug::swizzle_xor_of_4_rows ? 4 : 8;
@@ -641,9 +587,7 @@ struct TensorCoreBlock {
     else return r.start + 32 * n;
   }
 
-  // Scores transposed, S^T = K Q^T: the warp's 16 keys are the M rows, the block's rows the N columns. s[2 k + e] is
-  // key warp * 16 + g + 8 k of row 2t + e. EVERY_STEP: the head reaches the last 16-lane step (every_step_live), so
-  // no step is tested.
+  // S^T = K Q^T: s[2 k + e] is key warp * 16 + g + 8 k of row 2t + e. EVERY_STEP (every_step_live): no step tested.
   template <bool EVERY_STEP>
   __device__ void scores(const unsigned char* stage, const MatrixRow& k_row, const QueryFragments& q,
                          float (&s)[4]) const {
@@ -652,7 +596,7 @@ struct TensorCoreBlock {
     } else {
 #pragma unroll
       for (int step = 0; step < kHeadSteps; ++step) {
-        // zero lanes past the head: no mma at all, not exact zeros added
+        // past the head: no mma, rather than exact zeros added
         if (!EVERY_STEP && 16 * step >= batch.head_dim) break;
         unsigned a[4];
         ptx::load_matrices_x4(a, stage + matrix_offset(k_row, step));
@@ -661,11 +605,9 @@ struct TensorCoreBlock {
     }
   }
 
-  // The same from an fp8 cache: load n's matrices hold keys g | g + 8 x 16 dims of steps 2n and 2n + 1, a thread's
-  // 32-bit word of a row being 4 consecutive dims 4t..4t + 3 of its step; widened, the low pair stands for the
-  // mma's K indices 2t, 2t + 1 and the high pair for 2t + 8, 2t + 9 (the queries' fragments hold the same dims).
-  // K widens to fp16 for the fp16 queries of to_fp16_scores, in one instruction a pair, to bf16 (T) otherwise, in
-  // four. (e5m2's subnormals then meet the mma as an fp16 problem's subnormal K does: ERROR_MODEL.md.)
+  // From an fp8 cache: load n holds keys g | g + 8 x 16 dims of steps 2n, 2n + 1, a thread's word of a row being
+  // dims 4t..4t + 3; widened, the low pair is the mma's K indices 2t, 2t + 1, the high pair 2t + 8, 2t + 9 (the
+  // queries' fragments alike). K widens to fp16 for to_fp16_scores' queries, else to T.
   template <bool EVERY_STEP>
   __device__ void scores_fp8(const unsigned char* stage, const MatrixRow& k_row, const QueryFragments& q,
                              float (&s)[4]) const {
@@ -677,7 +619,7 @@ struct TensorCoreBlock {
                                 float (&s)[4]) const {
 #pragma unroll
     for (int n = 0; n < kHeadSteps / 2; ++n) {
-      // a multiple of 16: a load's two steps are both in or the second out
+      // head_dim % 16 == 0: a load's second step may be out, not its first
       if (!EVERY_STEP && 32 * n >= batch.head_dim) break;
       unsigned r[4];
       ptx::load_matrices_x4(r, stage + matrix_offset(k_row, n));
@@ -693,12 +635,11 @@ struct TensorCoreBlock {
   }
 
   // The scaled scores of this thread's keys (score[e][k]: row 2t + e, key warp * 16 + g + 8 k; -inf where masked)
-  // and, per row, the max over the warp's keys.
+  // and each row's max over the warp's keys.
   __device__ void masked_scores(int i, const QueryFragments& q, const float (&s)[4], float (&score)[2][2],
                                 float (&warp_max)[2]) const {
     const int t0 = work.item.key_begin + i * tile;
-    // Which of this thread's keys each row attends to: rows 2t + e attend to this tile's keys [skipped, row_keys),
-    // skipped being before the row's window (an absent row: none).
+    // Row 2t + e attends to this tile's keys [skipped, row_keys), skipped being before its window.
     bool live[2][2];
 #pragma unroll
     for (int e = 0; e < 2; ++e) {
@@ -710,10 +651,8 @@ struct TensorCoreBlock {
         live[e][k] = skipped <= key && key < row_keys;
       }
     }
-    // The four logits first, the options behind one uniform branch around all of them (a branch per logit would
-    // split the step, and the two rows' shuffle chains below would run one after the other, not interleaved), and
-    // only on live keys: a masked key's result is discarded, and an absent row's zero score sends the soft cap's
-    // division down its slow path, which the warp's other half would wait for.
+    // The four logits, the options behind one uniform branch (a branch per logit would serialise the two rows'
+    // shuffle chains below) and on live keys only (an absent row's zero score takes the soft cap's slow division).
     float logit[2][2];
 #pragma unroll
     for (int e = 0; e < 2; ++e)
@@ -733,7 +672,7 @@ struct TensorCoreBlock {
       // Select, not multiply: a masked key's score is -inf whatever its K holds.
 #pragma unroll
       for (int k = 0; k < 2; ++k) score[e][k] = live[e][k] ? logit[e][k] : -INFINITY;
-      // The row's max over the warp's keys: over this thread's two, then over the 8 threads of its t.
+      // The row's max over this thread's two keys, then the 8 threads of its t.
       warp_max[e] = fmaxf(score[e][0], score[e][1]);
       warp_max[e] = fmaxf(warp_max[e], __shfl_xor_sync(0xffffffffu, warp_max[e], 4));
       warp_max[e] = fmaxf(warp_max[e], __shfl_xor_sync(0xffffffffu, warp_max[e], 8));
@@ -742,8 +681,8 @@ struct TensorCoreBlock {
     }
   }
 
-  // The tile max of rows 2t, 2t + 1 over every warp: the one barrier per tile. (The other parity's slots are
-  // rewritten only after the next barrier, once everyone has read them.)
+  // Rows 2t, 2t + 1's tile max over every warp: the one barrier per tile (the other parity's slots are rewritten only
+  // after the next one).
   __device__ void block_tile_max(int i, const float (&warp_max)[2], float (&tile_max)[2]) const {
     float* const tile_max_par = tile_max_s + (i & 1) * kWarps * 8;
     if (g == 0) *reinterpret_cast<float2*>(tile_max_par + warp * 8 + 2 * t) = make_float2(warp_max[0], warp_max[1]);
@@ -757,13 +696,10 @@ struct TensorCoreBlock {
     }
   }
 
-  // A tile fully masked for a row changes nothing of its state: its factor is 1 (0 on the empty state, whose sums
-  // are 0) and its weights are all 0. No early exit around the exps: mma.sync needs every lane of the warp, the
-  // warp's other rows may have keys here, and the exps of a thread's two rows and four weights, each chosen on its
-  // argument, run side by side (measured faster than a branch around each). Only the multiplies are skipped, where
-  // every row of the warp has a factor of exactly 1 (its running max stood still, as in most tiles past the first)
-  // or has folded no key yet (its lanes are 0, or NaN, which a factor of 0 keeps, as it keeps an absent row's): the
-  // lanes' bits stay as they are (NaN payloads aside), and one vote replaces 32 multiplies.
+  // A fully masked tile changes nothing of a row (factor 1, or 0 on the empty state; weights 0). No early exit around
+  // the exps (mma.sync needs the whole warp; side by side they were measured faster). The multiplies are skipped
+  // where every row of the warp has a factor of exactly 1 or has folded no key yet (lanes 0 or NaN, which a factor
+  // of 0 keeps): the bits stay (NaN payloads aside), and one vote replaces 32 multiplies.
   __device__ static void rescale(RowStates& rows, const float (&tile_max)[2]) {
     float alpha[2];
     bool changes = false;
@@ -778,9 +714,8 @@ struct TensorCoreBlock {
     for (int e = 0; e < 2; ++e) rows.acc[e].scale_lanes(alpha[e], 2 * kLaneBlocks);
   }
 
-  // The weights and their share of the denominator in key order, split into hi + lo of T, then the values
-  // transposed, O^T += V^T P^T over the warp's 16 keys, hi then lo: lane block j's 16 lanes are the M rows, the
-  // block's rows the N columns.
+  // The weights (their share of the denominator in key order) split into hi + lo, then O^T += V^T P^T over the
+  // warp's 16 keys, hi then lo: lane block j's 16 lanes are M, the block's rows N.
   template <bool EVERY_STEP>
   __device__ void accumulate_values(const unsigned char* stage, const MatrixRow& v_row, const float (&score)[2][2],
                                     RowStates& rows) const {
@@ -793,8 +728,8 @@ struct TensorCoreBlock {
         rows.run_den[e] += p;
         w[e][k] = tensor_core::split_weight<VT>(p);
       }
-    // P^T as the B operand of the values (K: the warp's 16 keys, N: the rows) wants row g's keys 2t, 2t + 1 |
-    // 2t + 8, 2t + 9; this thread holds keys g | g + 8 of rows 2t, 2t + 1, the transposed 8x8 fragments.
+    // P^T's B fragments want row g's keys 2t, 2t + 1 | 2t + 8, 2t + 9; the thread holds keys g | g + 8 of rows 2t,
+    // 2t + 1: the transposed 8x8 fragments.
     using tensor_core::pack;
     const unsigned p_hi0 = ptx::transpose_8x8(pack(w[0][0].hi, w[1][0].hi));
     const unsigned p_hi1 = ptx::transpose_8x8(pack(w[0][1].hi, w[1][1].hi));
@@ -818,10 +753,9 @@ struct TensorCoreBlock {
     }
   }
 
-  // The values from an fp8 cache, in VT: load n's transposed matrices give a thread, of keys 2t, 2t + 1 (and 2t + 8,
-  // 2t + 9) of lane blocks 2n and 2n + 1, the byte pair of dims 2g, 2g + 1 of each key (bytes: key 2t dim 2g, dim
-  // 2g + 1, key 2t + 1 dim 2g, dim 2g + 1); the widening pairs the keys of one dim, so that M row g of the lane
-  // block is dim 2g and row g + 8 dim 2g + 1 (write_result puts them back).
+  // The values from an fp8 cache, in VT: load n (transposed) gives a thread dims 2g, 2g + 1 of keys 2t, 2t + 1 (and
+  // 2t + 8, 2t + 9) of lane blocks 2n, 2n + 1; the widening pairs one dim's keys, so M row g is dim 2g and row
+  // g + 8 dim 2g + 1 (write_result puts them back).
   template <bool EVERY_STEP>
   __device__ void values_fp8(const unsigned char* stage, const MatrixRow& v_row, unsigned p_hi0, unsigned p_hi1,
                              unsigned p_lo0, unsigned p_lo1, RowStates& rows) const {
@@ -834,7 +768,7 @@ struct TensorCoreBlock {
       for (int h = 0; h < 2; ++h) {
         const int j = 2 * n + h;
         if (!EVERY_STEP && 16 * j >= batch.head_dim) break;
-        // keys 2t, 2t + 1 (then 2t + 8, 2t + 9): bytes dim 2g | dim 2g + 1, so that each pair is one dim's two keys
+        // bytes reordered so that each pair is one dim's two keys
         unsigned a[4];
         widen_fp8x4<C, VT>(__byte_perm(r[h], 0, 0x3120), a[0], a[1]);
         widen_fp8x4<C, VT>(__byte_perm(r[2 + h], 0, 0x3120), a[2], a[3]);
@@ -848,12 +782,10 @@ struct TensorCoreBlock {
     }
   }
 
-  // Whether the head reaches the last 16-lane block (head_dim > LANES - 16; from an fp8 cache, head_dim = LANES):
-  // then every mma step of the scores and every lane block of the values is live, and fold_tiles<true> tests none,
-  // so that each step's shared-memory loads, widening and mma are one straight run ptxas can interleave.
+  // Whether the head reaches the last 16-lane block: then fold_tiles<true> tests no step, one straight run for ptxas.
   __device__ bool every_step_live() const { return batch.head_dim > LANES - 16; }
 
-  // The tiles of the block's item, one after another: the pipeline's steps in order.
+  // The item's tiles: the pipeline's steps in order.
   template <bool EVERY_STEP>
   __device__ void fold_tiles(const QueryFragments& q, RowStates& rows) const {
     const MatrixRow k_row = k_matrix_row();
@@ -874,8 +806,7 @@ struct TensorCoreBlock {
 
   // --- after the last tile ------------------------------------------------------------------------------------------
 
-  // The warps' sums meet in shared memory (the K/V space is free once every warp is past its last tile), and the
-  // epilogue adds them in warp order.
+  // The warps' sums meet in the K/V space (free after the last tile); the epilogue adds them in warp order.
   __device__ void write_result(RowStates& rows, const DevicePlan& plan) const {
     ptx::copy_async_wait<0>();
     __syncthreads();
@@ -883,7 +814,7 @@ struct TensorCoreBlock {
     float* const group_acc = reinterpret_cast<float*>(kv_tiles);  // [kWarps][ROWS][kSummedRow]
 #pragma unroll
     for (int e = 0; e < 2; ++e) {
-      // The row's denominator share over the 8 threads of its t: the same bits in each of them.
+      // The row's denominator over the 8 threads of its t: the same bits in each.
       rows.run_den[e] += __shfl_xor_sync(0xffffffffu, rows.run_den[e], 4);
       rows.run_den[e] += __shfl_xor_sync(0xffffffffu, rows.run_den[e], 8);
       rows.run_den[e] += __shfl_xor_sync(0xffffffffu, rows.run_den[e], 16);
