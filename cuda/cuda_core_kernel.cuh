@@ -141,13 +141,10 @@ template <typename T, int LANES, int ROWS, GpuBug BUG = GpuBug::none>
 __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANES, ROWS>())
     cuda_core_attention_kernel(const DeviceBatch batch, const DevicePlan plan, const FastDivmod block_div) {
   using Ops = StorageOps<T>;
-  constexpr int ROWS_PER_THREAD = ROWS;  // every thread holds every row of the block
   constexpr int LPT = kCudaCoreLanesPerThread;
   constexpr int TILE_KEYS = cuda_core_tile_keys(LANES, sizeof(T));
   constexpr int STAGES = cuda_core_stages(ROWS);
   constexpr int kElement = sizeof(T);
-  constexpr int kRows = ROWS;
-  constexpr int kBlockThreads = kCudaCoreThreads;
   constexpr int kRowBytes = cuda_core::row_bytes(LANES, kElement);
   constexpr int kLanesPerKey = LANES / LPT;
   constexpr int kKeyGroups = cuda_core_key_groups(LANES);
@@ -156,7 +153,7 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
   constexpr int kCopiesPerChunk = kChunkBytes / 16;
   constexpr cuda_core::SharedLayout kShared = cuda_core::shared_layout<T, LANES, ROWS>();
   static_assert(LPT % 8 == 0 && LANES % LPT == 0 && kLanesPerKey <= 32, "whole 8-lane loads, a key within a warp");
-  using Butterfly = KeyButterfly<ROWS_PER_THREAD, kLanesPerKey>;
+  using Butterfly = KeyButterfly<ROWS, kLanesPerKey>;
   constexpr int kHeld = Butterfly::kHeld;
   static_assert(TILE_KEYS % kKeyGroups == 0, "every key group takes the same number of keys per tile");
   static_assert(kRowBytes % 16 == 0 && kChunkBytes % 16 == 0, "copies are 16 bytes");
@@ -165,9 +162,9 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
   extern __shared__ __align__(16) unsigned char shared[];
   unsigned char* const kv_tiles = shared + kShared.kv;
   int* const table_s = reinterpret_cast<int*>(shared + kShared.table);
-  float* const tile_max_s = reinterpret_cast<float*>(shared + kShared.tile_max);  // [2][kRows][kKeyGroups]
-  float* const den_s = reinterpret_cast<float*>(shared + kShared.row_sums);       // [kKeyGroups][kRows]
-  float* const max_s = den_s + kKeyGroups * kRows;                                // [kRows]
+  float* const tile_max_s = reinterpret_cast<float*>(shared + kShared.tile_max);  // [2][ROWS][kKeyGroups]
+  float* const den_s = reinterpret_cast<float*>(shared + kShared.row_sums);       // [kKeyGroups][ROWS]
+  float* const max_s = den_s + kKeyGroups * ROWS;                                 // [ROWS]
 
   ptx::allow_dependent_launch();  // a split-K merge may start preparing now (see wait_for_prerequisite_grids)
   const BlockWork work = with_bug<BUG>(load_block_work(batch, plan), batch.block_size);
@@ -181,22 +178,20 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
   const int dim_chunk = tid % kLanesPerKey;
   const int key_group = tid / kLanesPerKey;
   const int key_lane0 = lane - dim_chunk;  // the warp lane of this key's dim chunk 0
-  constexpr int first_row = 0;  // this thread's rows: all of the block's
   const bool holds_rows = (dim_chunk & Butterfly::kDuplicateBits) == 0;
   const int first_held_row = Butterfly::first_held_row(dim_chunk);  // counted within this thread's rows
   const int tile = max(1, min(plan.tile_size, TILE_KEYS));
   const int first_position = work.first_position;
 
   // Row r attends to keys [row_begin, row_end): from the item's first or its window's start to its position + 1.
-  int row_end[ROWS_PER_THREAD], row_begin[ROWS_PER_THREAD];
+  int row_end[ROWS], row_begin[ROWS];
   int begin_max = item.key_begin;  // the latest row_begin of the present rows: every row sees a key from here on
 #pragma unroll
-  for (int r = 0; r < ROWS_PER_THREAD; ++r) {
-    const int block_row = first_row + r;
-    const int token = (item.first_row + block_row) / gqa;
-    row_end[r] = block_row < item.num_rows ? min(first_position + token + 1, item.key_end) : item.key_begin;
-    row_begin[r] = row_first_key(batch, work, block_row);
-    if (block_row < item.num_rows) begin_max = max(begin_max, row_begin[r]);
+  for (int r = 0; r < ROWS; ++r) {
+    const int token = (item.first_row + r) / gqa;
+    row_end[r] = r < item.num_rows ? min(first_position + token + 1, item.key_end) : item.key_begin;
+    row_begin[r] = row_first_key(batch, work, r);
+    if (r < item.num_rows) begin_max = max(begin_max, row_begin[r]);
   }
   // The first keys, ALiBi slopes and positions of the rows the lane holds (it scores only those).
   const bool logit_arithmetic = has_logit_arithmetic(batch);
@@ -204,24 +199,23 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
   int held_position[kHeld], held_begin[kHeld];
 #pragma unroll
   for (int h = 0; h < kHeld; ++h) {
-    held_slope[h] = row_alibi_slope(batch, work, first_row + first_held_row + h);
-    held_position[h] = row_position(work, first_row + first_held_row + h);
-    held_begin[h] = row_first_key(batch, work, first_row + first_held_row + h);
+    held_slope[h] = row_alibi_slope(batch, work, first_held_row + h);
+    held_position[h] = row_position(work, first_held_row + h);
+    held_begin[h] = row_first_key(batch, work, first_held_row + h);
   }
 
   // This thread's lanes of q for its rows, in fp32 registers (zero past the head and for absent rows).
-  float q[ROWS_PER_THREAD][LPT];
+  float q[ROWS][LPT];
   const T* const queries = static_cast<const T*>(batch.queries);
 #pragma unroll
-  for (int r = 0; r < ROWS_PER_THREAD; ++r) {
-    const int block_row = first_row + r;
-    const int row = item.first_row + block_row;
+  for (int r = 0; r < ROWS; ++r) {
+    const int row = item.first_row + r;
     const std::size_t query_row = static_cast<std::size_t>(seq.query_row_offset + row / gqa);
     const std::size_t base = (query_row * batch.num_query_heads + kv_head * gqa + row % gqa) * head_dim;
 #pragma unroll
     for (int j = 0; j < LPT; ++j) {
       const int lane_j = dim_chunk * LPT + j;
-      q[r][j] = block_row < item.num_rows && lane_j < head_dim ? Ops::to_float(queries[base + lane_j]) : 0.0f;
+      q[r][j] = r < item.num_rows && lane_j < head_dim ? Ops::to_float(queries[base + lane_j]) : 0.0f;
     }
   }
 
@@ -242,7 +236,7 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
   const bool table_staged = table_count <= kTableEntries;
   const std::int32_t* const table = batch.block_tables + seq.table_offset;
   if (table_staged)
-    for (int i = tid; i < table_count; i += kBlockThreads) table_s[i] = table[first_block + i];
+    for (int i = tid; i < table_count; i += kCudaCoreThreads) table_s[i] = table[first_block + i];
   __syncthreads();
 
   const bool vector_copy = (head_dim * kElement) % 16 == 0;
@@ -309,9 +303,9 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
     run_max[h] = -INFINITY;
     run_den[h] = 0.0f;
   }
-  OnlineSoftmaxState<LPT> acc[ROWS_PER_THREAD];
+  OnlineSoftmaxState<LPT> acc[ROWS];
 #pragma unroll
-  for (int r = 0; r < ROWS_PER_THREAD; ++r) acc[r].init(LPT);
+  for (int r = 0; r < ROWS; ++r) acc[r].init(LPT);
 
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {
@@ -328,12 +322,12 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
     else ptx::copy_async_commit();
     const unsigned char* const k_stage = kv_tiles + (i % STAGES) * TILE_KEYS * kRowBytes;
     const unsigned char* const v_stage = k_stage + STAGES * TILE_KEYS * kRowBytes;
-    int keys[ROWS_PER_THREAD];  // this tile's keys before each row's end: the row's are those from its row_begin
+    int keys[ROWS];  // this tile's keys before each row's end: the row's are those from its row_begin
     int keys_min = tile, keys_max = 0;  // over the present rows (absent rows have none and weigh 0 anyway)
 #pragma unroll
-    for (int r = 0; r < ROWS_PER_THREAD; ++r) {
+    for (int r = 0; r < ROWS; ++r) {
       keys[r] = max(0, min(row_end[r] - t0, tile));
-      if (first_row + r < item.num_rows) keys_min = min(keys_min, keys[r]);
+      if (r < item.num_rows) keys_min = min(keys_min, keys[r]);
       keys_max = max(keys_max, keys[r]);
     }
     int held_keys[kHeld];  // keys[] of the rows the lane holds, by constant indices (no local memory)
@@ -341,7 +335,7 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
     for (int h = 0; h < kHeld; ++h) {
       held_keys[h] = 0;
 #pragma unroll
-      for (int r = 0; r < ROWS_PER_THREAD; ++r)
+      for (int r = 0; r < ROWS; ++r)
         if (r == first_held_row + h) held_keys[h] = keys[r];
     }
 
@@ -357,9 +351,9 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
 #pragma unroll
       for (int c = 0; c < LPT / 8; ++c)
         Ops::load8(k_stage + t * kRowBytes + dim_chunk * kChunkBytes + c * 8 * kElement, kx + 8 * c);
-      float dot[ROWS_PER_THREAD];
+      float dot[ROWS];
 #pragma unroll
-      for (int r = 0; r < ROWS_PER_THREAD; ++r) {
+      for (int r = 0; r < ROWS; ++r) {
         float s = 0.0f;
 #pragma unroll
         for (int j = 0; j < LPT; ++j) s = fmaf(q[r][j], kx[j], s);
@@ -375,11 +369,11 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
         thread_max[h] = fmaxf(thread_max[h], score[k][h]);
       }
     }
-    float* const tile_max_par = tile_max_s + (i & 1) * kRows * kKeyGroups;
+    float* const tile_max_par = tile_max_s + (i & 1) * ROWS * kKeyGroups;
     if (holds_rows) {
 #pragma unroll
       for (int h = 0; h < kHeld; ++h)
-        tile_max_par[(first_row + first_held_row + h) * kKeyGroups + key_group] = thread_max[h];
+        tile_max_par[(first_held_row + h) * kKeyGroups + key_group] = thread_max[h];
     }
     // Every key group's maxima are in (the other parity's are rewritten only after the next barrier).
     // BUG tile_max_barrier_missing: no barrier, the key groups drift apart.
@@ -390,7 +384,7 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
     float weight[kKeysPerThread][kHeld];
 #pragma unroll
     for (int h = 0; h < kHeld; ++h) {
-      const float* const maxima = tile_max_par + (first_row + first_held_row + h) * kKeyGroups;
+      const float* const maxima = tile_max_par + (first_held_row + h) * kKeyGroups;
       float tile_max = -INFINITY;
       if constexpr (kKeyGroups % 4 == 0) {
 #pragma unroll
@@ -410,29 +404,29 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
 #pragma unroll
       for (int k = 0; k < kKeysPerThread; ++k) weight[k][h] = key_weight(score[k][h], run_max[h]);
     }
-    float alpha[ROWS_PER_THREAD];
+    float alpha[ROWS];
     bool rescale = false;
 #pragma unroll
-    for (int r = 0; r < ROWS_PER_THREAD; ++r) {
+    for (int r = 0; r < ROWS; ++r) {
       alpha[r] = __shfl_sync(0xffffffffu, own_alpha[r % kHeld], key_lane0 + Butterfly::holder(r));
       rescale |= alpha[r] != 1.0f;
     }
     if (rescale) {  // multiplying by exactly 1 changes nothing, so skipping it is exact
 #pragma unroll
-      for (int r = 0; r < ROWS_PER_THREAD; ++r) acc[r].scale_lanes(alpha[r], LPT);
+      for (int r = 0; r < ROWS; ++r) acc[r].scale_lanes(alpha[r], LPT);
     }
 
     // Values: o += p v over this thread's keys; a row's keys past its last are skipped (V never multiplied).
 #pragma unroll
     for (int k = 0; k < kKeysPerThread; ++k) {
       const int t = key_group + k * kKeyGroups;
-      float p[ROWS_PER_THREAD];
+      float p[ROWS];
 #pragma unroll
-      for (int r = 0; r < ROWS_PER_THREAD; ++r)
+      for (int r = 0; r < ROWS; ++r)
         p[r] = __shfl_sync(0xffffffffu, weight[k][r % kHeld], key_lane0 + Butterfly::holder(r));
       if constexpr (BUG == GpuBug::p_rounded_to_bf16) {  // the denominator keeps the fp32 weights
 #pragma unroll
-        for (int r = 0; r < ROWS_PER_THREAD; ++r) p[r] = __bfloat162float(__float2bfloat16_rn(p[r]));
+        for (int r = 0; r < ROWS; ++r) p[r] = __bfloat162float(__float2bfloat16_rn(p[r]));
       }
 #pragma unroll
       for (int h = 0; h < kHeld; ++h) run_den[h] += weight[k][h];  // masked weights are exactly 0
@@ -443,10 +437,10 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
         Ops::load8(v_stage + t * kRowBytes + dim_chunk * kChunkBytes + c * 8 * kElement, vx + 8 * c);
       if (begin_max <= t0 + t && t < keys_min) {
 #pragma unroll
-        for (int r = 0; r < ROWS_PER_THREAD; ++r) acc[r].add_weighted(p[r], vx, LPT);
+        for (int r = 0; r < ROWS; ++r) acc[r].add_weighted(p[r], vx, LPT);
       } else {
 #pragma unroll
-        for (int r = 0; r < ROWS_PER_THREAD; ++r)
+        for (int r = 0; r < ROWS; ++r)
           if (row_begin[r] <= t0 + t && t < keys[r]) acc[r].add_weighted(p[r], vx, LPT);
       }
     }
@@ -456,11 +450,11 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
   // The mutant that waits one group late drains its copies first, so none lands in the sums.
   if constexpr (BUG == GpuBug::cp_async_wait_one_late) ptx::copy_async_wait<0>();
   __syncthreads();
-  float* const group_acc = reinterpret_cast<float*>(kv_tiles);  // [kKeyGroups][kRows][LANES]
+  float* const group_acc = reinterpret_cast<float*>(kv_tiles);  // [kKeyGroups][ROWS][LANES]
 #pragma unroll
-  for (int r = 0; r < ROWS_PER_THREAD; ++r) {
+  for (int r = 0; r < ROWS; ++r) {
     float4* const dst =
-        reinterpret_cast<float4*>(group_acc + (key_group * kRows + first_row + r) * LANES + dim_chunk * LPT);
+        reinterpret_cast<float4*>(group_acc + (key_group * ROWS + r) * LANES + dim_chunk * LPT);
 #pragma unroll
     for (int c = 0; c < LPT / 4; ++c)
       dst[c] = make_float4(acc[r].o[4 * c], acc[r].o[4 * c + 1], acc[r].o[4 * c + 2], acc[r].o[4 * c + 3]);
@@ -468,13 +462,12 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
   if (holds_rows) {
 #pragma unroll
     for (int h = 0; h < kHeld; ++h) {
-      den_s[key_group * kRows + first_row + first_held_row + h] = run_den[h];
-      if (key_group == 0) max_s[first_row + first_held_row + h] = run_max[h];
+      den_s[key_group * ROWS + first_held_row + h] = run_den[h];
+      if (key_group == 0) max_s[first_held_row + h] = run_max[h];
     }
   }
   __syncthreads();
-  write_item_result<T, kRows, LANES, kKeyGroups, kBlockThreads>(batch, plan, work, group_acc, den_s,
-                                                                 max_s);
+  write_item_result<T, ROWS, LANES, kKeyGroups, kCudaCoreThreads>(batch, plan, work, group_acc, den_s, max_s);
 }
 
 }  // namespace pacheck::cuda::kernels
