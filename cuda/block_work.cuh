@@ -7,9 +7,8 @@
 
 namespace pacheck::cuda::kernels {
 
-// What one thread block works on, loaded once by both kernels. The grid is one-dimensional, KV heads fastest: block b
-// takes work item b / num_kv_heads for KV head b % num_kv_heads, so that the blocks of one sequence's KV heads start
-// side by side and read the same pages' rows (adjacent in the pools) at about the same time.
+// What one thread block works on: block b takes item b / num_kv_heads for KV head b % num_kv_heads, so that a
+// sequence's KV heads start side by side and read the same pages' (adjacent) rows together.
 struct BlockWork {
   WorkItem item;
   int item_index = 0;
@@ -37,8 +36,8 @@ __device__ inline int row_position(const BlockWork& work, int r) {
   return work.first_position + (work.item.first_row + r) / work.gqa;
 }
 
-// The logit options as the kernels apply them (variants/online_softmax.h's arithmetic, in problem.h's order).
-// Whether a score needs any arithmetic beyond the scale: one uniform test, so that the plain path pays a branch.
+// The logit options as the kernels apply them (online_softmax.h's arithmetic, in problem.h's order). Whether a
+// score needs any beyond the scale: one uniform test, a branch on the plain path.
 __device__ inline bool has_logit_arithmetic(const DeviceBatch& batch) {
   return batch.soft_cap > 0.0f || batch.alibi_slopes != nullptr;
 }
@@ -46,8 +45,8 @@ __device__ inline bool has_logit_arithmetic(const DeviceBatch& batch) {
 __device__ inline float row_alibi_slope(const DeviceBatch& batch, const BlockWork& work, int r) {
   return batch.alibi_slopes && r < work.item.num_rows ? batch.alibi_slopes[row_query_head(work, r)] : 0.0f;
 }
-// The scaled score s of key `key` for a row at `position` with its slope: soft-capped, then biased. Applied to the
-// score before masking, so a masked key stays -inf (a soft cap would make -inf into -cap).
+// The scaled score s of key `key` for a row at `position`: soft-capped, then biased; before masking (a soft cap
+// would make -inf into -cap).
 __device__ inline float with_logit_options(const DeviceBatch& batch, float s, float slope, int key, int position) {
   if (batch.soft_cap > 0.0f) s = soft_capped(s, batch.soft_cap);
   return batch.alibi_slopes ? alibi_biased(s, slope, key, position) : s;

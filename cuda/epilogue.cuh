@@ -1,6 +1,6 @@
 // The end of a work item, once a block's key groups (CUDA cores) or warps (tensor cores) have left their sums in
-// shared memory: each output element is their sum in group order, normalised and stored in the output dtype
-// (cuda_fused), or stored as the item's partial state for the split-K merge. C++17 CUDA.
+// shared memory: each output element is their sum in group order, normalised and stored (cuda_fused) or stored as
+// the item's partial state (split-K). C++17 CUDA.
 #pragma once
 
 #include <cstdint>
@@ -17,19 +17,16 @@ template <typename E, int N>
 struct alignas(N * sizeof(E)) AlignedLanes {
   E element[N];
 };
-// Whether the batch's output (of T) starts aligned for AlignedLanes<T, N> stores at every multiple of N lanes:
-// cudaMalloc's always does; an output one element past it does not.
+// Whether the batch's output (of T) is aligned for AlignedLanes<T, N> stores at every multiple of N lanes.
 template <typename T, int N>
 __device__ inline bool output_aligned_for_lanes(const DeviceBatch& batch) {
   return reinterpret_cast<std::uintptr_t>(batch.output) % (N * sizeof(T)) == 0;
 }
 
-// The last step of every attention kernel, once the key groups' sums are in shared memory (group_acc
-// [kKeyGroups][kRows][kRowStride], the first LANES floats of a row used; den_s [kKeyGroups][kRows]; max_s [kRows]):
-// each output element of the item's rows is the sum of its key groups' accumulators in group order, likewise its
-// denominator; fused, it joins the row's sink (if any), is normalised and stored in the output dtype; split-K,
-// stored as the item's partial state (max, denominator, fp32 accumulator). A thread takes N consecutive lanes of a row at a time (write_item_result
-// picks N): the same sums per element whatever N is.
+// From group_acc [kKeyGroups][kRows][kRowStride] (LANES floats of a row used), den_s [kKeyGroups][kRows] and max_s
+// [kRows]: each element's and denominator's sum over the key groups in group order; fused, joined by the row's sink,
+// normalised and stored; split-K, stored as the partial state (max, denominator, fp32 accumulator). N consecutive
+// lanes a thread: the same sums whatever N is.
 template <int N, typename T, int kRows, int LANES, int kRowStride, int kKeyGroups, int kBlockThreads>
 __device__ void write_item_lanes(const DeviceBatch& batch, const DevicePlan& plan, const BlockWork& work,
                                  const float* group_acc, const float* den_s, const float* max_s) {
@@ -83,12 +80,9 @@ __device__ void write_item_lanes(const DeviceBatch& batch, const DevicePlan& pla
   }
 }
 
-// Four lanes a thread (16-byte loads of the sums, 16-byte stores of a partial state) where the head dim is a
-// multiple of 4 and the output is aligned for them (every tensor-core launch, whose head dims are multiples of 8,
-// when the output came from cudaMalloc), a lane a thread otherwise; the test
-// GpuFused.AnOutputAlignedOnlyToItsElementGetsTheSameBits checks that both give the same bits. The partial states'
-// scratch is cudaMalloc's. Four lanes: a split-K block's end is on the path to the merge, and a quarter of the
-// loads and stores shortens it.
+// Four lanes a thread (16-byte loads and stores: a split-K block's end is on the merge's path) where head_dim % 4 == 0
+// and the output is aligned for them (the partial states' scratch always is), else one;
+// GpuFused.AnOutputAlignedOnlyToItsElementGetsTheSameBits checks both give the same bits.
 template <typename T, int kRows, int LANES, int kKeyGroups, int kBlockThreads, int kRowStride = LANES>
 __device__ void write_item_result(const DeviceBatch& batch, const DevicePlan& plan, const BlockWork& work,
                                   const float* group_acc, const float* den_s, const float* max_s) {

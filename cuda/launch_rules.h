@@ -17,7 +17,7 @@
 
 namespace pacheck::cuda {
 
-// --- sizes every kernel shares ------------------------------------------------------------------------------------
+// --- sizes every kernel shares ---------------------------------------------------------------------------------------
 
 // The widest head the kernels take: every head dim from 1 to 256 works.
 inline constexpr int kMaxHeadDim = 256;
@@ -38,7 +38,7 @@ inline int row_capacity(int gqa_ratio) { return gqa_ratio <= 4 ? 4 : kMaxRows; }
 
 PACHECK_RULE constexpr int round_up(int x, int to) { return (x + to - 1) / to * to; }
 
-// --- the grid ------------------------------------------------------------------------------------------------------
+// --- the grid --------------------------------------------------------------------------------------------------------
 
 // One block per work item and KV head, in one grid dimension with the KV heads fastest (block_work.cuh), so that the
 // blocks of a sequence's KV heads start side by side and read the same pages together (measured faster than a grid
@@ -46,7 +46,7 @@ PACHECK_RULE constexpr int round_up(int x, int to) { return (x + to - 1) / to * 
 // that dimension, 2^31 - 1.
 long long attention_grid_blocks(int num_items, int num_kv_heads);
 
-// --- split-K's items under a sliding window ------------------------------------------------------------------------
+// --- split-K's items under a sliding window --------------------------------------------------------------------------
 
 // Split-K cuts a sequence's positions into splits from position 0, and plan_attention gives a chunk of rows one item
 // per split from the one holding its first row's window start (at chunk_first_position); a row at `position` merges
@@ -56,7 +56,7 @@ PACHECK_RULE constexpr int row_first_split_offset(int chunk_first_position, int 
   return window_start(position, window) / split - window_start(chunk_first_position, window) / split;
 }
 
-// --- which kernel --------------------------------------------------------------------------------------------------
+// --- which kernel ----------------------------------------------------------------------------------------------------
 
 // bf16 and fp16 with head_dim % 8 == 0 run on the tensor cores (whole 16-byte rows, as ldmatrix reads them): at
 // GQA 8, 2 x head_dim x 8 multiply-adds per key are 4 per byte of K/V, more than half the H200's fp32 peak at full
@@ -85,7 +85,7 @@ PACHECK_RULE constexpr int cuda_core_tile_keys(int lanes, int element_bytes) {
 // for 8 rows (whose registers allow two blocks anyway).
 PACHECK_RULE constexpr int cuda_core_stages(int rows) { return rows == 4 ? 2 : 3; }
 
-// --- the tensor-core kernel (tensor_core_kernel.cuh) ----------------------------------------------------------------
+// --- the tensor-core kernel (tensor_core_kernel.cuh) -----------------------------------------------------------------
 
 // Four warps; a tile is 64 keys, 16 per warp: one mma K step of the values product.
 inline constexpr int kTensorCoreWarps = 4;
@@ -146,7 +146,7 @@ KernelLayout choose_tensor_core_layout(long long blocks, int multiprocessors, Ke
 // A pinned choice wins.
 MergeShape choose_merge_shape(long long rows, int multiprocessors, MergeShape pinned);
 
-// --- what the error models read ----------------------------------------------------------------------------------------
+// --- what the error models read --------------------------------------------------------------------------------------
 
 // Which kernel a launch runs and what its arithmetic looks like (cuda/cuda_variants.cpp derives the variants'
 // bounds from it, so dispatch and bound read the same rule).

@@ -8,12 +8,12 @@
 
 namespace pacheck::cuda::ptx {
 
-// The shared-state-space address of a generic pointer into shared memory, as PTX's shared-memory operands take it.
+// The shared-state-space address of a generic pointer into shared memory.
 __device__ inline unsigned shared_address(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
 
-// --- asynchronous copies (sm_80) --------------------------------------------------------------------------------------
+// --- asynchronous copies (sm_80) -------------------------------------------------------------------------------------
 
 // 16 bytes global -> shared without passing through registers; src_bytes = 0 reads nothing and writes zeros.
 __device__ inline void copy_async_16(void* shared_dst, const void* global_src, int src_bytes) {
@@ -21,10 +21,9 @@ __device__ inline void copy_async_16(void* shared_dst, const void* global_src, i
                "r"(src_bytes)
                : "memory");
 }
-// copy_async_16 of a whole 16 bytes under an L2 evict-first policy: the lines it brings in are the first to go. The
-// policy is made in the same asm block; ptxas hoists it out of the loop. ptxas 13.0 can drop its definition and
-// leave the copies reading an unwritten uniform register (an illegal instruction at run time): TileCopies in
-// launch_rules.h says where it is safe, and the SASS check (bench/sass_descriptor_check.py) finds such copies.
+// copy_async_16 of 16 bytes under an L2 evict-first policy, made in the same asm block (ptxas hoists it). ptxas 13.0
+// can drop its definition, leaving copies that read an unwritten register: TileCopies (launch_rules.h) says where it
+// is safe; bench/sass_descriptor_check.py finds such copies.
 __device__ inline void copy_async_16_evict_first(void* shared_dst, const void* global_src) {
   asm volatile(
       "{\n .reg .b64 policy;\n createpolicy.fractional.L2::evict_first.b64 policy, 1.0;\n"
@@ -33,20 +32,18 @@ __device__ inline void copy_async_16_evict_first(void* shared_dst, const void* g
       : "memory");
 }
 __device__ inline void copy_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-// Waits until at most `Pending` of this thread's most recent copy groups are still in flight; the finished copies
-// are then visible to this thread.
+// Waits until at most `Pending` of this thread's latest copy groups are in flight; the rest are then visible to it.
 template <int Pending>
 __device__ inline void copy_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
 }
 
-// --- programmatic dependent launch (sm_90) ------------------------------------------------------------------------------
+// --- programmatic dependent launch (sm_90) ---------------------------------------------------------------------------
 
-// The split-K merge kernel is launched as a programmatic dependent of the attention kernel: its blocks may start
-// once every attention block has called allow_dependent_launch, work out which partial states they merge (from
-// the plan, which the attention kernel does not write), and only then wait for the attention grid to complete
-// and its stores to be visible. That hides the merge's launch and its chain of index loads behind the attention
-// kernel's tail. Without a dependent launch both are no-ops in effect (the wait returns at once).
+// The split-K merge is a programmatic dependent of the attention kernel: its blocks may start once every attention
+// block has called allow_dependent_launch, find their partial states from the plan, and only then wait for the
+// attention grid's stores, hiding the merge's launch and index loads behind the attention kernel's tail. Without a
+// dependent launch the wait returns at once.
 __device__ inline void allow_dependent_launch() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
@@ -58,12 +55,11 @@ __device__ inline void wait_for_prerequisite_grids() {
 #endif
 }
 
-// --- tensor cores (sm_80) -----------------------------------------------------------------------------------------------
+// --- tensor cores (sm_80) --------------------------------------------------------------------------------------------
 
-// D = A B + D for one m16n8k16 tile: A 16x16 bf16 (row-major, 4 registers of 2), B 16x8 bf16 (2 registers), D
-// 16x8 fp32 (4 registers). Fragment ownership (g = lane / 4, t = lane % 4): a0 = A[g][2t..2t+1],
-// a1 = A[g+8][2t..], a2 = A[g][2t+8..], a3 = A[g+8][2t+8..]; b0 = B[2t..2t+1][g], b1 = B[2t+8..2t+9][g];
-// d0, d1 = D[g][2t..2t+1], d2, d3 = D[g+8][2t..2t+1].
+// D = A B + D for one m16n8k16 tile, A 16x16 bf16 (4 registers of 2), B 16x8 bf16 (2), D 16x8 fp32 (4); with
+// g = lane / 4, t = lane % 4: a0 = A[g][2t..2t+1], a1 = A[g+8][2t..], a2 = A[g][2t+8..], a3 = A[g+8][2t+8..];
+// b0 = B[2t..2t+1][g], b1 = B[2t+8..2t+9][g]; d0, d1 = D[g][2t..2t+1], d2, d3 = D[g+8][2t..2t+1].
 __device__ inline void mma_bf16_16x8x16(float& d0, float& d1, float& d2, float& d3, unsigned a0, unsigned a1,
                                                  unsigned a2, unsigned a3, unsigned b0, unsigned b1) {
   asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
@@ -72,7 +68,7 @@ __device__ inline void mma_bf16_16x8x16(float& d0, float& d1, float& d2, float& 
       : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
 }
 
-// The same with fp16 A and B (11 significant bits: the products are still exact in fp32).
+// The same with fp16 A and B (the products still exact in fp32).
 __device__ inline void mma_f16_16x8x16(float& d0, float& d1, float& d2, float& d3, unsigned a0, unsigned a1,
                                        unsigned a2, unsigned a3, unsigned b0, unsigned b1) {
   asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
@@ -81,9 +77,8 @@ __device__ inline void mma_f16_16x8x16(float& d0, float& d1, float& d2, float& d
       : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
 }
 
-// Four fp8 values as two fp16x2 registers (exact): low = bytes 0, 1 and high = bytes 2, 3, each the lower byte in the
-// lower half. The halves are taken in place (mov.b32 {l, h}), which ptxas folds into the conversions' operand
-// selectors where a shift would cost an instruction. E5M2: e5m2, else e4m3 (cvt.rn.f16x2.e4m3x2, sm_89).
+// Four fp8 values as two fp16x2 registers, exactly: low = bytes 0, 1, high = bytes 2, 3, the lower byte in the lower
+// half. mov.b32 {l, h} folds into the conversions' operand selectors (a shift would cost one). E5M2, else e4m3 (sm_89).
 template <bool E5M2>
 __device__ inline void fp8x4_to_f16x2(unsigned four, unsigned& low, unsigned& high) {
   if constexpr (E5M2)
@@ -96,9 +91,8 @@ __device__ inline void fp8x4_to_f16x2(unsigned four, unsigned& low, unsigned& hi
         : "r"(four));
 }
 
-// Four 8x8 16-bit matrices from shared memory: lane l gives the address of row l % 8 of matrix l / 8 (16 bytes),
-// and receives r[m] = elements (l / 4, 2 (l % 4) .. + 1) of matrix m; with .trans, elements (2 (l % 4) .. + 1,
-// l / 4).
+// Four 8x8 16-bit matrices from shared memory: lane l gives row l % 8 of matrix l / 8 and receives r[m] = elements
+// (l / 4, 2 (l % 4) .. + 1) of matrix m; transposed, elements (2 (l % 4) .. + 1, l / 4).
 __device__ inline void load_matrices_x4(unsigned (&r)[4], const void* row_address) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
@@ -110,19 +104,17 @@ __device__ inline void load_matrices_x4_transposed(unsigned (&r)[4], const void*
                : "r"(shared_address(row_address)));
 }
 
-// The 8x8 16-bit matrix whose fragment each lane holds (lane l: row l / 4, columns 2 (l % 4), + 1, the lower column
-// in the low half, as ldmatrix delivers it) transposed: lane l receives row l / 4 of the transpose.
+// The 8x8 16-bit matrix whose fragments the lanes hold as ldmatrix delivers them, transposed, in the same layout.
 __device__ inline unsigned transpose_8x8(unsigned fragment) {
   unsigned transposed;
   asm("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;\n" : "=r"(transposed) : "r"(fragment));
   return transposed;
 }
 
-// --- tensor copies and mbarriers (sm_90) -------------------------------------------------------------------------------
+// --- tensor copies and mbarriers (sm_90) -----------------------------------------------------------------------------
 
-// A tensor copy moves a box of a tensor map into shared memory in one instruction and reports its bytes to an
-// mbarrier in shared memory, on whose phase the consumer waits. Copies and barrier run in the "async proxy":
-// generic stores to bytes that a copy writes later must be fenced first (fence_shared_for_tensor_copies).
+// A tensor copy moves a tensor map's box into shared memory and reports its bytes to an mbarrier, whose phase the
+// consumer waits on. Both run in the async proxy: generic stores to bytes a copy later writes are fenced first.
 __device__ inline void barrier_init(std::uint64_t* barrier, unsigned arrivals) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(shared_address(barrier)), "r"(arrivals) : "memory");
 }
@@ -132,7 +124,7 @@ __device__ inline void barrier_init_fence() {
 __device__ inline void fence_shared_for_tensor_copies() {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
-// One arrival that also announces `bytes` of copies: the phase completes once they have all landed.
+// One arrival announcing `bytes` of copies: the phase completes once they have landed.
 __device__ inline void barrier_arrive_expecting(std::uint64_t* barrier, unsigned bytes) {
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(shared_address(barrier)), "r"(bytes)
                : "memory");
@@ -146,7 +138,7 @@ __device__ inline void tensor_copy_3d(void* shared_dst, const CUtensorMap& map, 
       "l"(reinterpret_cast<std::uint64_t>(&map)), "r"(x), "r"(y), "r"(z), "r"(shared_address(barrier))
       : "memory");
 }
-// Until the barrier's phase of this parity has completed; its copies are then visible to this thread.
+// Until the barrier's phase of this parity completes; its copies are then visible to this thread.
 __device__ inline void barrier_wait(std::uint64_t* barrier, unsigned parity) {
   unsigned done = 0;
   do {
@@ -158,7 +150,7 @@ __device__ inline void barrier_wait(std::uint64_t* barrier, unsigned parity) {
   } while (!done);
 }
 
-// As barrier_wait, but gives up after `tries` polls (mbarrier.test_wait does not block); only a mutant uses it.
+// As barrier_wait, giving up after `tries` polls; only a mutant uses it.
 __device__ inline void barrier_wait_bounded(std::uint64_t* barrier, unsigned parity, int tries) {
   unsigned done = 0;
   for (int t = 0; t < tries && !done; ++t)

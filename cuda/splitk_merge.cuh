@@ -1,7 +1,6 @@
-// The split-K merge: one output row per group of threads merges the row's non-empty splits' partial states in
-// split order with the online-softmax merge (variants/online_softmax.h, as cpu_splitk does, from the row's attention
-// sink), then normalises and stores the row. Launched as a programmatic dependent of the attention kernel
-// (ptx.cuh). C++17 CUDA.
+// The split-K merge: a group of threads per output row merges the row's non-empty splits' partial states in split
+// order with the online-softmax merge (variants/online_softmax.h, as cpu_splitk, from the row's sink), normalises
+// and stores the row. A programmatic dependent of the attention kernel (ptx.cuh). C++17 CUDA.
 #pragma once
 
 #include <cstdint>
@@ -16,15 +15,10 @@
 
 namespace pacheck::cuda::kernels {
 
-// One output row (query token, query head) per MergeThreads::kThreadsPerRow threads: merges the row's non-empty
-// splits in split order with the online-softmax merge, then normalises. Thread j of a row holds head lanes
-// [kLanesPerThread j, kLanesPerThread (j + 1)) of the accumulator; every warp of a row reads and shares (m, d) and
-// computes the factors itself, which keeps the warps free of any barrier. LANES_PER_THREAD is 1 (the lanes shape)
-// or 4 (warps), chosen per launch (choose_merge_shape in launch_rules.h); kLanesPerThread caps it at LANES / 32 so
-// that a row is whole warps (2 lanes a thread at 64 lanes).
-// A block is one row of the lanes shape (four of the warps shape), 128 threads at 128 lanes: the merge's blocks
-// start early, as dependents of the attention kernel, only where they fit beside the attention blocks' registers,
-// and larger blocks (measured slower) fit there less often.
+// kThreadsPerRow threads per output row, thread j holding head lanes [kLanesPerThread j, + kLanesPerThread); every
+// warp of a row reads (m, d) and computes the factors itself, so no barrier. LANES_PER_THREAD: 1 (lanes shape) or 4
+// (warps, choose_merge_shape), capped at LANES / 32 so a row is whole warps. A block is at least 128 threads: blocks
+// start early only where they fit beside the attention blocks, and larger ones (measured slower) fit less often.
 template <int LANES, int LANES_PER_THREAD>
 struct MergeThreads {
   static constexpr int kLanesPerThread = LANES_PER_THREAD < LANES / 32 ? LANES_PER_THREAD : LANES / 32;
@@ -62,8 +56,7 @@ __global__ void __launch_bounds__(MergeThreads<LANES, LANES_PER_THREAD>::kBlockT
   const int r = row % rows_per_item;
   const int first_position = seq.context_len - seq.num_queries;
   const int position = first_position + token;
-  // The row's splits run from the one holding its window's start (0 without a window) to the one holding its
-  // position; the chunk's items start at the split holding its first row's window start (attention_plan.cpp).
+  // The row's splits: from the one holding its window's start to the one holding its position (attention_plan.cpp).
   const int split = plan.split_sizes[s];
   const int first_item = plan.chunk_first_item[plan.chunk_offsets[s] + chunk] +
                          row_first_split_offset(first_position + chunk * plan.rows_per_chunk / gqa, position, split,
@@ -73,9 +66,8 @@ __global__ void __launch_bounds__(MergeThreads<LANES, LANES_PER_THREAD>::kBlockT
   if constexpr (BUG == GpuBug::merge_reads_one_split_past)
     if (first_item + used_splits < plan.num_items) ++used_splits;
   const int head_dim = batch.head_dim;
-  // Whole vectors of kPerThread lanes where the row length keeps them aligned and each is all inside the head or
-  // all past it; other shapes go element by element. The output is stored so only where its start is aligned for
-  // them too, as write_item_result does.
+  // Whole vectors of kPerThread lanes where head_dim keeps them aligned and whole (the output also needs its start
+  // aligned, as in write_item_result); element by element otherwise.
   const bool whole_vectors = head_dim % kPerThread == 0;
   const bool whole_output_vectors = whole_vectors && output_aligned_for_lanes<T, kPerThread>(batch);
   // The partial-state slot of split k of this row: [item][KV head][row].
@@ -94,13 +86,10 @@ __global__ void __launch_bounds__(MergeThreads<LANES, LANES_PER_THREAD>::kBlockT
   // Everything above came from the plan; the partial states below are the attention kernel's output.
   ptx::wait_for_prerequisite_grids();
 
-  // Partials are read kBatch at a time, every load in flight together (lane b reads split b's (m, d), which the
-  // lanes then share by shuffle), and merged with merge_in_order's steps: in split order, the operations of
-  // successive merges, but with the batch's exps side by side rather than one merge's chain after another, each
-  // part's two factors computed in one lane only (the same expf of the same values wherever it runs). Slots past
-  // the row's last split are not read: they stay empty states, which merging skips (the identity). A row's last
-  // few splits (or its only ones) are merged as a batch of 4, so that a one-split row does not step through 16
-  // parts. 16 per batch: measured faster than 8 or 32.
+  // kBatch partial states at a time, every load in flight together (lane b reads split b's (m, d), shared by
+  // shuffle), merged with merge_in_order's operations in split order but the batch's exps side by side, each part's
+  // factors computed in one lane (the same expf wherever it runs). Slots past the row's last split stay empty states
+  // (merging skips them). The last few splits merge as a batch of 4; 16 was measured faster than 8 or 32.
   constexpr int kBatch = 16;
   constexpr int kShortBatch = 4;
   static_assert(kBatch <= 32, "a batch's (m, d) fit one per lane");
@@ -130,7 +119,7 @@ __global__ void __launch_bounds__(MergeThreads<LANES, LANES_PER_THREAD>::kBlockT
           if (first_lane + i < head_dim) part[b].o[i] = acc[i];
       }
     }
-    // Only now the shuffles, which wait for the (m, d) loads: the accumulator loads above are already in flight.
+    // The shuffles wait for the (m, d) loads: the accumulator loads are already in flight.
     float part_max[kParts], before[kParts];
 #pragma unroll
     for (int b = 0; b < kParts; ++b) {
@@ -138,7 +127,7 @@ __global__ void __launch_bounds__(MergeThreads<LANES, LANES_PER_THREAD>::kBlockT
       part[b].d = __shfl_sync(0xffffffffu, lane_denominator, b);
     }
     const float merged_max = State::merge_maxima(merged.m, part_max, before);
-    // Lane i < kParts computes part i's two factors (the other lanes' are never read).
+    // Lane i < kParts computes part i's two factors.
     const int i = lane % kParts;
     float lane_before = before[0];
 #pragma unroll

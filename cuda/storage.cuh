@@ -1,6 +1,5 @@
-// The kernels' element types, fp32, bf16 and fp16: widening to fp32 (exact), narrowing with round-to-nearest, and
-// eight elements from a 16-byte aligned shared-memory address; and an fp8 cache's pairs widened to bf16 or fp16.
-// C++17 CUDA.
+// The kernels' element types, fp32, bf16 and fp16: widening to fp32 (exact), narrowing to nearest, eight elements
+// from 16-byte aligned shared memory; and an fp8 cache's values widened to bf16 or fp16. C++17 CUDA.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -80,13 +79,10 @@ struct StorageOps<__half> {
   }
 };
 
-// Four fp8 values of an fp8 cache (bytes 0..3 of `four`) widened to 16-bit pairs, exactly: every e4m3 and e5m2 value,
-// subnormals, infinities and NaN included, is an fp16 value and a bf16 value (e4m3's S.1111.111 stays NaN). `low`
-// holds bytes 0, 1 and `high` bytes 2, 3, the lower byte in the lower half, as the mma operands pair them.
-// - to fp16: one conversion a pair (cvt.rn.f16x2.e4m3x2 / e5m2x2). From e4m3 every nonzero finite value is an fp16
-//   normal (its smallest subnormal, 2^-9, is above 2^-14); e5m2's subnormals are fp16 subnormals.
-// - to bf16: that, then fp16 to fp32 and fp32 to bf16 by taking the upper halves (exact, as each value is a bf16), a
-//   byte permute where a conversion instruction would queue behind the fp8 ones.
+// Four fp8 values (bytes 0..3 of `four`) widened exactly to 16-bit pairs, low = bytes 0, 1 and high = bytes 2, 3 (the
+// lower byte in the lower half): every e4m3 and e5m2 value, subnormals, infinities and NaN included, is an fp16 and a
+// bf16 value. To fp16: one conversion a pair (every nonzero finite e4m3 is an fp16 normal; e5m2's subnormals are
+// fp16's). To bf16: that, to fp32, and the upper halves by a byte permute (a conversion would queue behind the fp8).
 template <KvCache C>
 __device__ inline void widen_fp8x4_to_f16x2(unsigned four, unsigned& low, unsigned& high) {
   static_assert(C == KvCache::e4m3 || C == KvCache::e5m2, "an fp8 cache");
