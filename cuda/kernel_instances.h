@@ -1,6 +1,5 @@
-// The kernels' entry points, one per instantiation, each defined in one translation unit of cuda/instances/ so
-// that they compile in parallel and the dispatch (launch_attention.cpp) compiles none of the kernels. C++17, no
-// device code.
+// The kernels' entry points, one per instantiation, defined in cuda/instances/ (compiled in parallel; the dispatch,
+// launch_attention.cpp, compiles no kernel). C++17, no device code.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -10,14 +9,13 @@
 
 namespace pacheck::cuda::instances {
 
-// The CUDA-core kernel for storage S, LANES head lanes (32, 64, 128, 256) and ROWS rows a block (4, 8). Each entry
-// point's BUG is GpuBug::none in production; cuda/mutants/ instantiates the others.
+// The CUDA-core kernel for storage S, LANES head lanes (32, 64, 128, 256) and ROWS rows a block (4, 8). BUG: none
+// in production; cuda/mutants/ instantiates the others.
 template <Storage S, int LANES, int ROWS, GpuBug BUG = GpuBug::none>
 void launch_cuda_core(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream);
 
-// The tensor-core kernel for storage S (bf16 or fp16), LANES head lanes and ROWS rows a block, in LAYOUT: deep, wide
-// or wide-evict-first at 128 lanes (launch_rules.h), automatic (the one layout there is) at 32, 64 and 256; C: the
-// pools' values (same: of S; e4m3 or e5m2: an fp8 cache, with S bf16).
+// The tensor-core kernel for storage S (bf16, fp16), LANES and ROWS, in LAYOUT: deep, wide or wide-evict-first at
+// 128 lanes, automatic (the only one) elsewhere; C: the pools' values (e4m3 or e5m2: an fp8 cache, S bf16).
 template <Storage S, int LANES, int ROWS, KernelLayout LAYOUT, GpuBug BUG = GpuBug::none, KvCache C = KvCache::same>
 void launch_tensor_core(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream);
 
@@ -25,17 +23,10 @@ void launch_tensor_core(const DeviceBatch& batch, const DevicePlan& plan, cudaSt
 template <Storage S, int LANES, MergeShape SHAPE, GpuBug BUG = GpuBug::none>
 void launch_merge(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream);
 
-// Blocks resident on one multiprocessor of the layouts a grid of at most one wave runs at 128 lanes (wide or
-// wide-evict-first, launch_rules.h: two tiles in flight; bf16 queries, pools of `cache`), for `rows` rows a block.
-// Each cache's count is defined beside its instances, which it asks the runtime about.
+// Blocks of the one-wave layouts at 128 lanes (wide, wide-evict-first; bf16 queries, pools of `cache`, `rows` rows)
+// resident on one multiprocessor; instantiated beside each cache's instances, whose occupancy it asks the runtime.
 template <KvCache C>
 int one_wave_resident_blocks_of(int rows);
-template <>
-int one_wave_resident_blocks_of<KvCache::same>(int rows);
-template <>
-int one_wave_resident_blocks_of<KvCache::e4m3>(int rows);
-template <>
-int one_wave_resident_blocks_of<KvCache::e5m2>(int rows);
 inline int one_wave_resident_blocks(int rows, KvCache cache = KvCache::same) {
   switch (cache) {
     case KvCache::e4m3: return one_wave_resident_blocks_of<KvCache::e4m3>(rows);

@@ -1,6 +1,5 @@
-// Launching one instantiation of an attention kernel, and the split-K merge after it. Included only by the
-// instance translation units (instances/*.cu), which define the entry points kernel_instances.h declares.
-// C++17 CUDA.
+// Launching one instantiation of an attention kernel, and the split-K merge after it, for the instance translation
+// units (instances/*.cu) that define kernel_instances.h's entry points. C++17 CUDA.
 #pragma once
 
 #include <stdexcept>
@@ -16,10 +15,9 @@
 
 namespace pacheck::cuda::kernels {
 
-// Blocks over 48 KB of shared memory must be allowed it first (once per process); the grid is (work items, KV
-// heads). TENSOR_MAPS: the kernel takes the pools' tensor maps (kv_tensor_maps.h) as its last argument;
-// ENCODE_MAPS: it may copy with them, so they are encoded for each launch (two driver calls on the host);
-// otherwise it is given maps marked unusable, which it never reads.
+// Blocks over 48 KB of shared memory are allowed it first (once per process). TENSOR_MAPS: the kernel takes the
+// pools' tensor maps (kv_tensor_maps.h) last; ENCODE_MAPS: it may use them, so each launch encodes them (two driver
+// calls), else it gets maps marked unusable.
 template <auto KERNEL, int ROWS, int THREADS, int SHARED, bool TENSOR_MAPS = false, bool ENCODE_MAPS = TENSOR_MAPS>
 struct AttentionLauncher {
   static void configure() {
@@ -51,8 +49,7 @@ struct AttentionLauncher {
   }
 };
 
-// The merge as a programmatic dependent launch (ptx::allow_dependent_launch): its blocks may start before the
-// attention kernel ends, and wait for it before reading the partial states.
+// The merge as a programmatic dependent launch (ptx::allow_dependent_launch).
 template <typename T, int LANES, int LANES_PER_THREAD, GpuBug BUG = GpuBug::none>
 void launch_merge_kernel(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream) {
   using Threads = MergeThreads<LANES, LANES_PER_THREAD>;

@@ -1,26 +1,24 @@
 // The CUDA paged-attention kernels behind cuda_fused and cuda_splitk: what they read and write, the plan a launch
 // follows, and the launch itself.
 //
-// Both variants run the same work items on one of two kernels (launch_rules.h says which): the tensor-core kernel
-// for bf16 and fp16 with head dims that are a multiple of 8 (tensor_core_kernel.cuh), the fp32 CUDA-core kernel for
-// everything else (cuda_core_kernel.cuh). A thread block owns one work item: a run of consecutive rows of one
-// (sequence, KV head), where the rows of a (sequence, KV head) are its (query token, query head of the GQA group) pairs
-// in token-major order, and a range of key positions. It walks that range through the block table one tile of keys at a
-// time (asynchronous copies into shared memory, several tiles in flight, the table itself staged in shared memory),
-// masks the ragged tail, the causal future and the keys before each row's sliding window, and folds each tile into the rows' online-softmax states
-// (variants/online_softmax.h). A block holds whole GQA groups whenever a group fits (up to 8 query heads), so every K/V
-// tile it reads serves all query heads of the group.
-//   cuda_fused:  one item per run of rows, covering every key the rows attend to; the block writes the output
-//                (epilogue.cuh).
-//   cuda_splitk: the history is cut into splits of a fixed number of keys per sequence (flash-decoding); one item
-//                per (run of rows, split) writes its partial state (max, denominator, fp32 accumulator) to
-//                global memory, and a merge kernel (splitk_merge.cuh) merges each row's non-empty splits in order with
-//                the same merge as cpu_splitk, starting from the row's attention sink (if any), then normalises.
-// Logit options (DeviceBatch): the soft cap and ALiBi apply to each score in fp32 (variants/online_softmax.h's
-// functions, as the CPU variants); a window starts each item's keys at its first row's window and masks the keys
-// before each row's; a sink joins each row once: last, in the epilogue (cuda_fused), or first, in the merge.
+// Both variants run the same work items on the tensor-core kernel (bf16, fp16, head dims a multiple of 8:
+// tensor_core_kernel.cuh) or the fp32 CUDA-core kernel (the rest: cuda_core_kernel.cuh); launch_rules.h says which.
+// A thread block owns one work item: a run of consecutive rows of one (sequence, KV head), its (query token, query
+// head of the GQA group) pairs in token-major order, and a range of key positions. It walks the range through the
+// block table a tile at a time (asynchronous copies, several tiles in flight, the table staged in shared memory),
+// masks the ragged tail, the causal future and the keys before each row's window, and folds each tile into the
+// rows' online-softmax states (variants/online_softmax.h). A block holds whole GQA groups where they fit (up to 8
+// query heads), so each K/V tile serves the whole group.
+//   cuda_fused:  one item per run of rows, covering all its keys; the block writes the output (epilogue.cuh).
+//   cuda_splitk: each sequence's history cut into splits of a fixed number of keys (flash-decoding); an item per
+//                (run of rows, split) writes its partial state (max, denominator, fp32 accumulator), and
+//                splitk_merge.cuh merges each row's non-empty splits in order as cpu_splitk does, from the row's
+//                sink (if any), then normalises.
+// Logit options (DeviceBatch): soft cap and ALiBi on each score in fp32 (online_softmax.h's functions); a window
+// starts each item at its first row's window and masks keys before each row's; a sink joins each row once, last in
+// the epilogue (cuda_fused) or first in the merge.
 //
-// This header is C++17 and free of device code: the variants (C++20) and the benchmark include it.
+// C++17 and free of device code: the variants (C++20) and the benchmark include it.
 #pragma once
 
 #include <cstdint>
@@ -33,30 +31,29 @@
 namespace pacheck::cuda {
 
 enum class Storage : int { f32 = 0, f16 = 1, bf16 = 2 };
-// What the K and V pools hold: values of the storage type, or an fp8 cache (problem.h, Fp8Cache) in e4m3 or e5m2,
-// one byte an element, which the tensor-core kernel widens exactly to its operand type and scales in fp32.
+// What the K and V pools hold: values of the storage type, or an fp8 cache (problem.h, Fp8Cache), a byte an element,
+// which the tensor-core kernel widens exactly and scales in fp32.
 enum class KvCache : int { same = 0, e4m3 = 1, e5m2 = 2 };
 
-// One GPU-only bug per value, compiled into a kernel instantiation as a template argument (`if constexpr` at the bug
-// site): production instantiates only GpuBug::none, and the mutants (cuda/mutants/) live in their own library, so
-// the production kernels' code and instance count stay as they are. The mutant table says what each one does.
+// One GPU-only bug per value, a kernel template argument (`if constexpr` at its site): production instantiates only
+// none; the mutants live in their own library (cuda/mutants/, whose table says what each does).
 enum class GpuBug : int {
   none,
-  cp_async_wait_one_late,      // CUDA cores: cp.async.wait_group STAGES - 1 where STAGES - 2 lands tile i
-  tile_max_barrier_missing,    // CUDA cores: no __syncthreads between the key groups' tile maxima and their reads
-  butterfly_width_too_narrow,  // CUDA cores: the dot-product butterfly's shuffles with width = their xor distance
-  p_rounded_to_bf16,           // CUDA cores: each weight rounded to bf16 before it multiplies V
-  split_start_rounded_up,      // CUDA cores: a split starts at its first whole KV block (ceil for floor)
-  tc_cp_async_wait_one_late,   // tensor cores: cp.async.wait_group STAGES where STAGES - 1 lands tile i
-  tc_warp_max_missing_step,    // tensor cores: the row's warp max leaves out the xor-16 shuffle
-  swizzle_xor_of_4_rows,       // tensor cores: ldmatrix rows unswizzled with key % 4 where the copies used key % 8
-  tma_box_one_row_late,        // tensor cores: each tensor copy's box starts one slot row late
-  mbarrier_parity_flipped,     // tensor cores: the tile's mbarrier waited on with the other phase parity
-  fp8_k_scale_from_v_scales,   // tensor cores, fp8 cache: the logits scaled by the KV head's V scale, not its K scale
-  fp16_scores_row_of_fragment, // tensor cores, e4m3 cache: a score's power of two undone with the query fragment's row
-  merge_slot_by_row_capacity,  // merge: a row's slot found by the block's capacity instead of the rows it holds
-  merge_reads_one_split_past,  // merge: one split past the row's last is merged (another row's slot)
-  merge_order_from_arrival,    // merge: each row starts at the split of its arrival ticket and wraps around
+  cp_async_wait_one_late,
+  tile_max_barrier_missing,
+  butterfly_width_too_narrow,
+  p_rounded_to_bf16,
+  split_start_rounded_up,
+  tc_cp_async_wait_one_late,
+  tc_warp_max_missing_step,
+  swizzle_xor_of_4_rows,
+  tma_box_one_row_late,
+  mbarrier_parity_flipped,
+  fp8_k_scale_from_v_scales,
+  fp16_scores_row_of_fragment,
+  merge_slot_by_row_capacity,
+  merge_reads_one_split_past,
+  merge_order_from_arrival,
   count
 };
 int storage_bytes(Storage storage);
@@ -100,9 +97,8 @@ struct DeviceBatch {
   const float* sinks = nullptr;
 };
 
-// One thread block's work: rows [first_row, first_row + num_rows) of `sequence` (for every KV head: grid.y),
-// keys [key_begin, key_end). The item carries its sequence's record, not its index into DeviceBatch::sequences, so
-// that a block has everything its first table and query loads need in one 32-byte load, not two dependent ones.
+// One thread block's work (for each KV head): rows [first_row, first_row + num_rows) of `sequence`, keys
+// [key_begin, key_end). It carries the sequence's record, not its index: a block's first loads need one 32-byte load.
 struct alignas(16) WorkItem {
   SequenceMeta sequence;
   int first_row = 0;
@@ -148,15 +144,14 @@ struct DevicePlan {
   float* partial_acc = nullptr;          // [num_items][num_kv_heads][row_capacity][head_dim]
 };
 
-// How many blocks of the tensor-core layouts that a grid of at most one wave runs (wide or wide-evict-first) fit on
-// one multiprocessor at once, for bf16 or fp16 storage (bf16 with an fp8 cache) and head dim 128 (the benchmark's
-// shape, whose split-K plans fill the GPU with that many blocks per multiprocessor).
+// Blocks of the one-wave tensor-core layouts (wide, wide-evict-first) one multiprocessor holds at once, for bf16 or
+// fp16 (bf16 with an fp8 cache) at head dim 128: the benchmark's split-K plans fill the GPU with that many.
 int resident_blocks_per_multiprocessor(Storage storage, int head_dim, int gqa_ratio, KvCache cache = KvCache::same);
 
-// Enqueues the attention kernel (and for split-K the merge) on `stream`, with the kernel choices `pins` fixes and
-// launch_rules.h's rules for the rest. Throws std::invalid_argument, before enqueuing anything, on a shape the
-// kernels do not take or pools or queries not 16-byte aligned, and CudaError when a launch is refused; errors
-// during execution surface at the caller's next synchronisation (see cuda_check.h).
+// Enqueues the attention kernel (split-K: and the merge) on `stream`, with `pins` and launch_rules.h choosing the
+// kernels. Throws std::invalid_argument before enqueuing anything on a shape the kernels do not take or pools or
+// queries not 16-byte aligned, CudaError when a launch is refused; execution errors surface at the caller's next
+// synchronisation (cuda_check.h).
 void launch_attention(const DeviceBatch& batch, const DevicePlan& plan, const KernelPins& pins, cudaStream_t stream);
 
 }  // namespace pacheck::cuda

@@ -1,5 +1,5 @@
 // The CUDA-core kernel's entry point as a template, and the instantiations of one storage type, for the instance
-// translation units (one per storage type, so the three compile in parallel). C++17 CUDA.
+// translation units. C++17 CUDA.
 #pragma once
 
 #include "cuda/cuda_core_kernel.cuh"

@@ -1,5 +1,5 @@
 // The tensor-core kernel's entry point as a template, and the instantiations of one storage type or fp8 cache, for
-// the instance translation units (one each, so that they compile in parallel). C++17 CUDA.
+// the instance translation units. C++17 CUDA.
 #pragma once
 
 #include "cuda/kernel_instances.h"
@@ -9,8 +9,8 @@
 
 namespace pacheck::cuda::instances {
 
-// A layout's pipeline depth and copies: wide and wide-evict-first hold two tiles (three blocks per
-// multiprocessor); automatic and deep hold launch_rules.h's tensor_core_stages, with its tensor_core_copies.
+// A layout's pipeline depth and copies: wide and wide-evict-first hold two tiles; automatic and deep,
+// tensor_core_stages with tensor_core_copies (launch_rules.h).
 template <int LANES, KernelLayout LAYOUT, KvCache C = KvCache::same>
 struct TensorCoreLayoutTraits {
   static_assert(LANES == 128 || LAYOUT == KernelLayout::automatic, "only the 128-lane kernel has layouts to choose");
@@ -36,9 +36,8 @@ void launch_tensor_core(const DeviceBatch& batch, const DevicePlan& plan, cudaSt
   TensorCoreLauncher<S, LANES, ROWS, LAYOUT, BUG, C>::launch(batch, plan, stream);
 }
 
-// kernel_instances.h's one_wave_resident_blocks_of, for the translation unit that instantiates C's kernels.
 template <KvCache C>
-int one_wave_resident_blocks_for(int rows) {
+int one_wave_resident_blocks_of(int rows) {
   using Four = TensorCoreLauncher<Storage::bf16, 128, 4, KernelLayout::wide, GpuBug::none, C>;
   using Eight = TensorCoreLauncher<Storage::bf16, 128, kMaxRows, KernelLayout::wide, GpuBug::none, C>;
   return rows == 4 ? Four::resident_blocks_per_multiprocessor() : Eight::resident_blocks_per_multiprocessor();
