@@ -1,5 +1,5 @@
-// CUDA errors as exceptions that carry the runtime's own text, so a failing launch or an illegal address makes
-// the property (or the benchmark) fail with that text instead of hanging or returning zeros. C++17.
+// CUDA errors as exceptions carrying the runtime's own text, so a failing launch or illegal address fails with it
+// rather than hanging or returning zeros. C++17.
 #pragma once
 
 #include <stdexcept>

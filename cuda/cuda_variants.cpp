@@ -10,9 +10,8 @@
 namespace pacheck {
 namespace {
 
-// The tiled-kernel model of oracle/stock_error_models.h for the arithmetic the problem runs on (fp32 on the CUDA
-// cores, or bf16 or fp16 operands on the tensor cores). It reads the same rule as the dispatch, so that bound and
-// kernel cannot disagree. split_size: the keys per split of cuda_splitk, or 0 for cuda_fused.
+// The tiled-kernel model (oracle/stock_error_models.h) of the arithmetic the problem runs on, read from the
+// dispatch's rule so that bound and kernel cannot disagree. split_size: cuda_splitk's keys per split, 0 when fused.
 ErrorModel kernel_error_model(const Problem& p, const OracleResult& oracle, std::size_t row, const Knobs& knobs,
                               int split_size) {
   const cuda::KernelArithmetic kernel =
@@ -32,8 +31,7 @@ Capabilities cuda_capabilities(bool uses_splits) {
   c.max_head_dim = cuda::kMaxHeadDim;  // every head dim from 1 to 256
   c.needs_gpu = true;
   c.uses_splits = uses_splits;
-  // Every logit option, computed in fp32 as the CPU variants do (variants/online_softmax.h), so the tiled model's
-  // fp32 option cost and sink term cover them on either kernel.
+  // Every logit option, in fp32 as the CPU variants (the tiled model's fp32 option cost and sink term cover them).
   c.logit_options = LogitOptionSupport::all();
   // fp8 caches on the tensor cores only: bf16 queries, head dims a multiple of 16 (launch_rules.h).
   c.fp8_caches = {Fp8Format::e4m3, Fp8Format::e5m2};
@@ -42,47 +40,34 @@ Capabilities cuda_capabilities(bool uses_splits) {
   return c;
 }
 
-// cuda_fused: the one-pass kernel. A thread block owns one (sequence, KV head, run of query positions) with every
-// query head of its GQA group, walks the whole history through the block table tile by tile, and folds each tile
-// into the rows' online-softmax states.
-class CudaFused final : public Variant {
+// cuda_fused: a thread block owns one (sequence, KV head, run of query positions) with its GQA group, walks the
+// whole history through the block table tile by tile, and folds each tile into the rows' online-softmax states.
+// cuda_splitk: flash-decoding, the twin of cpu_splitk: each history cut into splits of effective_split_size(knobs,
+// context_len) keys (a row's answer never depends on its batch), each folded from an empty state into a partial
+// state; a reduce kernel merges each row's non-empty splits in order.
+template <bool SPLIT_K>
+class CudaVariant final : public Variant {
  public:
-  std::string name() const override { return "cuda_fused"; }
+  std::string name() const override { return SPLIT_K ? "cuda_splitk" : "cuda_fused"; }
   std::string description() const override {
-    return "CUDA: one block per (sequence, KV head, query run) with its GQA group, tiled online softmax; fp32 sums, bf16 and fp16 on tensor cores, fp8 caches (bf16 queries) widened exactly";
+    return std::string(SPLIT_K ? "CUDA split-K (flash-decoding): per-split partial states merged by a reduce kernel"
+                               : "CUDA: one block per (sequence, KV head, query run) with its GQA group, tiled online "
+                                 "softmax") +
+           "; fp32 sums, bf16 and fp16 on tensor cores, fp8 caches (bf16 queries) widened exactly";
   }
-  Capabilities capabilities() const override { return cuda_capabilities(false); }
+  Capabilities capabilities() const override { return cuda_capabilities(SPLIT_K); }
   Output run(const Problem& p, const Knobs& knobs) const override {
-    return cuda::run_paged_attention(p, knobs, /*split_k=*/false, name());
+    return cuda::run_paged_attention(p, knobs, SPLIT_K, name());
   }
   ErrorModel error_model(const Problem& p, const OracleResult& oracle, std::size_t row,
                          const Knobs& knobs) const override {
-    return kernel_error_model(p, oracle, row, knobs, 0);
+    return kernel_error_model(p, oracle, row, knobs,
+                              SPLIT_K ? effective_split_size(knobs, oracle.rows[row].context_len) : 0);
   }
 };
 
-// cuda_splitk: flash-decoding, the twin of cpu_splitk. Each sequence's history is cut into splits of
-// effective_split_size(knobs, context_len) keys (so a row's answer never depends on its batch); a thread block
-// folds one split of one run of rows from an empty state and writes the partial (max, denominator, fp32
-// accumulator); a reduce kernel merges each row's non-empty splits in order with the online-softmax merge.
-class CudaSplitK final : public Variant {
- public:
-  std::string name() const override { return "cuda_splitk"; }
-  std::string description() const override {
-    return "CUDA split-K (flash-decoding): per-split partial states merged by a reduce kernel; fp32 sums, bf16 and fp16 on tensor cores, fp8 caches (bf16 queries) widened exactly";
-  }
-  Capabilities capabilities() const override { return cuda_capabilities(true); }
-  Output run(const Problem& p, const Knobs& knobs) const override {
-    return cuda::run_paged_attention(p, knobs, /*split_k=*/true, name());
-  }
-  ErrorModel error_model(const Problem& p, const OracleResult& oracle, std::size_t row,
-                         const Knobs& knobs) const override {
-    return kernel_error_model(p, oracle, row, knobs, effective_split_size(knobs, oracle.rows[row].context_len));
-  }
-};
-
-PACHECK_REGISTER_VARIANT(CudaFused);
-PACHECK_REGISTER_VARIANT(CudaSplitK);
+PACHECK_REGISTER_VARIANT(CudaVariant<false>);
+PACHECK_REGISTER_VARIANT(CudaVariant<true>);
 
 }  // namespace
 }  // namespace pacheck

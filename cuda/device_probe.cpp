@@ -1,5 +1,5 @@
-// The part of the device probe that needs no CUDA runtime: reading the resource groups ctest hands a test; and, in a
-// build without nvcc (PACHECK_NO_CUDA_PROBE), the whole probe: no CUDA variant was compiled, so none can run.
+// The device probe's part that needs no CUDA runtime (ctest's resource groups), and without nvcc
+// (PACHECK_NO_CUDA_PROBE) the whole probe: no CUDA variant was compiled, so none can run.
 #include <algorithm>
 #include <cstdlib>
 #include <stdexcept>

@@ -1,5 +1,4 @@
-// The device probe of a build with nvcc: asks the CUDA runtime which devices answer and selects the one ctest
-// assigned.
+// The device probe of a build with nvcc: which devices answer the CUDA runtime, and selecting the one ctest assigned.
 #include <cuda_runtime.h>
 
 #include <stdexcept>

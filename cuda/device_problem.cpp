@@ -72,10 +72,8 @@ std::vector<float> decode(const std::vector<unsigned char>& bytes, DType dtype) 
   return values;
 }
 
-// Writes a buffer twice the L2's size on `stream`, so that the launch after it reads K, V and the metadata from
-// device memory, as a serving engine's decode does (its KV cache is far larger than the L2). A problem just uploaded
-// sits in the L2, whose short latency hides a copy pipeline waited one stage too late. The buffer is allocated once
-// per process and kept to its end.
+// Writes a buffer twice the L2's size (allocated once per process) on `stream`, so the next launch reads from device
+// memory as a serving engine's decode does: the L2's short latency would hide a pipeline waited one stage late.
 void evict_l2(cudaStream_t stream) {
   static const std::pair<void*, std::size_t> buffer = [] {
     int device = 0, l2_bytes = 0;

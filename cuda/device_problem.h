@@ -1,6 +1,5 @@
-// A Problem on the device, in its storage dtype (an fp8 cache's pools in its format), and the one entry point both
-// CUDA variants run through: upload, plan, launch, wait (errors surface as CudaError with the runtime's text),
-// download.
+// A Problem on the device in its storage dtype (an fp8 cache's pools in its format), and both CUDA variants' entry
+// point: upload, plan, launch, wait (errors as CudaError with the runtime's text), download.
 #pragma once
 
 #include <string>
@@ -13,8 +12,7 @@
 
 namespace pacheck::cuda {
 
-// How the kernels store a problem's dtype, and how they read its pools: as values of that dtype, or as an fp8 cache
-// in its format.
+// How the kernels store a problem's dtype, and read its pools (values of that dtype, or an fp8 cache).
 Storage storage_of(DType dtype);
 KvCache kv_cache_of(Fp8Format format);
 KvCache kv_cache_of(const Problem& problem);
@@ -44,10 +42,9 @@ class DeviceProblem {
 // What enqueues the kernels: launch_attention, or a mutant's launch (cuda/mutants/).
 using LaunchAttention = void (*)(const DeviceBatch&, const DevicePlan&, const KernelPins&, cudaStream_t);
 
-// Runs the attention kernel on `problem`: split-K with effective_split_size(knobs, context_len) per sequence when
-// split_k, fused otherwise; with the L2 evicted before the launch, so that the kernel reads from device memory.
-// Throws std::runtime_error naming `variant` when no CUDA device is available, and CudaError when a launch or the
-// kernel fails.
+// Runs the attention kernel on `problem`, split-K (effective_split_size(knobs, context_len) per sequence) or fused,
+// the L2 evicted first so that it reads device memory. Throws std::runtime_error naming `variant` without a CUDA
+// device, CudaError when a launch or the kernel fails.
 Output run_paged_attention(const Problem& problem, const Knobs& knobs, bool split_k, const std::string& variant,
                            LaunchAttention launch = launch_attention);
 

@@ -1,9 +1,8 @@
-// Division by a run-time constant without a hardware divide: the kernels turn a key position into (logical
-// block, slot) for every key they load, and an integer division there costs more than the address arithmetic
-// around it. Granlund and Montgomery's method: with s = ceil(log2 d) and m = floor(2^32 (2^s - d) / d) + 1,
-//   x / d = (umulhi(x, m) + x) >> s   for every 0 <= x < 2^31 and 1 <= d < 2^31
-// (m + 2^32 is ceil(2^(32+s) / d); its excess over 2^(32+s) / d is below d / 2^(32+s), too small to move the
-// quotient of any x < 2^32 across an integer). Plain C++17, host and device, so the CPU suite tests it.
+// Division by a run-time constant without a hardware divide, for each key's (logical block, slot): an integer
+// division costs more than the address arithmetic around it. Granlund and Montgomery: with s = ceil(log2 d) and
+// m = floor(2^32 (2^s - d) / d) + 1, x / d = (umulhi(x, m) + x) >> s for 0 <= x < 2^31, 1 <= d < 2^31 (m + 2^32 is
+// ceil(2^(32+s) / d), in excess by under d / 2^(32+s): too little to move any quotient of x < 2^32). C++17, host and
+// device, so the CPU suite tests it.
 #pragma once
 
 #include <cstdint>

@@ -48,7 +48,7 @@ void encode_pool(CUtensorMap& map, const void* pool, const DeviceBatch& batch, c
 }  // namespace
 
 bool tensor_copies_allowed(const DeviceBatch& batch, int tile_size) {
-  // The tensor-core kernel's launch (kernel_arithmetic), its tile as the kernel caps it, and wider than 32 lanes.
+  // The tensor-core kernel above 32 lanes, its tile capped as the kernel caps it.
   const KernelArithmetic kernel = kernel_arithmetic(batch.storage, batch.head_dim);
   const int tile = std::max(1, std::min(tile_size, kernel.max_tile_keys));
   return kernel.tensor_cores && batch.head_dim > 32 && batch.block_size % kTensorCopyKeys == 0 &&

@@ -1,9 +1,10 @@
 // launch_attention: checks what the kernels need, resolves the kernel choices by launch_rules.h, and calls the
-// instantiation that serves the batch (kernel_instances.h); none of the kernels' code is compiled here.
+// instantiation that serves the batch (kernel_instances.h); no kernel is compiled here.
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "cuda/cuda_check.h"
@@ -23,8 +24,18 @@ int multiprocessor_count() {
   return multiprocessors;
 }
 
-// One instantiation per (ROWS, LAYOUT, pools) for the plan's row capacity (4 or 8 rows a block) and the pools'
-// values.
+// Calls f(std::integral_constant<int, LANES>{}) for the head's lane capacity.
+template <typename F>
+void with_lanes(int head_dim, F&& f) {
+  switch (lanes_for(head_dim)) {
+    case 32: return f(std::integral_constant<int, 32>{});
+    case 64: return f(std::integral_constant<int, 64>{});
+    case 128: return f(std::integral_constant<int, 128>{});
+    default: return f(std::integral_constant<int, 256>{});
+  }
+}
+
+// The instantiation of the plan's row capacity (4 or 8) and the pools' values.
 template <Storage S, int LANES, KernelLayout LAYOUT, int ROWS>
 void launch_tensor_core_cache(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream) {
   if constexpr (S == Storage::bf16) {
@@ -66,33 +77,21 @@ void launch_tensor_core_lanes(const DeviceBatch& batch, const DevicePlan& plan, 
 
 template <Storage S>
 void launch_storage(const DeviceBatch& batch, const DevicePlan& plan, KernelLayout pinned, cudaStream_t stream) {
-  const int lanes = lanes_for(batch.head_dim);
   if constexpr (S != Storage::f32) {
     if (uses_tensor_cores(batch.storage, batch.head_dim)) {
-      switch (lanes) {
-        case 32: return launch_tensor_core_lanes<S, 32>(batch, plan, pinned, stream);
-        case 64: return launch_tensor_core_lanes<S, 64>(batch, plan, pinned, stream);
-        case 128: return launch_tensor_core_lanes<S, 128>(batch, plan, pinned, stream);
-        default: return launch_tensor_core_lanes<S, 256>(batch, plan, pinned, stream);
-      }
+      return with_lanes(batch.head_dim, [&](auto lanes) {
+        launch_tensor_core_lanes<S, decltype(lanes)::value>(batch, plan, pinned, stream);
+      });
     }
   }
-  switch (lanes) {
-    case 32: return launch_cuda_core_rows<S, 32>(batch, plan, stream);
-    case 64: return launch_cuda_core_rows<S, 64>(batch, plan, stream);
-    case 128: return launch_cuda_core_rows<S, 128>(batch, plan, stream);
-    default: return launch_cuda_core_rows<S, 256>(batch, plan, stream);
-  }
+  with_lanes(batch.head_dim,
+             [&](auto lanes) { launch_cuda_core_rows<S, decltype(lanes)::value>(batch, plan, stream); });
 }
 
 template <Storage S, MergeShape SHAPE>
 void launch_merge_shape(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream) {
-  switch (lanes_for(batch.head_dim)) {
-    case 32: return instances::launch_merge<S, 32, SHAPE>(batch, plan, stream);
-    case 64: return instances::launch_merge<S, 64, SHAPE>(batch, plan, stream);
-    case 128: return instances::launch_merge<S, 128, SHAPE>(batch, plan, stream);
-    default: return instances::launch_merge<S, 256, SHAPE>(batch, plan, stream);
-  }
+  with_lanes(batch.head_dim,
+             [&](auto lanes) { instances::launch_merge<S, decltype(lanes)::value, SHAPE>(batch, plan, stream); });
 }
 template <Storage S>
 void launch_merge(const DeviceBatch& batch, const DevicePlan& plan, MergeShape pinned, cudaStream_t stream) {
@@ -131,7 +130,7 @@ void launch_attention(const DeviceBatch& batch, const DevicePlan& plan, const Ke
     if (reinterpret_cast<std::uintptr_t>(pointer) % 16 != 0)
       throw std::invalid_argument(std::string("the CUDA kernels need the ") + array +
                                   " 16-byte aligned (they copy it 16 bytes at a time)");
-  // The logit options' scalars: the kernels test them for presence (0 is none), so anything else is refused.
+  // The kernels test the logit options' scalars for presence (0 is none): anything else is refused.
   if (!(batch.soft_cap == 0.0f || (std::isfinite(batch.soft_cap) && batch.soft_cap > 0.0f)))
     throw std::invalid_argument("the soft cap must be finite and positive, or 0 for none, got " +
                                 std::to_string(batch.soft_cap));
