@@ -144,10 +144,9 @@ __device__ inline SplitWeight<T> split_weight(float p) {
 
 }  // namespace tensor_core
 
-// One block of the tensor-core kernel: its work, its shared memory and its pipeline's steps. STAGES tiles in shared
-// memory, one folded while the others land; the first kTableEntries entries of the block table staged (more: read
-// through L1). COPIES = tensor uses tensor copies where `maps` are usable and the item starts at a multiple of 16
-// keys, else 16-byte asynchronous copies. S: the storage, bf16 or fp16 (the mma's operand type); C: the pools'.
+// One block of the tensor-core kernel: its work, shared memory and pipeline steps. STAGES tiles in flight; the
+// block table's first kTableEntries entries staged (more: read through L1). S: bf16 or fp16 (the mma's operand
+// type); C: what the pools hold.
 template <Storage S, int LANES, int ROWS, int STAGES, TileCopies COPIES, GpuBug BUG = GpuBug::none,
           KvCache C = KvCache::same>
 struct TensorCoreBlock {
@@ -156,8 +155,8 @@ struct TensorCoreBlock {
   using T = typename StorageType<S>::type;
   using Mma = tensor_core::MmaOperand<T>;
   static constexpr bool kFp8 = C != KvCache::same;
-  // The values product's operand type: T, or fp16 from e4m3 (one conversion a pair, not four instructions). e5m2
-  // stays bf16: its subnormals are fp16 subnormals, which the mma does not scale as it scales normal values.
+  // The values product's operand type: T, or fp16 from e4m3 (cheaper); e5m2 stays bf16, as its subnormals are fp16
+  // subnormals, which the mma does not scale as it scales normal values.
   using VT = std::conditional_t<C == KvCache::e4m3, __half, T>;
   using ValuesMma = tensor_core::MmaOperand<VT>;
   static constexpr int kKvBytes = tensor_core_kv_bytes(C);  // of a K or V element in the pools and the stages
@@ -268,8 +267,8 @@ struct TensorCoreBlock {
       row_positions[e] = row_position(work, 2 * t + e);
     }
     logit_arithmetic = has_logit_arithmetic(batch);
-    // Tensor copies where the launch allows them and the item starts at a multiple of 16 (its warp tiles are then
-    // runs of 16 slots of one block). Stages not 1024-byte aligned for the swizzle trap rather than misread.
+    // Tensor copies need an item starting at a multiple of 16 (warp tiles of 16 slots of one block) and stages
+    // 1024-byte aligned for the swizzle (else trap rather than misread).
     tensor_copies = COPIES == TileCopies::tensor && maps.usable && work.item.key_begin % kWarpKeys == 0;
     if (tensor_copies && ptx::shared_address(kv_tiles) % 1024 != 0) __trap();
     first_block = block_div.quotient(work.item.key_begin);
@@ -329,9 +328,8 @@ struct TensorCoreBlock {
       return (kv * kTileKeys + key) * kKvRowBytes + chunk * 16;
   }
 
-  // Zeroes the lanes past the head in every stage (copies write only live pieces). Padded: always, this warp's rows
-  // by the copies' lane-to-piece map, so one thread writes each address in program order. Swizzled: where
-  // head_dim < LANES, every byte, fenced before any tensor copy.
+  // Zeroes the lanes past the head in every stage: padded, always, this warp's rows by the copies' lane-to-piece map
+  // (one thread per address, in program order); swizzled, where head_dim < LANES, fenced before any tensor copy.
   __device__ void zero_lanes_past_head() const {
     if constexpr (kSwizzled) {
       if (batch.head_dim < LANES) {
@@ -513,11 +511,10 @@ struct TensorCoreBlock {
     return q;
   }
 
-  // The queries as fp16 for an fp8 cache's scores, where exact: row g's q times 2^e_g (e_g = 15 - the exponent of
-  // its largest |q|) is all fp16 normals when its nonzero |q| are fp32 normals whose exponents differ by less than
-  // 30, and fp16's 11 bits hold bf16's 8. The products stay exact, the mma's error scales by 2^e, and the K scale
-  // times 2^-e_r (exact while an fp32 normal) restores row r's score in the one rounding of s k_scale: the bf16
-  // bound. A row out of these limits keeps the warp on bf16 (every warp holds the same rows and decides alike).
+  // fp16 queries for an fp8 cache's scores, where exact: row g's q times 2^e_g (e_g = 15 - its largest |q|'s
+  // exponent) is fp16 normals (11 bits hold bf16's 8) when its nonzero |q| are fp32 normals within 2^30 of each
+  // other. The products stay exact, the mma's error scales by 2^e, and k_scale 2^-e_r (exact while normal) restores
+  // row r's score in s k_scale's one rounding: the bf16 bound. Any row outside keeps the warp (and so every warp) bf16.
   __device__ void to_fp16_scores(QueryFragments& q) const {
     float largest = 0.0f, smallest = INFINITY;  // of this thread's |q| of row g; smallest over the nonzero ones
     bool finite = true;
@@ -634,8 +631,7 @@ struct TensorCoreBlock {
     }
   }
 
-  // The scaled scores of this thread's keys (score[e][k]: row 2t + e, key warp * 16 + g + 8 k; -inf where masked)
-  // and each row's max over the warp's keys.
+  // score[e][k]: row 2t + e's scaled score of key warp * 16 + g + 8 k (-inf where masked); each row's warp max.
   __device__ void masked_scores(int i, const QueryFragments& q, const float (&s)[4], float (&score)[2][2],
                                 float (&warp_max)[2]) const {
     const int t0 = work.item.key_begin + i * tile;
@@ -696,10 +692,9 @@ struct TensorCoreBlock {
     }
   }
 
-  // A fully masked tile changes nothing of a row (factor 1, or 0 on the empty state; weights 0). No early exit around
-  // the exps (mma.sync needs the whole warp; side by side they were measured faster). The multiplies are skipped
-  // where every row of the warp has a factor of exactly 1 or has folded no key yet (lanes 0 or NaN, which a factor
-  // of 0 keeps): the bits stay (NaN payloads aside), and one vote replaces 32 multiplies.
+  // A fully masked tile changes no row (factor 1, or 0 on the empty state; weights 0). No exit around the exps
+  // (mma.sync needs the whole warp); the multiplies are skipped where each row of the warp has a factor of exactly 1
+  // or no key yet (lanes 0 or NaN, which 0 keeps): one vote for 32 multiplies, the bits unchanged.
   __device__ static void rescale(RowStates& rows, const float (&tile_max)[2]) {
     float alpha[2];
     bool changes = false;
