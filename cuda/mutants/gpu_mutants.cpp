@@ -88,10 +88,10 @@ void check_draw(GpuKernel kernel, const DeviceBatch& batch, const DevicePlan& pl
                                 lanes_for(batch.head_dim) == 64
                           : batch.storage == Storage::f32 && lanes_for(batch.head_dim) == 32);
   if (!ok)
-    throw std::invalid_argument(std::string("the GPU mutants of the ") + std::string(kernel_name(kernel)) +
-                                " kernel take only " +
-                                (tensor ? "bf16 with head dims 40 to 64 (multiples of 8)" : "fp32 with head dims up to 32") +
-                                (fp8 ? ", e4m3 caches with head dims 48 and 64," : "") + " and GQA ratios 1 to 4");
+    throw std::invalid_argument(
+        std::string("the GPU mutants of the ") + std::string(kernel_name(kernel)) + " kernel take only " +
+        (tensor ? "bf16 with head dims 40 to 64 (multiples of 8)" : "fp32 with head dims up to 32") +
+        (fp8 ? ", e4m3 caches with head dims 48 and 64," : "") + " and GQA ratios 1 to 4");
 }
 
 // Enqueues the mutant's kernels: its pinned attention instantiation (BUG there unless it is the merge's), then for
