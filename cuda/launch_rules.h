@@ -16,7 +16,7 @@
 
 namespace pacheck::cuda {
 
-// --- sizes every kernel shares ---------------------------------------------------------------------------------------
+// --- sizes every kernel shares ------------------------------------------------------------------------------------
 
 // The widest head the kernels take: every head dim from 1 to 256 works.
 inline constexpr int kMaxHeadDim = 256;
@@ -36,13 +36,13 @@ inline int row_capacity(int gqa_ratio) { return gqa_ratio <= 4 ? 4 : kMaxRows; }
 
 PACHECK_RULE constexpr int round_up(int x, int to) { return (x + to - 1) / to * to; }
 
-// --- the grid --------------------------------------------------------------------------------------------------------
+// --- the grid ------------------------------------------------------------------------------------------------------
 
 // One block per work item and KV head, KV heads fastest in one grid dimension (block_work.cuh): a sequence's heads
 // read the same pages together (measured faster than items x KV heads). Throws std::invalid_argument past 2^31 - 1.
 long long attention_grid_blocks(int num_items, int num_kv_heads);
 
-// --- split-K's items under a sliding window --------------------------------------------------------------------------
+// --- split-K's items under a sliding window ------------------------------------------------------------------------
 
 // Splits are cut from position 0; a chunk of rows gets an item per split from the one holding its first row's
 // window start (at chunk_first_position), and a row at `position` merges those from its own window's start's split
@@ -51,7 +51,7 @@ PACHECK_RULE constexpr int row_first_split_offset(int chunk_first_position, int 
   return window_start(position, window) / split - window_start(chunk_first_position, window) / split;
 }
 
-// --- which kernel ----------------------------------------------------------------------------------------------------
+// --- which kernel --------------------------------------------------------------------------------------------------
 
 // bf16 and fp16 with head_dim % 8 == 0 (whole 16-byte rows for ldmatrix) run on the tensor cores: at GQA 8, 4
 // multiply-adds per byte of K/V are over half the H200's fp32 peak at full bandwidth. The rest: fp32 CUDA cores.
@@ -79,7 +79,7 @@ PACHECK_RULE constexpr int cuda_core_tile_keys(int lanes, int element_bytes) {
 // Tiles in flight: two for 4 rows (four blocks per multiprocessor fit), three for 8 (whose registers allow two).
 PACHECK_RULE constexpr int cuda_core_stages(int rows) { return rows == 4 ? 2 : 3; }
 
-// --- the tensor-core kernel (tensor_core_kernel.cuh) -----------------------------------------------------------------
+// --- the tensor-core kernel (tensor_core_kernel.cuh) ----------------------------------------------------------------
 
 // Four warps; a tile is 64 keys, 16 per warp: one mma K step of the values product.
 inline constexpr int kTensorCoreWarps = 4;

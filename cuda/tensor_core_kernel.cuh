@@ -296,7 +296,7 @@ struct TensorCoreBlock {
                    : work.item.key_begin;
   }
 
-  // --- before the first tile -----------------------------------------------------------------------------------------
+  // --- before the first tile ------------------------------------------------------------------------------------
 
   // The block's queries into shared memory (row r at kShared.queries + r kRowBytes, zero past the rows and the
   // head), one 16-byte asynchronous copy per piece (every row is 16-byte aligned); they land by stage_table's barrier.
@@ -365,7 +365,7 @@ struct TensorCoreBlock {
     __syncthreads();
   }
 
-  // --- copying a tile ------------------------------------------------------------------------------------------------
+  // --- copying a tile ---------------------------------------------------------------------------------------------
 
   __device__ unsigned char* stage_of(int i) const { return kv_tiles + (i % STAGES) * kStageBytes; }
 
@@ -493,7 +493,7 @@ struct TensorCoreBlock {
     __syncwarp();  // every lane's copies of tile i are in
   }
 
-  // --- folding a tile ------------------------------------------------------------------------------------------------
+  // --- folding a tile -----------------------------------------------------------------------------------------------
 
   // The q fragments from the staged rows, once the first copies are on their way.
   __device__ QueryFragments query_fragments() const {
@@ -799,7 +799,7 @@ struct TensorCoreBlock {
     }
   }
 
-  // --- after the last tile -------------------------------------------------------------------------------------------
+  // --- after the last tile ------------------------------------------------------------------------------------------
 
   // The warps' sums meet in the K/V space (free after the last tile); the epilogue adds them in warp order.
   __device__ void write_result(RowStates& rows, const DevicePlan& plan) const {
