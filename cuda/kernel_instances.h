@@ -24,9 +24,15 @@ template <Storage S, int LANES, MergeShape SHAPE, GpuBug BUG = GpuBug::none>
 void launch_merge(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream);
 
 // Blocks of the one-wave layouts at 128 lanes (wide, wide-evict-first; bf16 queries, pools of `cache`, `rows` rows)
-// resident on one multiprocessor; instantiated beside each cache's instances, whose occupancy it asks the runtime.
+// resident on one multiprocessor; defined beside each cache's instances, whose occupancy it asks the runtime.
 template <KvCache C>
 int one_wave_resident_blocks_of(int rows);
+template <>
+int one_wave_resident_blocks_of<KvCache::same>(int rows);
+template <>
+int one_wave_resident_blocks_of<KvCache::e4m3>(int rows);
+template <>
+int one_wave_resident_blocks_of<KvCache::e5m2>(int rows);
 inline int one_wave_resident_blocks(int rows, KvCache cache = KvCache::same) {
   switch (cache) {
     case KvCache::e4m3: return one_wave_resident_blocks_of<KvCache::e4m3>(rows);

@@ -3,4 +3,11 @@
 
 PACHECK_TENSOR_CORE_INSTANCES(pacheck::cuda::Storage::bf16)
 
-template int pacheck::cuda::instances::one_wave_resident_blocks_of<pacheck::cuda::KvCache::same>(int rows);
+namespace pacheck::cuda::instances {
+
+template <>
+int one_wave_resident_blocks_of<KvCache::same>(int rows) {
+  return one_wave_resident_blocks_for<KvCache::same>(rows);
+}
+
+}  // namespace pacheck::cuda::instances

@@ -3,4 +3,11 @@
 
 PACHECK_TENSOR_CORE_CACHE_INSTANCES(pacheck::cuda::Storage::bf16, pacheck::cuda::KvCache::e4m3)
 
-template int pacheck::cuda::instances::one_wave_resident_blocks_of<pacheck::cuda::KvCache::e4m3>(int rows);
+namespace pacheck::cuda::instances {
+
+template <>
+int one_wave_resident_blocks_of<KvCache::e4m3>(int rows) {
+  return one_wave_resident_blocks_for<KvCache::e4m3>(rows);
+}
+
+}  // namespace pacheck::cuda::instances

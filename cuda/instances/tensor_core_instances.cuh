@@ -36,8 +36,9 @@ void launch_tensor_core(const DeviceBatch& batch, const DevicePlan& plan, cudaSt
   TensorCoreLauncher<S, LANES, ROWS, LAYOUT, BUG, C>::launch(batch, plan, stream);
 }
 
+// kernel_instances.h's one_wave_resident_blocks_of, for the translation unit of C's kernels.
 template <KvCache C>
-int one_wave_resident_blocks_of(int rows) {
+int one_wave_resident_blocks_for(int rows) {
   using Four = TensorCoreLauncher<Storage::bf16, 128, 4, KernelLayout::wide, GpuBug::none, C>;
   using Eight = TensorCoreLauncher<Storage::bf16, 128, kMaxRows, KernelLayout::wide, GpuBug::none, C>;
   return rows == 4 ? Four::resident_blocks_per_multiprocessor() : Eight::resident_blocks_per_multiprocessor();
