@@ -18,14 +18,13 @@ void launch_cuda_core(const DeviceBatch& batch, const DevicePlan& plan, cudaStre
 }  // namespace pacheck::cuda::instances
 
 // Every head capacity and row capacity of storage S.
-#define PACHECK_CUDA_CORE_INSTANCES(S)                                                                       \
-  namespace pacheck::cuda::instances {                                                                       \
-  template void launch_cuda_core<S, 32, 4>(const DeviceBatch&, const DevicePlan&, cudaStream_t);            \
-  template void launch_cuda_core<S, 32, 8>(const DeviceBatch&, const DevicePlan&, cudaStream_t);            \
-  template void launch_cuda_core<S, 64, 4>(const DeviceBatch&, const DevicePlan&, cudaStream_t);            \
-  template void launch_cuda_core<S, 64, 8>(const DeviceBatch&, const DevicePlan&, cudaStream_t);            \
-  template void launch_cuda_core<S, 128, 4>(const DeviceBatch&, const DevicePlan&, cudaStream_t);           \
-  template void launch_cuda_core<S, 128, 8>(const DeviceBatch&, const DevicePlan&, cudaStream_t);           \
-  template void launch_cuda_core<S, 256, 4>(const DeviceBatch&, const DevicePlan&, cudaStream_t);           \
-  template void launch_cuda_core<S, 256, 8>(const DeviceBatch&, const DevicePlan&, cudaStream_t);           \
+#define PACHECK_CUDA_CORE_ROWS_INSTANCES(S, LANES)                                                  \
+  template void launch_cuda_core<S, LANES, 4>(const DeviceBatch&, const DevicePlan&, cudaStream_t); \
+  template void launch_cuda_core<S, LANES, 8>(const DeviceBatch&, const DevicePlan&, cudaStream_t);
+#define PACHECK_CUDA_CORE_INSTANCES(S)     \
+  namespace pacheck::cuda::instances {     \
+  PACHECK_CUDA_CORE_ROWS_INSTANCES(S, 32)  \
+  PACHECK_CUDA_CORE_ROWS_INSTANCES(S, 64)  \
+  PACHECK_CUDA_CORE_ROWS_INSTANCES(S, 128) \
+  PACHECK_CUDA_CORE_ROWS_INSTANCES(S, 256) \
   }

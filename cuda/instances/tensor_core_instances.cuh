@@ -47,23 +47,19 @@ int one_wave_resident_blocks_for(int rows) {
 }  // namespace pacheck::cuda::instances
 
 // Every layout and row capacity of storage S reading pools of C: three layouts at 128 lanes, one at 32, 64 and 256.
-#define PACHECK_TENSOR_CORE_INSTANCE(S, C, LANES, ROWS, LAYOUT)                                           \
-  template void launch_tensor_core<S, LANES, ROWS, KernelLayout::LAYOUT, GpuBug::none, C>(const DeviceBatch&, \
-                                                                                          const DevicePlan&,  \
-                                                                                          cudaStream_t);
-#define PACHECK_TENSOR_CORE_CACHE_INSTANCES(S, C)                       \
-  namespace pacheck::cuda::instances {                                  \
-  PACHECK_TENSOR_CORE_INSTANCE(S, C, 32, 4, automatic)                  \
-  PACHECK_TENSOR_CORE_INSTANCE(S, C, 32, 8, automatic)                  \
-  PACHECK_TENSOR_CORE_INSTANCE(S, C, 64, 4, automatic)                  \
-  PACHECK_TENSOR_CORE_INSTANCE(S, C, 64, 8, automatic)                  \
-  PACHECK_TENSOR_CORE_INSTANCE(S, C, 128, 4, deep)                      \
-  PACHECK_TENSOR_CORE_INSTANCE(S, C, 128, 8, deep)                      \
-  PACHECK_TENSOR_CORE_INSTANCE(S, C, 128, 4, wide)                      \
-  PACHECK_TENSOR_CORE_INSTANCE(S, C, 128, 8, wide)                      \
-  PACHECK_TENSOR_CORE_INSTANCE(S, C, 128, 4, wide_evict_first)          \
-  PACHECK_TENSOR_CORE_INSTANCE(S, C, 128, 8, wide_evict_first)          \
-  PACHECK_TENSOR_CORE_INSTANCE(S, C, 256, 4, automatic)                 \
-  PACHECK_TENSOR_CORE_INSTANCE(S, C, 256, 8, automatic)                 \
+#define PACHECK_TENSOR_CORE_INSTANCE(S, C, LANES, ROWS, LAYOUT)                            \
+  template void launch_tensor_core<S, LANES, ROWS, KernelLayout::LAYOUT, GpuBug::none, C>( \
+      const DeviceBatch&, const DevicePlan&, cudaStream_t);
+#define PACHECK_TENSOR_CORE_ROWS_INSTANCES(S, C, LANES, LAYOUT) \
+  PACHECK_TENSOR_CORE_INSTANCE(S, C, LANES, 4, LAYOUT)          \
+  PACHECK_TENSOR_CORE_INSTANCE(S, C, LANES, 8, LAYOUT)
+#define PACHECK_TENSOR_CORE_CACHE_INSTANCES(S, C)                 \
+  namespace pacheck::cuda::instances {                            \
+  PACHECK_TENSOR_CORE_ROWS_INSTANCES(S, C, 32, automatic)         \
+  PACHECK_TENSOR_CORE_ROWS_INSTANCES(S, C, 64, automatic)         \
+  PACHECK_TENSOR_CORE_ROWS_INSTANCES(S, C, 128, deep)             \
+  PACHECK_TENSOR_CORE_ROWS_INSTANCES(S, C, 128, wide)             \
+  PACHECK_TENSOR_CORE_ROWS_INSTANCES(S, C, 128, wide_evict_first) \
+  PACHECK_TENSOR_CORE_ROWS_INSTANCES(S, C, 256, automatic)        \
   }
 #define PACHECK_TENSOR_CORE_INSTANCES(S) PACHECK_TENSOR_CORE_CACHE_INSTANCES(S, KvCache::same)
