@@ -94,7 +94,6 @@ namespace cuda_core {
 // Tile rows padded by 16 bytes: the two keys a warp reads at once fall in different banks.
 __host__ __device__ constexpr int row_bytes(int lanes, int element_bytes) { return lanes * element_bytes + 16; }
 
-// Byte offsets of the shared-memory regions.
 struct SharedLayout {
   int kv;        // K tiles then V tiles; after the last tile, the key groups' accumulators
   int table;     // staged block-table entries

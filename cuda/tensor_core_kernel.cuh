@@ -442,13 +442,11 @@ struct TensorCoreBlock {
     }
   }
 
-  // Starts the copies of this warp's keys of tile i.
   __device__ void load_tile(int i) const {
     if (!tensor_copies) return copy_rows_async(i);
     issue_tensor_copies(i);
   }
 
-  // Every stage starts filling; refill then refills each folded tile's stage.
   __device__ void start_pipeline() const {
 #pragma unroll
     for (int s = 0; s < STAGES; ++s) {
@@ -780,7 +778,6 @@ struct TensorCoreBlock {
   // Whether the head reaches the last 16-lane block: then fold_tiles<true> tests no step, one straight run for ptxas.
   __device__ bool every_step_live() const { return batch.head_dim > LANES - 16; }
 
-  // The item's tiles: the pipeline's steps in order.
   template <bool EVERY_STEP>
   __device__ void fold_tiles(const QueryFragments& q, RowStates& rows) const {
     const MatrixRow k_row = k_matrix_row();
@@ -836,7 +833,6 @@ struct TensorCoreBlock {
   }
 };
 
-// The kernel: TensorCoreBlock's steps in order.
 template <Storage S, int LANES, int ROWS, int STAGES, TileCopies COPIES, GpuBug BUG = GpuBug::none,
           KvCache C = KvCache::same>
 __global__ void __launch_bounds__(tensor_core::kThreads,
