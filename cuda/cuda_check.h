@@ -12,7 +12,11 @@ namespace pacheck::cuda {
 class CudaError : public std::runtime_error {
  public:
   CudaError(const std::string& what, cudaError_t code)
-      : std::runtime_error(what + ": " + cudaGetErrorName(code) + " (" + cudaGetErrorString(code) + ")") {}
+      : std::runtime_error(what + ": " + cudaGetErrorName(code) + " (" + cudaGetErrorString(code) + ")"), code_(code) {}
+  cudaError_t code() const { return code_; }
+
+ private:
+  cudaError_t code_;
 };
 
 // Throws CudaError naming `what` unless status is cudaSuccess.

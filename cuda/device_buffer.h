@@ -20,10 +20,7 @@ class DeviceBuffer {
     if (count > 0) cuda_check(cudaMalloc(reinterpret_cast<void**>(&data_), count * sizeof(T)),
                               "allocating " + std::to_string(count * sizeof(T)) + " bytes on the device");
   }
-  explicit DeviceBuffer(const std::vector<T>& host) : DeviceBuffer(host.size()) {
-    if (count_ > 0)
-      cuda_check(cudaMemcpy(data_, host.data(), count_ * sizeof(T), cudaMemcpyHostToDevice), "copying to the device");
-  }
+  explicit DeviceBuffer(const std::vector<T>& host) : DeviceBuffer(host.size()) { upload(host); }
   DeviceBuffer(DeviceBuffer&& other) noexcept
       : data_(std::exchange(other.data_, nullptr)), count_(std::exchange(other.count_, 0)) {}
   DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
@@ -41,6 +38,11 @@ class DeviceBuffer {
   T* get() const { return data_; }
   std::size_t size() const { return count_; }
 
+  void upload(const std::vector<T>& host) {
+    if (host.size() != count_) throw std::logic_error("DeviceBuffer::upload: size mismatch");
+    if (count_ > 0)
+      cuda_check(cudaMemcpy(data_, host.data(), count_ * sizeof(T), cudaMemcpyHostToDevice), "copying to the device");
+  }
   std::vector<T> download() const {
     std::vector<T> host(count_);
     if (count_ > 0)

@@ -36,24 +36,24 @@ enum class Storage : int { f32 = 0, f16 = 1, bf16 = 2 };
 enum class KvCache : int { same = 0, e4m3 = 1, e5m2 = 2 };
 
 // One GPU-only bug per value, a kernel template argument (`if constexpr` at its site): production instantiates only
-// none; the mutants live in their own library (cuda/mutants/, whose table says what each does).
+// none; the mutants live in their own library (cuda/mutants/).
 enum class GpuBug : int {
   none,
-  cp_async_wait_one_late,
-  tile_max_barrier_missing,
-  butterfly_width_too_narrow,
-  p_rounded_to_bf16,
-  split_start_rounded_up,
-  tc_cp_async_wait_one_late,
-  tc_warp_max_missing_step,
-  swizzle_xor_of_4_rows,
-  tma_box_one_row_late,
-  mbarrier_parity_flipped,
-  fp8_k_scale_from_v_scales,
-  fp16_scores_row_of_fragment,
-  merge_slot_by_row_capacity,
-  merge_reads_one_split_past,
-  merge_order_from_arrival,
+  cp_async_wait_one_late,      // CUDA cores: cp.async.wait_group STAGES - 1 where STAGES - 2 lands tile i
+  tile_max_barrier_missing,    // CUDA cores: no __syncthreads between the key groups' tile maxima and their reads
+  butterfly_width_too_narrow,  // CUDA cores: the dot-product butterfly's shuffles with width = their xor distance
+  p_rounded_to_bf16,           // CUDA cores: each weight rounded to bf16 before it multiplies V
+  split_start_rounded_up,      // CUDA cores: a split starts at its first whole KV block (ceil for floor)
+  tc_cp_async_wait_one_late,   // tensor cores: cp.async.wait_group STAGES where STAGES - 1 lands tile i
+  tc_warp_max_missing_step,    // tensor cores: the row's warp max leaves out the xor-16 shuffle
+  swizzle_xor_of_4_rows,       // tensor cores: ldmatrix rows unswizzled with key % 4 where the copies used key % 8
+  tma_box_one_row_late,        // tensor cores: each tensor copy's box starts one slot row late
+  mbarrier_parity_flipped,     // tensor cores: the tile's mbarrier waited on with the other phase parity
+  fp8_k_scale_from_v_scales,   // tensor cores, fp8 cache: the logits scaled by the KV head's V scale, not its K scale
+  fp16_scores_row_of_fragment, // tensor cores, e4m3 cache: a score's power of two undone with the query fragment's row
+  merge_slot_by_row_capacity,  // merge: a row's slot found by the block's capacity instead of the rows it holds
+  merge_reads_one_split_past,  // merge: one split past the row's last is merged (another row's slot)
+  merge_order_from_arrival,    // merge: each row starts at the split of its arrival ticket and wraps around
   count
 };
 int storage_bytes(Storage storage);
