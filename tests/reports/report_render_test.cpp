@@ -1,9 +1,8 @@
-// Opens the report page that `pacheck report` writes in headless Chromium (Debian's chromium package), and the page
-// of a report compared with an earlier one, and checks that they render: the screenshot is not blank, the page's
-// colours reached the screen, and the page logged nothing to the console (the page has no
-// script, so any console message means something went wrong). Two controls show the checks can fail: a blank
-// page is caught as blank, a page that logs an error is caught. Label `browser`; without chromium each test skips,
-// naming the package, or fails when PACHECK_REQUIRE_BROWSER=1 (browser_requirement_test runs both cases).
+// Opens the page `pacheck report` writes, and that of a report compared with an earlier one, in headless Chromium
+// (Debian's chromium package) and checks that they render: the screenshot is not blank, the page's colours reached
+// the screen, and the page logged nothing to the console (it has no script). Two controls show the checks can fail:
+// a blank page, a page that logs an error. Label `browser`; without chromium each test skips, naming the package,
+// or fails when PACHECK_REQUIRE_BROWSER=1 (browser_requirement_test runs both cases).
 #include <gtest/gtest.h>
 #include <png.h>
 
@@ -11,21 +10,17 @@
 #include <array>
 #include <cstdint>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <optional>
-#include <sstream>
 #include <stdexcept>
-#include <string>
 #include <sys/wait.h>
-#include <unistd.h>
 #include <unordered_map>
 #include <vector>
 
-namespace pacheck::testing {
+#include "test_files.h"
 
-// Screenshots read with libpng's simplified API (Debian's libpng-dev): a PNG file into 8-bit RGBA pixels, with
-// errors that name the file, and what a screenshot shows.
+namespace pacheck::testing {
+namespace {
+
 struct RgbaImage {
   int width = 0;
   int height = 0;
@@ -37,18 +32,8 @@ class PngError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Any PNG libpng reads (every bit depth, palette, greyscale, interlaced), converted to 8-bit RGBA. Throws PngError
-// naming the file and what is wrong: it cannot be opened, it is not a PNG, or libpng's own complaint.
-RgbaImage read_png(const std::filesystem::path& path);
-
-// What a screenshot shows: how many pixels differ from the most common colour, how many distinct colours.
-struct ImageContent {
-  std::uint64_t pixels = 0;
-  std::uint64_t differing_from_background = 0;
-  std::size_t distinct_colours = 0;
-};
-ImageContent image_content(const RgbaImage& image);
-
+// Any PNG libpng reads (every bit depth, palette, greyscale, interlaced) as 8-bit RGBA, with libpng's simplified
+// API. Throws PngError naming the file and what is wrong: it cannot be opened, it is not a PNG, or libpng's complaint.
 RgbaImage read_png(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw PngError("cannot open " + path.string());
@@ -79,6 +64,13 @@ RgbaImage read_png(const std::filesystem::path& path) {
   return out;
 }
 
+// What a screenshot shows: how many pixels differ from the most common colour, how many distinct colours.
+struct ImageContent {
+  std::uint64_t pixels = 0;
+  std::uint64_t differing_from_background = 0;
+  std::size_t distinct_colours = 0;
+};
+
 ImageContent image_content(const RgbaImage& image) {
   std::unordered_map<std::uint32_t, std::uint64_t> histogram;
   for (std::uint32_t p : image.pixels) ++histogram[p];
@@ -89,23 +81,6 @@ ImageContent image_content(const RgbaImage& image) {
   for (const auto& [colour, n] : histogram) background = std::max(background, n);
   content.differing_from_background = content.pixels - background;
   return content;
-}
-
-namespace {
-
-std::filesystem::path fresh_dir(const std::string& name) {
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("pacheck_render_test_" + name + "_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
-}
-
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 std::string shell_quote(const std::string& text) {
@@ -138,23 +113,6 @@ std::string no_chromium_reason() {
   return "chromium not found (" + looked + "): this test renders the report page in a real browser. Install "
          "Debian's package: apt-get install chromium";
 }
-
-// Where the browser must run (CI), PACHECK_REQUIRE_BROWSER=1 turns a missing browser from a skip into a failure,
-// so that a run that rendered nothing cannot look green there.
-class ReportRender : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (const std::optional<std::string> found = find_chromium()) {
-      chromium_ = *found;
-      return;
-    }
-    const char* required = std::getenv("PACHECK_REQUIRE_BROWSER");
-    if (required && std::string(required) == "1")
-      FAIL() << no_chromium_reason() << " (PACHECK_REQUIRE_BROWSER=1: the browser is required)";
-    GTEST_SKIP() << no_chromium_reason();
-  }
-  std::string chromium_;
-};
 
 struct Rendering {
   int status = -1;
@@ -201,32 +159,50 @@ bool has_colour(const RgbaImage& image, std::uint32_t rgb) {
   return false;
 }
 
-std::string joined(const std::vector<std::string>& lines) {
-  std::string out;
-  for (const std::string& l : lines) out += l + "\n";
-  return out;
+// `pacheck report ARGUMENTS`, its output appended to `log`; the exit status.
+int run_report(const std::string& arguments, const std::filesystem::path& log) {
+  const std::string command =
+      std::string(PACHECK_BINARY) + " report " + arguments + " >>" + shell_quote(log.string()) + " 2>&1";
+  return std::system(command.c_str());
 }
+
+// PACHECK_REQUIRE_BROWSER=1 (CI) makes a missing browser a failure, so a run that rendered nothing cannot look green.
+class ReportRender : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (const std::optional<std::string> found = find_chromium()) {
+      chromium_ = *found;
+      return;
+    }
+    const char* required = std::getenv("PACHECK_REQUIRE_BROWSER");
+    if (required && std::string(required) == "1")
+      FAIL() << no_chromium_reason() << " (PACHECK_REQUIRE_BROWSER=1: the browser is required)";
+    GTEST_SKIP() << no_chromium_reason();
+  }
+  // Renders a report page into `image`: chromium succeeded, the page logged nothing, the screenshot is not blank.
+  void render_page(const std::filesystem::path& page, const std::filesystem::path& work, RgbaImage& image) {
+    const Rendering r = render(chromium_, page, work);
+    ASSERT_EQ(r.status, 0) << "chromium failed:\n" << r.log;
+    EXPECT_EQ(r.console, std::vector<std::string>{}) << "the page logged to the console";
+    image = read_png(r.screenshot);
+    EXPECT_EQ(blank_screenshot_problem(image_content(image)), "");
+  }
+  std::string chromium_;
+};
 
 TEST_F(ReportRender, TheReportPageRendersWithoutConsoleMessages) {
   const std::filesystem::path dir = fresh_dir("report");
   const std::filesystem::path out = dir / "report";
   // One variant and few cases keep it quick; the kill matrix and the coverage section (from a small gcovr summary)
   // are on the page too.
-  const std::string report = std::string(PACHECK_BINARY) + " report --out " + shell_quote(out.string()) +
-                             " --variant cpu_streaming --cases 2 --kill-cases 1 --coverage " +
-                             shell_quote(PACHECK_COVERAGE_SAMPLE) + " >" + shell_quote((dir / "report.log").string()) +
-                             " 2>&1";
-  const int report_status = std::system(report.c_str());
-  ASSERT_EQ(report_status, 0) << report << "\n" << read_text(dir / "report.log");
+  ASSERT_EQ(run_report("--out " + shell_quote(out.string()) + " --variant cpu_streaming --cases 2 --kill-cases 1 "
+                       "--coverage " + shell_quote(PACHECK_COVERAGE_SAMPLE), dir / "report.log"), 0)
+      << read_text(dir / "report.log");
   ASSERT_TRUE(std::filesystem::exists(out / "index.html"));
   ASSERT_TRUE(std::filesystem::exists(out / "ulp.json"));
-
-  const Rendering r = render(chromium_, out / "index.html", dir);
-  ASSERT_EQ(r.status, 0) << "chromium failed:\n" << r.log;
-  EXPECT_TRUE(r.console.empty()) << "the page logged to the console:\n" << joined(r.console);
-  const RgbaImage image = read_png(r.screenshot);
+  RgbaImage image;
+  ASSERT_NO_FATAL_FAILURE(render_page(out / "index.html", dir, image));
   EXPECT_EQ(image.width, 1400);
-  EXPECT_EQ(blank_screenshot_problem(image_content(image)), "");
   // The page's own colours reached the screen: the header's background, and the histogram's bar for exactly
   // rounded elements (the inline SVG rendered).
   EXPECT_TRUE(has_colour(image, 0x1d2430)) << "the header's colour is missing: was the inline CSS applied?";
@@ -235,9 +211,8 @@ TEST_F(ReportRender, TheReportPageRendersWithoutConsoleMessages) {
   EXPECT_FALSE(has_colour(image, 0xc62828)) << "a correct kernel's page shows the broken-bound red";
   EXPECT_FALSE(has_colour(image, 0x6a1b9a)) << "a correct kernel's page shows the non-finite purple";
   const std::string html = read_text(out / "index.html");
-  EXPECT_NE(html.find("id=\"kill-matrix\"><h2>Mutant kill matrix</h2><p class=\"note\">Every property"), std::string::npos)
-      << "the kill matrix grid is missing";
-  EXPECT_NE(html.find("<td class=\"l\">variants/</td>"), std::string::npos) << "the coverage table is missing";
+  EXPECT_TRUE(contains(html, "id=\"kill-matrix\"><h2>Mutant kill matrix</h2><p class=\"note\">Every property"));
+  EXPECT_TRUE(contains(html, "<td class=\"l\">variants/</td>")) << "the coverage table is missing";
   std::filesystem::remove_all(dir);
 }
 
@@ -245,24 +220,18 @@ TEST_F(ReportRender, TheReportPageRendersWithoutConsoleMessages) {
 // sits under the summary, so the screenshot's top shows its red "worse" cells.
 TEST_F(ReportRender, TheCompareViewRendersItsFlags) {
   const std::filesystem::path dir = fresh_dir("compare");
-  const auto run = [&](const std::string& arguments) {
-    const std::string command = std::string(PACHECK_BINARY) + " report --cases 2 --kill-cases 0 " + arguments + " >>" +
-                                shell_quote((dir / "report.log").string()) + " 2>&1";
-    return std::system(command.c_str());
-  };
-  ASSERT_EQ(run("--out " + shell_quote((dir / "before").string()) + " --variant cpu_streaming"), 0)
-      << read_text(dir / "report.log");
-  const int status = run("--out " + shell_quote((dir / "after").string()) + " --variant pv_in_bf16 --compare " +
-                         shell_quote((dir / "before" / "ulp.json").string()) + " --compare-pair cpu_streaming=pv_in_bf16");
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << "a precision loss exits 1\n" << read_text(dir / "report.log");
-  const std::string html = read_text(dir / "after" / "index.html");
-  ASSERT_NE(html.find("id=\"comparison\""), std::string::npos);
-
-  const Rendering r = render(chromium_, dir / "after" / "index.html", dir);
-  ASSERT_EQ(r.status, 0) << "chromium failed:\n" << r.log;
-  EXPECT_TRUE(r.console.empty()) << "the page logged to the console:\n" << joined(r.console);
-  const RgbaImage image = read_png(r.screenshot);
-  EXPECT_EQ(blank_screenshot_problem(image_content(image)), "");
+  const std::filesystem::path log = dir / "report.log";
+  const std::string quick = " --cases 2 --kill-cases 0";
+  ASSERT_EQ(run_report("--out " + shell_quote((dir / "before").string()) + quick + " --variant cpu_streaming", log), 0)
+      << read_text(log);
+  const int status = run_report("--out " + shell_quote((dir / "after").string()) + quick +
+                                    " --variant pv_in_bf16 --compare " + shell_quote((dir / "before/ulp.json").string()) +
+                                    " --compare-pair cpu_streaming=pv_in_bf16",
+                                log);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << "a precision loss exits 1\n" << read_text(log);
+  ASSERT_TRUE(contains(read_text(dir / "after" / "index.html"), "id=\"comparison\""));
+  RgbaImage image;
+  ASSERT_NO_FATAL_FAILURE(render_page(dir / "after" / "index.html", dir, image));
   EXPECT_TRUE(has_colour(image, 0xfbd0cb)) << "no cell flagged worse in the screenshot: did the comparison render?";
   std::filesystem::remove_all(dir);
 }
@@ -285,7 +254,7 @@ TEST_F(ReportRender, AConsoleErrorIsCaught) {
   const Rendering r = render(chromium_, dir / "noisy.html", dir);
   ASSERT_EQ(r.status, 0) << r.log;
   ASSERT_EQ(r.console.size(), 1u) << r.log;
-  EXPECT_NE(r.console[0].find("pacheck-render-test-error"), std::string::npos);
+  EXPECT_TRUE(contains(r.console[0], "pacheck-render-test-error"));
   std::filesystem::remove_all(dir);
 }
 
@@ -313,12 +282,7 @@ TEST(PngImage, ReadsWhatLibpngWroteAndRejectsTheRest) {
   EXPECT_EQ(read_png(dir / "grey.png").pixels, std::vector<std::uint32_t>{0x808080ffu});
 
   const auto rejects = [](const std::filesystem::path& path, const std::string& mentions) {
-    try {
-      read_png(path);
-      ADD_FAILURE() << "read " << path;
-    } catch (const PngError& e) {
-      EXPECT_NE(std::string(e.what()).find(mentions), std::string::npos) << e.what();
-    }
+    EXPECT_TRUE(contains(thrown_message<PngError>([&] { read_png(path); }), mentions));
   };
   std::ofstream(dir / "text.png") << "<!DOCTYPE html>";
   rejects(dir / "text.png", (dir / "text.png").string() + " is not a PNG file");

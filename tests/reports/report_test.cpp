@@ -3,11 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <fstream>
 #include <functional>
 #include <limits>
-#include <sstream>
-#include <unistd.h>
 
 #include "cuda/device_probe.h"
 #include "problem/case_file.h"
@@ -16,26 +13,17 @@
 #include "reports/report_files.h"
 #include "reports/run_report.h"
 #include "reports/ulp_statistics.h"
+#include "test_files.h"
 
 namespace pacheck::reports {
 namespace {
 
+using testing::contains;
+using testing::fresh_dir;
+using testing::read_text;
+using testing::thrown_message;
+
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-std::filesystem::path fresh_dir(const std::string& name) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                                    ("pacheck_report_test_" + name + "_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
-}
-
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // Whether the generator could have drawn this sequence in `mode`. Its continuations reach both boundaries (one new
 // query, or every position new), so a continuation cell also holds decode- and prefill-shaped sequences.
@@ -53,20 +41,13 @@ bool drawn_in_mode(const Sequence& seq, Mode mode) {
 TEST(UlpHistogram, BinsArePowersOfTwoOfUlps) {
   const UlpHistogram h;
   EXPECT_EQ(h.bins(), 24);
-  EXPECT_EQ(h.bin_of(0), 0);
-  EXPECT_EQ(h.bin_of(0.25), 1);
-  EXPECT_EQ(h.bin_of(1), 1);
-  EXPECT_EQ(h.bin_of(1.5), 2);
-  EXPECT_EQ(h.bin_of(2), 2);
-  EXPECT_EQ(h.bin_of(3), 3);
-  EXPECT_EQ(h.bin_of(4), 3);
-  EXPECT_EQ(h.bin_of(5), 4);
-  EXPECT_EQ(h.bin_of(-5), 4);
-  EXPECT_EQ(h.bin_of(std::ldexp(1.0, 20)), h.beyond_bin() - 1);
-  EXPECT_EQ(h.bin_of(std::ldexp(1.0, 20) + 1), h.beyond_bin());
-  EXPECT_EQ(h.bin_of(1e300), h.beyond_bin());
-  EXPECT_EQ(h.bin_of(kInf), h.non_finite_bin());
-  EXPECT_EQ(h.bin_of(std::nan("")), h.non_finite_bin());
+  const std::pair<double, int> bins[] = {{0, 0}, {0.25, 1}, {1, 1}, {1.5, 2}, {2, 2}, {3, 3}, {4, 3}, {5, 4}, {-5, 4},
+                                         {std::ldexp(1.0, 20), h.beyond_bin() - 1},
+                                         {std::ldexp(1.0, 20) + 1, h.beyond_bin()},
+                                         {1e300, h.beyond_bin()},
+                                         {kInf, h.non_finite_bin()},
+                                         {std::nan(""), h.non_finite_bin()}};
+  for (const auto& [value, bin] : bins) EXPECT_EQ(h.bin_of(value), bin) << value;
 }
 
 TEST(UlpHistogram, LabelsNameEachBinsUpperEdge) {
@@ -129,17 +110,10 @@ TEST(Log2Histogram, QuantilesAreTheUpperEdgeOfTheirBin) {
 }
 
 TEST(ShapeBreakdown, BucketsArePowersOfTwo) {
-  EXPECT_EQ(ShapeBreakdown::bucket_of(1), 0);
-  EXPECT_EQ(ShapeBreakdown::bucket_of(2), 1);
-  EXPECT_EQ(ShapeBreakdown::bucket_of(3), 2);
-  EXPECT_EQ(ShapeBreakdown::bucket_of(4), 2);
-  EXPECT_EQ(ShapeBreakdown::bucket_of(5), 3);
-  EXPECT_EQ(ShapeBreakdown::bucket_of(128), 7);
-  EXPECT_EQ(ShapeBreakdown::bucket_of(129), 8);
-  EXPECT_EQ(ShapeBreakdown::bucket_label(0), "1");
-  EXPECT_EQ(ShapeBreakdown::bucket_label(1), "2");
-  EXPECT_EQ(ShapeBreakdown::bucket_label(2), "3-4");
-  EXPECT_EQ(ShapeBreakdown::bucket_label(8), "129-256");
+  const std::pair<int, int> buckets[] = {{1, 0}, {2, 1}, {3, 2}, {4, 2}, {5, 3}, {128, 7}, {129, 8}};
+  for (const auto& [size, bucket] : buckets) EXPECT_EQ(ShapeBreakdown::bucket_of(size), bucket) << size;
+  const std::pair<int, const char*> labels[] = {{0, "1"}, {1, "2"}, {2, "3-4"}, {8, "129-256"}};
+  for (const auto& [bucket, label] : labels) EXPECT_EQ(ShapeBreakdown::bucket_label(bucket), label);
 }
 
 TEST(Distribution, QuantilesAreNearestRank) {
@@ -196,16 +170,17 @@ Agreement agreement_with(std::vector<double> ulps, double error, double bound, s
   return a;
 }
 
+const Knobs kKnobs;
+const std::string kAgreement = "UlpBoundedAgreement";
+
 TEST(CellStatistics, KeepsTheWorstOutputAndEveryElement) {
   const Problem p = tiny_problem(DType::f32);
-  const Knobs k;
-  const std::string property = "UlpBoundedAgreement";
   CellStatistics stats;
   const Agreement first = agreement_with({0, 1}, 1e-7, 1e-6, 0);   // 0.1 of bound
   const Agreement second = agreement_with({0, 4}, 5e-7, 1e-6, 1);  // 0.5 of bound: the worst
   const Agreement third = agreement_with({2, 2}, 2e-7, 1e-6, 0);
-  for (const Agreement* a : {&first, &second, &third}) stats.observe(CaseObservation{property, p, k, a});
-  stats.observe(CaseObservation{property, p, k, nullptr});  // a run-vs-run property: no figures
+  for (const Agreement* a : {&first, &second, &third}) stats.observe(CaseObservation{kAgreement, p, kKnobs, a});
+  stats.observe(CaseObservation{kAgreement, p, kKnobs, nullptr});  // a run-vs-run property: no figures
   EXPECT_EQ(stats.compared_outputs(), 3u);
   EXPECT_EQ(stats.elements(), 6u);
   EXPECT_EQ(stats.histogram().total(), 6u);
@@ -221,15 +196,13 @@ TEST(CellStatistics, KeepsTheWorstOutputAndEveryElement) {
 
 TEST(CellStatistics, AnOutputOfTheWrongSizeCountsEveryElementAsNonFinite) {
   const Problem p = tiny_problem(DType::f16);
-  const Knobs k;
-  const std::string property = "UlpBoundedAgreement";
   Agreement a;
   a.ok = false;
   a.elements = 2;
   a.violations = 1;
   a.worst.error = kInf;
   CellStatistics stats;
-  stats.observe(CaseObservation{property, p, k, &a});
+  stats.observe(CaseObservation{kAgreement, p, kKnobs, &a});
   EXPECT_EQ(stats.histogram().count(stats.histogram().non_finite_bin()), 2u);
   EXPECT_EQ(stats.ratio_histogram().count(stats.ratio_histogram().non_finite_bin()), 2u);
   EXPECT_EQ(stats.tightness().max(), kInf);
@@ -241,29 +214,24 @@ TEST(CellStatistics, AnOutputOfTheWrongSizeCountsEveryElementAsNonFinite) {
 // branches, 1 of 2 functions) and variants/registry.cpp (10 of 10 lines, 4 of 4 functions).
 nlohmann::json coverage_sample() { return nlohmann::json::parse(read_text(PACHECK_COVERAGE_SAMPLE)); }
 
+// A folder's figures as hit/found.
+std::string counts(const FolderCoverage& f) {
+  std::ostringstream out;
+  out << f.folder << " " << f.files << " files, lines " << f.lines.hit << "/" << f.lines.found << ", branches "
+      << f.branches.hit << "/" << f.branches.found << ", functions " << f.functions.hit << "/" << f.functions.found;
+  return out.str();
+}
+
 TEST(GcovrSummary, AddsUpEachFileIntoItsFolder) {
   const CoverageSummary s = parse_gcovr_summary(coverage_sample().dump());
   ASSERT_EQ(s.folders.size(), 2u);
-  EXPECT_EQ(s.folders[0].folder, "oracle/");
-  EXPECT_EQ(s.folders[0].files, 1);
-  EXPECT_EQ(s.folders[0].lines.found, 2u);
-  EXPECT_EQ(s.folders[0].lines.hit, 2u);
-  EXPECT_EQ(s.folders[0].branches.found, 0u);
-  EXPECT_EQ(s.folders[0].functions.hit, 1u);
-  EXPECT_EQ(s.folders[1].folder, "variants/");
-  EXPECT_EQ(s.folders[1].files, 2);
-  EXPECT_EQ(s.folders[1].lines.found, 13u);
-  EXPECT_EQ(s.folders[1].lines.hit, 12u);
-  EXPECT_EQ(s.folders[1].branches.found, 2u);
-  EXPECT_EQ(s.folders[1].branches.hit, 1u);
-  EXPECT_EQ(s.folders[1].functions.found, 6u);
-  EXPECT_EQ(s.folders[1].functions.hit, 5u);
-  EXPECT_EQ(s.total.files, 3);
-  EXPECT_EQ(s.total.lines.found, 15u);
+  EXPECT_EQ(counts(s.folders[0]), "oracle/ 1 files, lines 2/2, branches 0/0, functions 1/1");
+  EXPECT_EQ(counts(s.folders[1]), "variants/ 2 files, lines 12/13, branches 1/2, functions 5/6");
+  EXPECT_EQ(counts(s.total), "total 3 files, lines 14/15, branches 1/2, functions 6/7");
   EXPECT_NEAR(s.total.lines.percent(), 100.0 * 14 / 15, 1e-9);
   const std::string table = format_coverage_table(s);
-  EXPECT_NE(table.find("variants/"), std::string::npos);
-  EXPECT_NE(table.find("total"), std::string::npos);
+  EXPECT_TRUE(contains(table, "variants/"));
+  EXPECT_TRUE(contains(table, "total"));
   EXPECT_EQ(to_json(s)["folders"]["variants/"]["lines"]["hit"], 12);
 }
 
@@ -284,12 +252,7 @@ TEST(GcovrSummary, NothingFoundCountsAsFullyCovered) {
 
 TEST(GcovrSummary, RejectsWhatIsNotAGcovrSummary) {
   const auto rejects = [](const std::string& text, const std::string& mentions) {
-    try {
-      parse_gcovr_summary(text);
-      ADD_FAILURE() << "accepted: " << text;
-    } catch (const CoverageFormatError& e) {
-      EXPECT_NE(std::string(e.what()).find(mentions), std::string::npos) << e.what();
-    }
+    EXPECT_TRUE(contains(thrown_message<CoverageFormatError>([&] { parse_gcovr_summary(text); }), mentions)) << text;
   };
   const auto with = [](const std::function<void(nlohmann::json&)>& change) {
     nlohmann::json j = coverage_sample();
@@ -315,22 +278,15 @@ TEST(GcovrSummary, RejectsWhatIsNotAGcovrSummary) {
 }
 
 TEST(GcovrSummary, ReadingNamesTheFile) {
-  try {
-    read_gcovr_summary("/nonexistent/gcovr-summary.json");
-    ADD_FAILURE() << "read a file that does not exist";
-  } catch (const CoverageFormatError& e) {
-    EXPECT_NE(std::string(e.what()).find("cannot open the gcovr JSON summary /nonexistent/gcovr-summary.json"),
-              std::string::npos) << e.what();
-  }
+  const auto message = [](const std::filesystem::path& file) {
+    return thrown_message<CoverageFormatError>([&] { read_gcovr_summary(file); });
+  };
+  EXPECT_TRUE(contains(message("/nonexistent/gcovr-summary.json"),
+                       "cannot open the gcovr JSON summary /nonexistent/gcovr-summary.json"));
   const std::filesystem::path dir = fresh_dir("gcovr_read");
   std::ofstream(dir / "bad.json") << "{}";
-  try {
-    read_gcovr_summary(dir / "bad.json");
-    ADD_FAILURE() << "read a JSON file that is not a gcovr summary";
-  } catch (const CoverageFormatError& e) {
-    const std::string expected = (dir / "bad.json").string() + ": not a gcovr JSON summary";
-    EXPECT_EQ(std::string(e.what()).rfind(expected, 0), 0u) << e.what();
-  }
+  const std::string bad = message(dir / "bad.json");
+  EXPECT_EQ(bad.rfind((dir / "bad.json").string() + ": not a gcovr JSON summary", 0), 0u) << bad;
   std::filesystem::remove_all(dir);
 }
 
@@ -351,14 +307,14 @@ TEST(AttachCoverage, LinksGcovrsPagesRelativeToTheReportFolder) {
   missing.out_dir = report.out_dir;
   attach_coverage(missing, dir / "nowhere.json");
   EXPECT_FALSE(missing.coverage.has_value());
-  EXPECT_NE(missing.coverage_note.find("coverage-report"), std::string::npos);
+  EXPECT_TRUE(contains(missing.coverage_note, "coverage-report"));
 
   std::ofstream(dir / "bad.json") << "garbage\n";
   Report bad;
   bad.out_dir = report.out_dir;
   attach_coverage(bad, dir / "bad.json");
   EXPECT_FALSE(bad.coverage.has_value());
-  EXPECT_NE(bad.coverage_note.find("could not be read"), std::string::npos);
+  EXPECT_TRUE(contains(bad.coverage_note, "could not be read"));
   std::filesystem::remove_all(dir);
 }
 
@@ -465,7 +421,7 @@ TEST(RunReport, CoversEveryDtypeAndModeOfACpuVariant) {
   EXPECT_NE(v.determinism.status, GuaranteeCheck::Status::failed);
   EXPECT_NE(v.batch_isolation.status, GuaranteeCheck::Status::failed);
   EXPECT_FALSE(r.kill_matrix.has_value());
-  EXPECT_NE(r.kill_matrix_note.find("--kill-cases 0"), std::string::npos);
+  EXPECT_TRUE(contains(r.kill_matrix_note, "--kill-cases 0"));
 
   const ReportFiles files = write_report_files(r);
   const nlohmann::json j = nlohmann::json::parse(read_text(files.json));
@@ -477,8 +433,8 @@ TEST(RunReport, CoversEveryDtypeAndModeOfACpuVariant) {
   EXPECT_EQ(j["variants"][0]["cells"][0]["error_over_bound_histogram"].size(),
             static_cast<std::size_t>(RatioHistogram().bins()));
   const std::string html = read_text(files.html);
-  EXPECT_NE(html.find("<svg"), std::string::npos);
-  EXPECT_NE(html.find(v.cells[0].worst->replay), std::string::npos);
+  EXPECT_TRUE(contains(html, "<svg"));
+  EXPECT_TRUE(contains(html, v.cells[0].worst->replay));
   std::filesystem::remove_all(dir);
 }
 
@@ -569,7 +525,7 @@ TEST(RunReport, ACorrectVariantsPageRaisesNoAlarm) {
   for (const Log2Histogram& h : {static_cast<Log2Histogram>(v.histogram(DType::f32)),
                                  static_cast<Log2Histogram>(v.ratio_histogram(DType::f32))}) {
     const std::string svg = histogram_svg(h, "f32", "ulps");
-    EXPECT_NE(svg.find("class=\"b-ok\""), std::string::npos);
+    EXPECT_TRUE(contains(svg, "class=\"b-ok\""));
     EXPECT_EQ(svg.find("class=\"b-near\""), std::string::npos) << svg;
   }
   // The control: the same page with one broken bound shows the alarm.
@@ -626,31 +582,9 @@ TEST(CompareReports, FlagsAPrecisionLossAndNothingElse) {
   Report shown;
   shown.comparison = lost;
   const std::string html = render_html(shown);
-  EXPECT_NE(html.find("id=\"comparison\""), std::string::npos);
-  EXPECT_NE(html.find("class=\"worse\""), std::string::npos);
-  EXPECT_NE(html.find("Precision got worse"), std::string::npos);
-  std::filesystem::remove_all(dir);
-}
-
-Report synthetic_report();  // below, with the presentation tests
-
-TEST(CompareReports, ReadsOnlyAReportOfTheSameSchema) {
-  const std::filesystem::path dir = fresh_dir("compare_read");
-  const auto refuses = [&](const std::string& text, const std::string& mentions) {
-    std::ofstream(dir / "old.json") << text;
-    try {
-      read_ulp_json(dir / "old.json");
-      ADD_FAILURE() << "read " << text;
-    } catch (const std::runtime_error& e) {
-      EXPECT_NE(std::string(e.what()).find(mentions), std::string::npos) << e.what();
-    }
-  };
-  refuses("not json", "is not a pacheck report's ulp.json");
-  refuses("{\"schema\": \"other\"}", "is not a pacheck report's ulp.json");
-  refuses("{\"schema\": \"pacheck.ulp-report\", \"schema_version\": 2, \"variants\": []}", "schema version 2");
-  EXPECT_THROW(read_ulp_json(dir / "missing.json"), std::runtime_error);
-  std::ofstream(dir / "good.json") << to_json(synthetic_report()).dump();
-  EXPECT_EQ(read_ulp_json(dir / "good.json")["variants"].size(), 2u);
+  EXPECT_TRUE(contains(html, "id=\"comparison\""));
+  EXPECT_TRUE(contains(html, "class=\"worse\""));
+  EXPECT_TRUE(contains(html, "Precision got worse"));
   std::filesystem::remove_all(dir);
 }
 
@@ -672,7 +606,7 @@ TEST(RunReport, GpuVariantsRunOnlyWithADevice) {
     const nlohmann::json j = to_json(r);
     EXPECT_EQ(j["variants"][0]["status"], "skipped");
     EXPECT_EQ(j["variants"][0]["skip_reason"], reason);
-    EXPECT_NE(render_html(r).find(html_escape(reason)), std::string::npos);
+    EXPECT_TRUE(contains(render_html(r), html_escape(reason)));
   }
   std::filesystem::remove_all(dir);
 }
@@ -712,7 +646,7 @@ TEST(RunPropertyNarrowing, GeneratesOnlyTheRequestedDtypeAndMode) {
     int observed = 0;
     bool strictly_inside = false;  // some continuation has a past and more than one new query
     const PropertyRun run =
-        run_property(property_named("UlpBoundedAgreement"), streaming, options, [&](const CaseObservation& o) {
+        run_property(property_named(kAgreement), streaming, options, [&](const CaseObservation& o) {
           ++observed;
           EXPECT_EQ(o.problem.dtype, DType::bf16);
           for (const Sequence& seq : o.problem.sequences) {
@@ -730,15 +664,12 @@ TEST(RunPropertyNarrowing, NamingOnlyUnsupportedDtypesIsAnError) {
   const StreamingForTest f32_only({"f32_decode_streaming_for_report_test"});
   RunOptions options;
   options.only_dtypes = {DType::f16};
-  try {
-    run_property(property_named("UlpBoundedAgreement"), f32_only, options);
-    FAIL() << "narrowing to an unsupported dtype was accepted";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find(std::string(dtype_name(DType::f16))), std::string::npos) << e.what();
-  }
+  EXPECT_TRUE(contains(
+      thrown_message<std::invalid_argument>([&] { run_property(property_named(kAgreement), f32_only, options); }),
+      std::string(dtype_name(DType::f16))));
   options.only_dtypes = {};
   options.only_modes = {Mode::prefill};
-  EXPECT_THROW(run_property(property_named("UlpBoundedAgreement"), f32_only, options), std::invalid_argument);
+  EXPECT_THROW(run_property(property_named(kAgreement), f32_only, options), std::invalid_argument);
 }
 
 // --- presentation ---------------------------------------------------------------------------------------------------
@@ -783,18 +714,30 @@ Report synthetic_report() {
   return r;
 }
 
+TEST(CompareReports, ReadsOnlyAReportOfTheSameSchema) {
+  const std::filesystem::path dir = fresh_dir("compare_read");
+  const auto refuses = [&](const std::string& text, const std::string& mentions) {
+    std::ofstream(dir / "old.json") << text;
+    EXPECT_TRUE(contains(thrown_message<std::runtime_error>([&] { read_ulp_json(dir / "old.json"); }), mentions));
+  };
+  refuses("not json", "is not a pacheck report's ulp.json");
+  refuses("{\"schema\": \"other\"}", "is not a pacheck report's ulp.json");
+  refuses("{\"schema\": \"pacheck.ulp-report\", \"schema_version\": 2, \"variants\": []}", "schema version 2");
+  EXPECT_THROW(read_ulp_json(dir / "missing.json"), std::runtime_error);
+  std::ofstream(dir / "good.json") << to_json(synthetic_report()).dump();
+  EXPECT_EQ(read_ulp_json(dir / "good.json")["variants"].size(), 2u);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(HtmlPage, ShowsEveryVariantWithoutScriptsOrNetwork) {
   const std::string html = render_html(synthetic_report());
   EXPECT_EQ(html.find("<script"), std::string::npos);
   EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg"));  // only the SVG namespace
   EXPECT_EQ(html.find("https://"), std::string::npos);
-  EXPECT_NE(html.find("id=\"v-cpu_fake\""), std::string::npos);
-  EXPECT_NE(html.find("a &lt;fake&gt; variant"), std::string::npos);
-  EXPECT_NE(html.find("boom &lt;here&gt;"), std::string::npos);
-  EXPECT_NE(html.find("Skipped: no CUDA device: none"), std::string::npos);
-  EXPECT_NE(html.find("No kill matrix: no mutants are registered"), std::string::npos);
-  EXPECT_NE(html.find("no coverage run found"), std::string::npos);
-  EXPECT_NE(html.find(">inf<"), std::string::npos);  // the infinite ratio, spelled out
+  for (const char* shown : {"id=\"v-cpu_fake\"", "a &lt;fake&gt; variant", "boom &lt;here&gt;",
+                            "Skipped: no CUDA device: none", "No kill matrix: no mutants are registered",
+                            "no coverage run found", ">inf<"})  // the last: the infinite ratio, spelled out
+    EXPECT_TRUE(contains(html, shown));
 }
 
 TEST(HtmlPage, HistogramHasABarPerNonEmptyBinColouredByItsWorstRatio) {
@@ -807,8 +750,8 @@ TEST(HtmlPage, HistogramHasABarPerNonEmptyBinColouredByItsWorstRatio) {
   std::size_t bars = 0;
   for (std::size_t at = svg.find("<rect"); at != std::string::npos; at = svg.find("<rect", at + 1)) ++bars;
   EXPECT_EQ(bars, 4u);
-  EXPECT_NE(svg.find("100 elements at 0 ulps"), std::string::npos);
-  EXPECT_NE(svg.find("1 elements at non-finite ulps"), std::string::npos);
+  EXPECT_TRUE(contains(svg, "100 elements at 0 ulps"));
+  EXPECT_TRUE(contains(svg, "1 elements at non-finite ulps"));
   const auto class_of_bar = [&](const std::string& label) {
     const std::size_t title = svg.find("elements at " + html_escape(label) + " ulps");
     const std::size_t rect = svg.rfind("<rect class=\"", title);
@@ -850,20 +793,13 @@ TEST(Environment, NamesTheRevisionCompilerAndDevice) {
   EXPECT_EQ(elsewhere.git_revision.rfind("unknown", 0), 0u) << elsewhere.git_revision;
 }
 
-}  // namespace
-}  // namespace pacheck::reports
-
-namespace pacheck::reports {
-namespace {
-
 void write_file(const std::filesystem::path& path, const std::string& text) {
   std::filesystem::create_directories(path.parent_path());
   std::ofstream(path) << text;
 }
 
 TEST(ReportFiles, RemovesOnlyWhatItsManifestListsInsideTheFolder) {
-  const std::filesystem::path root = ::testing::TempDir() + "report_manifest_" + std::to_string(::getpid());
-  std::filesystem::remove_all(root);
+  const std::filesystem::path root = fresh_dir("manifest");
   const std::filesystem::path out = root / "report";
   write_file(out / "cases/v/ours.json", "{}");
   write_file(out / "cases/v/user.json", "{}");
@@ -877,17 +813,18 @@ TEST(ReportFiles, RemovesOnlyWhatItsManifestListsInsideTheFolder) {
   EXPECT_FALSE(std::filesystem::exists(out / "failures/w")) << "a folder the removal left empty goes too";
   EXPECT_TRUE(std::filesystem::exists(root / "outside.txt")) << "an entry outside the folder is ignored";
   EXPECT_EQ(case_files_in(out), (std::set<std::string>{"cases/v/user.json"}));
+  std::filesystem::remove_all(root);
 }
 
 TEST(ReportFiles, AFolderWithoutAManifestOrWithAForeignOneLosesNothing) {
-  const std::filesystem::path out = ::testing::TempDir() + "report_foreign_" + std::to_string(::getpid());
-  std::filesystem::remove_all(out);
+  const std::filesystem::path out = fresh_dir("foreign");
   write_file(out / "cases/user.json", "{}");
   remove_previous_report(out);
   EXPECT_TRUE(std::filesystem::exists(out / "cases/user.json"));
   write_file(out / kManifestName, "{\"cases/user.json\": 1}");
   remove_previous_report(out);
   EXPECT_TRUE(std::filesystem::exists(out / "cases/user.json"));
+  std::filesystem::remove_all(out);
 }
 
 }  // namespace
