@@ -64,6 +64,12 @@ std::string ratio_class(double ratio) {
   return "";
 }
 
+// A table cell for an error/bound figure, shaded by ratio_class; `title` a tooltip.
+std::string ratio_cell(double value, const std::string& title = "") {
+  return "<td class=\"" + ratio_class(value) + "\"" + (title.empty() ? "" : " title=\"" + title + "\"") + ">" +
+         ratio(value) + "</td>";
+}
+
 // A histogram bar's class, from the worst error / bound of its elements (what the verdict uses), never from its
 // place on the ulp axis: far-off ulps of a cancelling output inside its bound are no alarm.
 std::string bar_class(double worst_normalized) {
@@ -174,8 +180,8 @@ void summary(std::ostream& out, const Report& r) {
     const CellReport* worst = v.worst_cell();
     const double worst_ratio = worst ? worst->worst_normalized : 0;
     out << "<td>" << v.cells.size() << "</td><td>" << count(static_cast<std::uint64_t>(v.cases())) << "</td><td>"
-        << figure(worst_ulps) << "</td><td class=\"" << ratio_class(worst_ratio) << "\">" << ratio(worst_ratio)
-        << "</td><td class=\"l\">" << guarantee_text(v.capabilities.deterministic, v.determinism)
+        << figure(worst_ulps) << "</td>" << ratio_cell(worst_ratio)
+        << "<td class=\"l\">" << guarantee_text(v.capabilities.deterministic, v.determinism)
         << "</td><td class=\"l\">" << guarantee_text(v.capabilities.batch_invariant, v.batch_isolation)
         << "</td><td>" << verdict_span(v.passed()) << "</td></tr>\n";
   }
@@ -189,10 +195,8 @@ void cell_table(std::ostream& out, const VariantReport& v) {
   for (const CellReport& c : v.cells) {
     out << "<tr><td>" << dtype_name(c.dtype) << "</td><td>" << mode_name(c.mode) << "</td><td>" << c.cases
         << "</td><td>" << count(c.compared_outputs) << "</td><td>" << count(c.elements) << "</td><td>"
-        << figure(c.median_ulps) << "</td><td>" << figure(c.p99_ulps) << "</td><td>" << figure(c.worst_ulps)
-        << "</td><td class=\"" << ratio_class(c.worst_normalized) << "\">" << ratio(c.worst_normalized)
-        << "</td><td class=\"" << ratio_class(c.tightness_median) << "\">" << ratio(c.tightness_median)
-        << "</td><td class=\"" << ratio_class(c.tightness_p99) << "\">" << ratio(c.tightness_p99) << "</td><td>"
+        << figure(c.median_ulps) << "</td><td>" << figure(c.p99_ulps) << "</td><td>" << figure(c.worst_ulps) << "</td>"
+        << ratio_cell(c.worst_normalized) << ratio_cell(c.tightness_median) << ratio_cell(c.tightness_p99) << "<td>"
         << verdict_span(c.passed()) << "</td><td class=\"l\">";
     if (c.worst) {
       out << "<a href=\"" << html_escape(c.worst->file.generic_string()) << "\">case file</a> ("
@@ -243,11 +247,9 @@ void breakdown_tables(std::ostream& out, const VariantReport& v) {
       for (const auto& [bucket, stats] : buckets) {
         const double median = stats.normalized.quantile_at_most(0.5);
         const double p99 = stats.normalized.quantile_at_most(0.99);
-        out << "<tr><td>" << html_escape(label_of(bucket)) << "</td><td>" << count(stats.elements)
-            << "</td><td class=\"" << ratio_class(median) << "\">" << ratio(median) << "</td><td class=\""
-            << ratio_class(p99) << "\">" << ratio(p99) << "</td><td class=\"" << ratio_class(stats.worst_normalized)
-            << "\" title=\"worst ulps " << figure(stats.worst_scaled_ulps) << "\">" << ratio(stats.worst_normalized)
-            << "</td></tr>\n";
+        out << "<tr><td>" << html_escape(label_of(bucket)) << "</td><td>" << count(stats.elements) << "</td>"
+            << ratio_cell(median) << ratio_cell(p99)
+            << ratio_cell(stats.worst_normalized, "worst ulps " + figure(stats.worst_scaled_ulps)) << "</tr>\n";
       }
       out << "</table>";
     };
@@ -338,10 +340,11 @@ void comparison_section(std::ostream& out, const Comparison& c) {
       out << "<tr" << (cell.worse ? " class=\"worse\"" : "") << "><th>" << html_escape(cell.dtype) << "</th><th>"
           << html_escape(cell.mode) << "</th><td" << (cell.verdict_before == "pass" && cell.verdict_after == "fail" ? " class=\"worse\"" : "")
           << ">" << html_escape(cell.verdict_before) << " &rarr; " << html_escape(cell.verdict_after) << "</td>";
-      for (const FigureChange& f : cell.figures)
-        out << "<td" << (f.worse ? " class=\"worse\"" : "") << ">"
-            << (f.figure.rfind("ulps", 0) == 0 ? figure(f.before) : ratio(f.before)) << " &rarr; "
-            << (f.figure.rfind("ulps", 0) == 0 ? figure(f.after) : ratio(f.after)) << "</td>";
+      for (const FigureChange& f : cell.figures) {
+        const auto shown = [&f](double x) { return f.figure.rfind("ulps", 0) == 0 ? figure(x) : ratio(x); };
+        out << "<td" << (f.worse ? " class=\"worse\"" : "") << ">" << shown(f.before) << " &rarr; " << shown(f.after)
+            << "</td>";
+      }
       if (cell.figures.empty()) out << "<td class=\"l skip\">in one report only</td>";
       out << "</tr>\n";
     }

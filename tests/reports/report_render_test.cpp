@@ -224,8 +224,8 @@ TEST_F(ReportRender, TheCompareViewRendersItsFlags) {
   const std::string quick = " --cases 2 --kill-cases 0";
   ASSERT_EQ(run_report("--out " + shell_quote((dir / "before").string()) + quick + " --variant cpu_streaming", log), 0)
       << read_text(log);
-  const int status = run_report("--out " + shell_quote((dir / "after").string()) + quick +
-                                    " --variant pv_in_bf16 --compare " + shell_quote((dir / "before/ulp.json").string()) +
+  const int status = run_report("--out " + shell_quote((dir / "after").string()) + quick + " --variant pv_in_bf16 " +
+                                    "--compare " + shell_quote((dir / "before/ulp.json").string()) +
                                     " --compare-pair cpu_streaming=pv_in_bf16",
                                 log);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << "a precision loss exits 1\n" << read_text(log);
