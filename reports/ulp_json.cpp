@@ -7,6 +7,7 @@
 #include <limits>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 
 namespace pacheck::reports {
 
@@ -30,6 +31,10 @@ json histogram_labels(const Log2Histogram& h) {
   json labels = json::array();
   for (int bin = 0; bin < h.bins(); ++bin) labels.push_back(h.label(bin));
   return labels;
+}
+
+json spread(double median, double p99, double worst) {
+  return {{"median", json_number(median)}, {"p99", json_number(p99)}, {"worst", json_number(worst)}};
 }
 
 json bucket_json(const std::string& label, const BucketStatistics& stats) {
@@ -93,16 +98,10 @@ json cell_json(const CellReport& c) {
           {"compared_outputs", c.compared_outputs},
           {"elements", c.elements},
           {"seconds", c.seconds},
-          {"ulps", {{"median", json_number(c.median_ulps)}, {"p99", json_number(c.p99_ulps)}, {"worst", json_number(c.worst_ulps)}}},
-          {"raw_ulps",
-           {{"median", json_number(c.raw_median_ulps)},
-            {"p99", json_number(c.raw_p99_ulps)},
-            {"worst", json_number(c.raw_worst_ulps)}}},
+          {"ulps", spread(c.median_ulps, c.p99_ulps, c.worst_ulps)},
+          {"raw_ulps", spread(c.raw_median_ulps, c.raw_p99_ulps, c.raw_worst_ulps)},
           {"worst_normalized_error", json_number(c.worst_normalized)},
-          {"tightness",
-           {{"median", json_number(c.tightness_median)},
-            {"p99", json_number(c.tightness_p99)},
-            {"worst", json_number(c.worst_normalized)}}},
+          {"tightness", spread(c.tightness_median, c.tightness_p99, c.worst_normalized)},
           {"histogram", histogram_counts(c.histogram)},
           {"error_over_bound_histogram", histogram_counts(c.ratio_histogram)},
           {"breakdown", breakdown_json(c.breakdown)},
@@ -229,8 +228,9 @@ json to_json(const Report& r) {
 
 namespace {
 
-// A figure read back from ulp.json: a number, or "inf", "-inf", "nan"; a missing figure reads as NaN.
-double figure_of(const json& j) {
+// A figure read back from a cell of ulp.json: a number, or "inf", "-inf", "nan"; a missing figure reads as NaN.
+double figure_at(const json& cell, const json::json_pointer& at) {
+  const json j = cell.contains(at) ? cell.at(at) : json();
   if (j.is_number()) return j.get<double>();
   if (j == "inf") return std::numeric_limits<double>::infinity();
   if (j == "-inf") return -std::numeric_limits<double>::infinity();
@@ -264,25 +264,17 @@ CellComparison compare_cells(const json* before, const json* after) {
   c.verdict_before = before ? before->value("verdict", "?") : "absent";
   c.verdict_after = after ? after->value("verdict", "?") : "absent";
   if (!before || !after) return c;
-  struct Figure {
-    const char* name;
-    json::json_pointer at;
-    double slack;
-  };
-  const Figure figures[] = {{"error/bound median", json::json_pointer("/tightness/median"), 0.01},
-                            {"error/bound p99", json::json_pointer("/tightness/p99"), 0.01},
-                            {"error/bound worst", json::json_pointer("/worst_normalized_error"), 0.01},
-                            {"ulps median", json::json_pointer("/ulps/median"), 1},
-                            {"ulps p99", json::json_pointer("/ulps/p99"), 1},
-                            {"ulps worst", json::json_pointer("/ulps/worst"), 1}};
-  for (const Figure& f : figures) {
-    FigureChange change;
-    change.figure = f.name;
-    change.before = before->contains(f.at) ? figure_of(before->at(f.at)) : std::numeric_limits<double>::quiet_NaN();
-    change.after = after->contains(f.at) ? figure_of(after->at(f.at)) : std::numeric_limits<double>::quiet_NaN();
-    change.worse = got_worse(change.before, change.after, f.slack);
+  const std::tuple<const char*, const char*, double> figures[] = {{"error/bound median", "/tightness/median", 0.01},
+                                                                   {"error/bound p99", "/tightness/p99", 0.01},
+                                                                   {"error/bound worst", "/worst_normalized_error", 0.01},
+                                                                   {"ulps median", "/ulps/median", 1},
+                                                                   {"ulps p99", "/ulps/p99", 1},
+                                                                   {"ulps worst", "/ulps/worst", 1}};
+  for (const auto& [name, path, slack] : figures) {
+    const json::json_pointer at(path);
+    FigureChange& change = c.figures.emplace_back(FigureChange{name, figure_at(*before, at), figure_at(*after, at)});
+    change.worse = got_worse(change.before, change.after, slack);
     c.worse = c.worse || change.worse;
-    c.figures.push_back(change);
   }
   c.worse = c.worse || (c.verdict_before == "pass" && c.verdict_after == "fail");
   return c;
