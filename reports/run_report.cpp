@@ -23,11 +23,15 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-std::string cell_name(DType dtype, Mode mode) { return std::string(dtype_name(dtype)) + " " + mode_name(mode); }
-std::string cell_slug(DType dtype, Mode mode) { return std::string(dtype_name(dtype)) + "-" + mode_name(mode); }
+// "f16 decode"; with "-", the cell's part of a file name.
+std::string cell_name(DType dtype, Mode mode, const char* between = " ") {
+  return std::string(dtype_name(dtype)) + between + mode_name(mode);
+}
 
-bool supports(const std::vector<DType>& dtypes, DType d) { return std::find(dtypes.begin(), dtypes.end(), d) != dtypes.end(); }
-bool supports(const std::vector<Mode>& modes, Mode m) { return std::find(modes.begin(), modes.end(), m) != modes.end(); }
+template <class T>
+bool supports(const std::vector<T>& supported, T value) {
+  return std::find(supported.begin(), supported.end(), value) != supported.end();
+}
 
 std::vector<const Property*> applicable_properties(const Capabilities& caps) {
   std::vector<const Property*> out;
@@ -62,19 +66,6 @@ void replace_all(std::string& text, const std::string& from, const std::string& 
     text.replace(at, from.size(), to);
 }
 
-}  // namespace
-
-std::string relative_to_report(std::string text, const std::filesystem::path& out_dir, const std::string& program) {
-  // out_dir / "x" then its parent: the folder without a trailing separator, however it was spelled.
-  const std::string folder = (out_dir / "x").parent_path().string();
-  const std::string shown = std::string(kReportReplayProgram) + " ";
-  replace_all(text, program + " replay " + folder + "/", shown + "replay ");
-  replace_all(text, program + " check ", shown + "check ");
-  return text;
-}
-
-namespace {
-
 // The failing cases of one property run. RapidCheck stops at the first failure; a report wants the statistics of
 // every case, so the property runs wrapped: a failing case is counted here and RapidCheck goes on to the next.
 struct FailureCount {
@@ -87,19 +78,18 @@ Property counting_failures(const Property& property, FailureCount& count) {
   counted.body = [&property, &count](const PropertyContext& ctx) {
     try {
       property.body(ctx);
+      return;
     } catch (const rc::detail::CaseResult& result) {
       if (result.type != rc::detail::CaseResult::Type::Failure) throw;  // a discarded case stays discarded
-      ++count.failed_cases;
       count.last_failure = result.description;
     } catch (const rc::GenerationFailure&) {
       throw;
     } catch (const std::exception& e) {
-      ++count.failed_cases;
       count.last_failure = std::string("the case threw: ") + e.what();
     } catch (...) {
-      ++count.failed_cases;
       count.last_failure = "the case threw a non-standard exception";
     }
+    ++count.failed_cases;
   };
   return counted;
 }
@@ -149,7 +139,7 @@ WorstCaseFile save_worst_case(const ReportSettings& settings, const Variant& var
   saved.property = worst.property;
   saved.position = worst.position;
   saved.element = worst.element;
-  saved.file = std::filesystem::path("cases") / variant.name() / (cell_slug(cell.dtype, cell.mode) + "-worst.json");
+  saved.file = "cases/" + variant.name() + "/" + cell_name(cell.dtype, cell.mode, "-") + "-worst.json";
   std::ostringstream note;
   note.precision(6);
   note << "the largest error/bound of " << variant.name() << " in its " << cell_name(cell.dtype, cell.mode)
@@ -216,21 +206,19 @@ CellReport run_cell(const ReportSettings& settings, const Variant& variant, DTyp
     options.seed = settings.seed;
     // Failures are counted, not shrunk (counting_failures): the last failing case is saved whole and replays.
     options.shrink = false;
-    options.failure_dir = settings.out_dir / "failures" / variant.name() / cell_slug(dtype, mode);
+    options.failure_dir = settings.out_dir / "failures" / variant.name() / cell_name(dtype, mode, "-");
     options.replay_program = settings.replay_program;
     options.only_dtypes = {dtype};
     options.only_modes = {mode};
     FailureCount failures;
     const PropertyRun run = run_property(counting_failures(*property, failures), variant, options,
                                          [&](const CaseObservation& o) { stats.observe(o); });
-    cell.properties.push_back(outcome_of(run, failures));
-    cell.properties.back().failure = relative_to_report(cell.properties.back().failure, settings.out_dir,
-                                                        settings.replay_program);
-    cell.properties.back().replay = relative_to_report(cell.properties.back().replay, settings.out_dir,
-                                                       settings.replay_program);
-    cell.cases += cell.properties.back().cases;
+    PropertyOutcome& outcome = cell.properties.emplace_back(outcome_of(run, failures));
+    for (std::string* text : {&outcome.failure, &outcome.replay})
+      *text = relative_to_report(*text, settings.out_dir, settings.replay_program);
+    cell.cases += outcome.cases;
     progress.step(variant.name() + " " + cell_name(dtype, mode) + " " + property->name,
-                  cell.properties.back().verdict != Verdict::passed);
+                  outcome.verdict != Verdict::passed);
   }
   fill_statistics(cell, stats);
   if (stats.worst()) cell.worst = save_worst_case(settings, variant, cell, *stats.worst());
@@ -269,6 +257,15 @@ void run_kill_matrix_into(Report& report, const ReportSettings& settings, const 
 }
 
 }  // namespace
+
+std::string relative_to_report(std::string text, const std::filesystem::path& out_dir, const std::string& program) {
+  // out_dir / "x" then its parent: the folder without a trailing separator, however it was spelled.
+  const std::string folder = (out_dir / "x").parent_path().string();
+  const std::string shown = std::string(kReportReplayProgram) + " ";
+  replace_all(text, program + " replay " + folder + "/", shown + "replay ");
+  replace_all(text, program + " check ", shown + "check ");
+  return text;
+}
 
 void attach_coverage(Report& report, const std::filesystem::path& summary_file) {
   const std::string how = "build the coverage-report target (cmake --preset coverage && cmake --build --preset "
