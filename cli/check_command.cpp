@@ -19,6 +19,10 @@
 #include "properties/fuzz_campaign.h"
 #include "properties/runner.h"
 
+namespace pacheck {
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PropertyRun, property, variant, passed, gave_up, cases, failure, reproduce)
+}  // namespace pacheck
+
 namespace pacheck::cli {
 namespace {
 
@@ -39,6 +43,11 @@ struct DTypeSummary {
   long long compared_cases = 0;  // cases compared with the oracle (invariance properties compare runs instead)
   double worst_ulps = 0;
   double worst_normalized = 0;
+  void add(long long compared, double ulps, double normalized) {
+    compared_cases += compared;
+    worst_ulps = std::max(worst_ulps, ulps);
+    worst_normalized = std::max(worst_normalized, normalized);
+  }
 };
 
 struct VariantSummary {
@@ -68,11 +77,7 @@ PairOutcome run_pair(const CheckOptions& o, const Property& property, const Vari
   options.pins = o.pins;
   PairOutcome out;
   out.run = run_property(property, v, options, [&](const CaseObservation& c) {
-    if (!c.agreement) return;
-    DTypeSummary& d = out.by_dtype[c.problem.dtype];
-    ++d.compared_cases;
-    d.worst_ulps = std::max(d.worst_ulps, c.agreement->worst_ulps);
-    d.worst_normalized = std::max(d.worst_normalized, c.agreement->worst.normalized());
+    if (c.agreement) out.by_dtype[c.problem.dtype].add(1, c.agreement->worst_ulps, c.agreement->worst.normalized());
   });
   return out;
 }
@@ -85,24 +90,14 @@ std::string encode(const PairOutcome& o) {
                       {"compared", d.compared_cases},
                       {"worst_ulps", std::bit_cast<std::uint64_t>(d.worst_ulps)},
                       {"worst_normalized", std::bit_cast<std::uint64_t>(d.worst_normalized)}});
-  const PropertyRun& r = o.run;
-  return nlohmann::json{{"property", r.property}, {"variant", r.variant}, {"passed", r.passed},
-                        {"gave_up", r.gave_up},   {"cases", r.cases},     {"failure", r.failure},
-                        {"reproduce", r.reproduce}, {"dtypes", dtypes}}
-      .dump();
+  return nlohmann::json{{"run", o.run}, {"dtypes", dtypes}}.dump();
 }
 
 PairOutcome decode(const std::string& text) {
   const nlohmann::json j = nlohmann::json::parse(text);
   if (j.contains("error")) throw std::invalid_argument(j.at("error").get<std::string>());
   PairOutcome o;
-  o.run.property = j.at("property").get<std::string>();
-  o.run.variant = j.at("variant").get<std::string>();
-  o.run.passed = j.at("passed").get<bool>();
-  o.run.gave_up = j.at("gave_up").get<bool>();
-  o.run.cases = j.at("cases").get<int>();
-  o.run.failure = j.at("failure").get<std::string>();
-  o.run.reproduce = j.at("reproduce").get<std::string>();
+  o.run = j.at("run").get<PropertyRun>();
   for (const nlohmann::json& d : j.at("dtypes")) {
     DTypeSummary& s = o.by_dtype[*parse_dtype(d.at("dtype").get<std::string>())];
     s.compared_cases = d.at("compared").get<long long>();
@@ -162,9 +157,8 @@ bool gpu_available_to_children(std::string* reason) {
   return probe.result[0] == '1';
 }
 
-void run_check(const CheckOptions& o, const std::string& invoked_as) {
+void run_check(const CheckOptions& o, const std::string& program) {
   load_plugins(o.plugins);
-  const std::string& program = invoked_as;
   std::vector<const Property*> properties;
   if (o.properties.empty())
     for (const Property& p : catalogue()) properties.push_back(&p);
@@ -181,17 +175,15 @@ void run_check(const CheckOptions& o, const std::string& invoked_as) {
   // A reproduce string re-runs its own (property, variant) pair only; one that names no pair of this command would
   // check nothing, so it is refused.
   std::vector<std::string> reproduce_pairs;
+  const auto reproduced = [&reproduce_pairs](const std::string& id) {
+    return std::find(reproduce_pairs.begin(), reproduce_pairs.end(), id) != reproduce_pairs.end();
+  };
   if (!o.reproduce.empty()) {
     try {
       reproduce_pairs = reproduce_ids(o.reproduce);
     } catch (const std::invalid_argument& e) {
       throw CLI::ValidationError("--reproduce", e.what());
     }
-  }
-  const auto reproduced = [&reproduce_pairs](const std::string& id) {
-    return std::find(reproduce_pairs.begin(), reproduce_pairs.end(), id) != reproduce_pairs.end();
-  };
-  if (!o.reproduce.empty()) {
     bool any = false;
     std::string runs;
     for (const Variant* v : variants)
@@ -238,12 +230,8 @@ void run_check(const CheckOptions& o, const std::string& invoked_as) {
         throw CLI::ValidationError("--reproduce", e.what());
       }
       const PropertyRun& run = outcome.run;
-      for (const auto& [dtype, d] : outcome.by_dtype) {
-        DTypeSummary& total = s.by_dtype[dtype];
-        total.compared_cases += d.compared_cases;
-        total.worst_ulps = std::max(total.worst_ulps, d.worst_ulps);
-        total.worst_normalized = std::max(total.worst_normalized, d.worst_normalized);
-      }
+      for (const auto& [dtype, d] : outcome.by_dtype)
+        s.by_dtype[dtype].add(d.compared_cases, d.worst_ulps, d.worst_normalized);
       s.cases += run.cases + (run.passed ? 0 : 1);
       const bool crashed = !outcome.crash.empty();
       std::printf("  %-22s %-16s %6d cases  %s\n", property->name.c_str(), v->name().c_str(), run.cases,
