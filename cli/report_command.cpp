@@ -91,25 +91,16 @@ void print_summary(const reports::Report& r) {
       std::printf("%-24s %8s %12s %14s %12s  skipped: %s\n", v.name.c_str(), "-", "-", "-", "-", v.skip_reason.c_str());
       continue;
     }
-    double worst_ulps = 0;
     double tightness = 0;  // the largest median tightness of any cell
-    for (const reports::CellReport& c : v.cells) {
-      worst_ulps = std::max(worst_ulps, c.worst_ulps);
-      tightness = std::max(tightness, c.tightness_median);
-    }
+    for (const reports::CellReport& c : v.cells) tightness = std::max(tightness, c.tightness_median);
     const reports::CellReport* worst = v.worst_cell();
-    std::printf("%-24s %8d %12.3g %14.4g %12.4g  %s\n", v.name.c_str(), v.cases(), worst_ulps,
+    std::printf("%-24s %8d %12.3g %14.4g %12.4g  %s\n", v.name.c_str(), v.cases(), v.worst_ulps(),
                 worst ? worst->worst_normalized : 0.0, tightness, v.passed() ? "pass" : "FAIL");
   }
   std::printf("(ulps are scaled: in ulps of each element's scale, reports/README.md)\n");
   if (r.kill_matrix) {
-    int killed = 0;
-    for (std::size_t i = 0; i < r.kill_matrix->mutants.size(); ++i) {
-      bool dead = false;
-      for (std::size_t j = 0; j < r.kill_matrix->properties.size(); ++j) dead = dead || r.kill_matrix->at(i, j).killed;
-      killed += dead ? 1 : 0;
-    }
-    std::printf("kill matrix: %d of %zu mutants killed (%d cases per property)\n", killed, r.kill_matrix->mutants.size(),
+    std::printf("kill matrix: %zu of %zu mutants killed (%d cases per property)\n",
+                summarize(*r.kill_matrix).killed_mutants, r.kill_matrix->mutants.size(),
                 r.kill_matrix->cases_per_property);
   } else {
     std::printf("kill matrix: %s\n", r.kill_matrix_note.c_str());
@@ -214,19 +205,15 @@ void add_report_command(CLI::App& app) {
       "report", "Run the catalogue over every available variant per dtype and mode, and write ulp.json and index.html");
   cmd->add_option("--out", options->out_dir,
                   "The report folder (created; an earlier report's files there, as its manifest lists them, are replaced)")
-      ->capture_default_str()
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   cmd->add_option("--cases", options->cases, "Cases per property, per variant, dtype and mode")
-      ->capture_default_str()
       ->check(whole_number(1, 100000000));
-  cmd->add_option("--seed", options->seed, "RapidCheck seed")->capture_default_str()->check(whole_number(0, UINT64_MAX));
+  cmd->add_option("--seed", options->seed, "RapidCheck seed")->check(whole_number(0, UINT64_MAX));
   cmd->add_option("--variant", options->variants,
                   "Variant(s) to report on, mutants included (default: every non-mutant variant)");
   cmd->add_option("--kill-cases", options->kill_cases, "Cases per property and mutant in the kill matrix; 0 leaves it out")
-      ->capture_default_str()
       ->check(whole_number(0, 100000000));
-  cmd->add_option("--coverage", options->coverage, "gcovr's JSON summary whose figures the report embeds, if it exists")
-      ->capture_default_str();
+  cmd->add_option("--coverage", options->coverage, "gcovr's JSON summary whose figures the report embeds, if it exists");
   cmd->add_option("--compare", options->compare,
                   "An earlier report's ulp.json: the new figures against it, per variant and cell; exit 1 when "
                   "precision got worse");

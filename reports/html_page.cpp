@@ -175,12 +175,10 @@ void summary(std::ostream& out, const Report& r) {
           << "</td><td class=\"skip\">skipped</td></tr>\n";
       continue;
     }
-    double worst_ulps = 0;
-    for (const CellReport& c : v.cells) worst_ulps = std::max(worst_ulps, c.worst_ulps);
     const CellReport* worst = v.worst_cell();
     const double worst_ratio = worst ? worst->worst_normalized : 0;
     out << "<td>" << v.cells.size() << "</td><td>" << count(static_cast<std::uint64_t>(v.cases())) << "</td><td>"
-        << figure(worst_ulps) << "</td>" << ratio_cell(worst_ratio)
+        << figure(v.worst_ulps()) << "</td>" << ratio_cell(worst_ratio)
         << "<td class=\"l\">" << guarantee_text(v.capabilities.deterministic, v.determinism)
         << "</td><td class=\"l\">" << guarantee_text(v.capabilities.batch_invariant, v.batch_isolation)
         << "</td><td>" << verdict_span(v.passed()) << "</td></tr>\n";

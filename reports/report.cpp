@@ -48,6 +48,12 @@ int VariantReport::cases() const {
   return total;
 }
 
+double VariantReport::worst_ulps() const {
+  double worst = 0;
+  for (const CellReport& c : cells) worst = std::max(worst, c.worst_ulps);
+  return worst;
+}
+
 namespace {
 
 // One figure of every cell of a dtype, merged over modes.

@@ -88,6 +88,7 @@ struct VariantReport {
 
   bool passed() const;  // every property passed in every cell (false when skipped)
   int cases() const;
+  double worst_ulps() const;  // over every cell
   UlpHistogram histogram(DType dtype) const;  // merged over modes
   RatioHistogram ratio_histogram(DType dtype) const;
   ShapeBreakdown breakdown(DType dtype) const;
