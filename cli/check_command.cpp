@@ -14,7 +14,6 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "cuda/device_probe.h"
 #include "plugin/plugin_loader.h"
 #include "properties/fuzz_campaign.h"
 #include "properties/runner.h"
@@ -147,7 +146,7 @@ PairOutcome run_pair_in_child(const CheckOptions& o, const Property& property, c
 bool gpu_available_to_children(std::string* reason) {
   const ChildRun probe = run_in_child([] {
     std::string why;
-    return gpu_available(&why) ? std::string("1") : "0" + why;
+    return cuda_device_available(&why) ? std::string("1") : "0" + why;
   });
   if (!probe.completed() || probe.result.empty()) {
     *reason = "the GPU probe " + describe_exit(probe.status);
@@ -204,7 +203,7 @@ void run_check(const CheckOptions& o, const std::string& program) {
   const bool in_children =
       std::any_of(variants.begin(), variants.end(), [](const Variant* v) { return plugin_of(v->name()) != nullptr; });
   std::string gpu_reason;
-  const bool gpu = in_children ? gpu_available_to_children(&gpu_reason) : gpu_available(&gpu_reason);
+  const bool gpu = in_children ? gpu_available_to_children(&gpu_reason) : cuda_device_available(&gpu_reason);
   std::map<std::string, VariantSummary> summaries;
   bool all_passed = true;
   for (const Variant* v : variants) {

@@ -9,7 +9,6 @@
 #include <iostream>
 #include <stdexcept>
 
-#include "cuda/device_probe.h"
 #include "plugin/plugin_loader.h"
 #include "problem/case_file.h"
 
@@ -50,20 +49,17 @@ CLI::Validator whole_number(std::uint64_t lo, std::uint64_t hi) {
   const std::string range = std::to_string(lo) + " to " + std::to_string(hi);
   return CLI::Validator(
       [lo, hi, range](std::string& text) -> std::string {
-        std::uint64_t value = 0;
-        const char* end = text.data() + text.size();
-        const bool digits = !text.empty() && std::all_of(text.begin(), text.end(), [](char ch) {
-          return ch >= '0' && ch <= '9';
-        });
+        const auto digits_from = [&text](std::size_t from) {
+          const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+          return text.size() > from && std::all_of(text.begin() + from, text.end(), digit);
+        };
         // "-1" is a whole number below the range, not a non-number (CLI11 would wrap it to 2^64-1).
-        const bool negative = text.size() > 1 && text[0] == '-' &&
-                              std::all_of(text.begin() + 1, text.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
-        if (negative) return "'" + text + "' is outside " + range;
-        if (!digits) return "'" + text + "' is not a whole number (decimal digits only)";
-        const auto [at, error] = std::from_chars(text.data(), end, value);
-        if (error == std::errc::result_out_of_range || value < lo || value > hi)
-          return "'" + text + "' is outside " + range;
-        return at == end ? std::string() : "'" + text + "' is not a whole number";
+        const bool negative = text[0] == '-' && digits_from(1);
+        if (!negative && !digits_from(0)) return "'" + text + "' is not a whole number (decimal digits only)";
+        std::uint64_t value = 0;
+        const bool overflow = std::from_chars(text.data(), text.data() + text.size(), value).ec != std::errc();
+        if (negative || overflow || value < lo || value > hi) return "'" + text + "' is outside " + range;
+        return "";
       },
       "[" + range + "]");
 }
@@ -170,28 +166,20 @@ std::string with_plugin_arguments(const std::string& text, const std::string& va
   return out + text.substr(from);
 }
 
-bool gpu_available(std::string* reason) { return cuda_device_available(reason); }
-
 void add_pin_options(CLI::App* command, KernelPins& pins) {
-  const auto choice = [](auto parse, std::string names) {
-    return CLI::Validator(
-        [parse, names](std::string& value) {
-          return parse(value) ? std::string() : "'" + value + "' is not one of " + names;
-        },
-        "{" + names + "}");
+  const auto pin = [command](const char* option, auto& pinned, auto parse, const std::string& names, const char* help) {
+    const auto check = [parse, names](std::string& value) {
+      return parse(value) ? std::string() : "'" + value + "' is not one of " + names;
+    };
+    const auto set = [&pinned, parse](const std::string& v) { pinned = *parse(v); };
+    command->add_option_function<std::string>(option, set, help)
+        ->check(CLI::Validator(check, "{" + names + "}"))
+        ->default_str("automatic");
   };
-  command
-      ->add_option_function<std::string>(
-          "--layout", [&pins](const std::string& v) { pins.layout = *parse_kernel_layout(v); },
-          "Pin the kernel layout where a variant chooses one (the CUDA tensor-core kernel at head dims 65-128)")
-      ->check(choice(parse_kernel_layout, kernel_layout_names()))
-      ->default_str("automatic");
-  command
-      ->add_option_function<std::string>(
-          "--merge", [&pins](const std::string& v) { pins.merge = *parse_merge_shape(v); },
-          "Pin the split-K merge's thread shape where a variant chooses one (cuda_splitk)")
-      ->check(choice(parse_merge_shape, merge_shape_names()))
-      ->default_str("automatic");
+  pin("--layout", pins.layout, parse_kernel_layout, kernel_layout_names(),
+      "Pin the kernel layout where a variant chooses one (the CUDA tensor-core kernel at head dims 65-128)");
+  pin("--merge", pins.merge, parse_merge_shape, merge_shape_names(),
+      "Pin the split-K merge's thread shape where a variant chooses one (cuda_splitk)");
 }
 
 }  // namespace pacheck::cli

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cuda/device_probe.h"
 #include "variants/variant.h"
 
 namespace pacheck::cli {
@@ -41,9 +42,6 @@ std::string plugin_arguments(const std::string& variant);
 // `text` with plugin_arguments(variant) after each "--variant VARIANT" in it, so that the replay and reproduce
 // lines it holds load the variant's plugin.
 std::string with_plugin_arguments(const std::string& text, const std::string& variant);
-
-// Whether a CUDA device can run the GPU variants; `reason` says why not.
-bool gpu_available(std::string* reason);
 
 // Exact validators for numbers on the command line (CLI11 converts "-1" to 2^64-1 and calls "abc" out of range):
 // a whole number written in decimal digits only, within [lo, hi]; a finite decimal number within [lo, hi].

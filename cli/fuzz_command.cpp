@@ -90,7 +90,7 @@ void run_fuzz(FuzzOptions o, const std::string& invoked_as) {
   campaign.pins = o.pins;
   campaign.failure_dir = o.failure_dir;
   campaign.replay_program = program;
-  campaign.gpu_available = gpu_available;
+  campaign.gpu_available = cuda_device_available;
 
   std::string properties;
   for (const Property& p : catalogue())

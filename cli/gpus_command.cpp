@@ -14,7 +14,6 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "cuda/device_probe.h"
 
 namespace pacheck::cli {
 namespace {

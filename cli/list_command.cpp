@@ -18,7 +18,7 @@ void add_list_command(CLI::App& app) {
   cmd->callback([include_mutants, plugins] {
     load_plugins(*plugins);
     std::string reason;
-    const bool gpu = gpu_available(&reason);
+    const bool gpu = cuda_device_available(&reason);
     std::cout << "variants:\n";
     for (const Variant* v : Registry::instance().variants(*include_mutants)) {
       const Capabilities c = v->capabilities();

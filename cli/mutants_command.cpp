@@ -98,7 +98,7 @@ void run_mutants(const MutantsOptions& o, const std::string& program) {
   load_plugins(o.plugins);
   if (o.sanitizers && !o.gpu) throw CLI::ValidationError("--sanitizers", "runs on the GPU mutants only: add --gpu");
   std::string reason;
-  if (o.gpu && !gpu_available(&reason)) {
+  if (o.gpu && !cuda_device_available(&reason)) {
     std::cerr << "error: --gpu runs the GPU mutants on a CUDA device, and there is none: " << reason << "\n";
     set_exit_code(2);
     return;

@@ -59,7 +59,7 @@ void run_replay(const ReplayOptions& o) {
   const OracleResult oracle = run_oracle(c.problem, oracle_split_sizes(c.problem, c.knobs), progress);
   if (!oracle.fits_fp32) std::cout << "note: the problem overflows fp32 ranges or reads an inf or NaN; no variant's error model covers it\n";
   std::string gpu_reason;
-  const bool gpu = gpu_available(&gpu_reason);
+  const bool gpu = cuda_device_available(&gpu_reason);
   bool all_ok = true;
   for (const Variant* v : variants) {
     const std::string gap = coverage_gap(v->capabilities(), c.problem);
