@@ -1,7 +1,5 @@
-// The statistics a report keeps about one variant in one dtype and mode: log-scale histograms of every output
-// element's scaled ulps and error over bound, exact percentiles of the ulps and of each compared output's tightness
-// (its worst error over bound), a breakdown by problem shape, and the case behind the worst bound-normalised
-// error, kept whole so it can be saved and replayed.
+// The statistics a report keeps of one variant in one dtype and mode: log-scale histograms of every element's
+// scaled ulps and error / bound, exact percentiles, a breakdown by problem shape, and the worst case, kept whole.
 #pragma once
 
 #include <cstddef>
@@ -16,14 +14,13 @@
 #include "properties/agreement.h"
 
 namespace pacheck {
-struct CaseObservation;  // properties/catalogue.h (declared here so the reports' headers stay free of RapidCheck)
+struct CaseObservation;  // properties/catalogue.h, not included: the reports' headers stay free of RapidCheck
 }  // namespace pacheck
 
 namespace pacheck::reports {
 
 // Values binned on a log scale: exactly 0, (0, 2^lo], (2^lo, 2^(lo+1)], ..., (2^(hi-1), 2^hi], beyond 2^hi, and not
-// finite. Each bin also keeps the largest error / bound of the elements in it, so a bar can be coloured by what the
-// verdict uses rather than by its position on the axis.
+// finite. Each bin keeps its elements' largest error / bound, so a bar is coloured by what the verdict uses.
 class Log2Histogram {
  public:
   Log2Histogram(int lowest_power, int largest_power);
@@ -64,8 +61,8 @@ struct RatioHistogram : Log2Histogram {
   RatioHistogram() : Log2Histogram(-16, 16) {}
 };
 
-// A multiset of values with exact nearest-rank quantiles. Values repeat heavily (ulps are small integers times
-// powers of two), so a value -> count map stays small however many elements are added. NaN counts as +infinity.
+// A multiset with exact nearest-rank quantiles, as a value -> count map (ulps repeat heavily, so it stays small).
+// NaN counts as +infinity.
 class Distribution {
  public:
   void add(double value, std::uint64_t count = 1);
@@ -89,9 +86,8 @@ struct BucketStatistics {
   void merge(const BucketStatistics& other);
 };
 
-// Error by problem shape: head dim, block size, GQA ratio and the row's context length, each in power-of-two
-// buckets (1, 2, 3-4, 5-8, ...), so a precision loss that grows with one of them shows as a trend; and by the
-// serving features the problem uses.
+// Error by head dim, block size, GQA ratio and the row's context length, each in power-of-two buckets (1, 2, 3-4,
+// 5-8, ...), so a precision loss that grows with one shows as a trend; and by the serving features used.
 struct ShapeBreakdown {
   static constexpr const char* kDimensions[] = {"head_dim", "block_size", "gqa_ratio", "context_len"};
   static constexpr int kDimensionCount = 4;
@@ -99,13 +95,12 @@ struct ShapeBreakdown {
   static int bucket_of(int size);
   static std::string bucket_label(int bucket);  // "1", "2", "3-4", "5-8", ...
   std::map<int, BucketStatistics> dimensions[kDimensionCount];
-  // By the problem's serving features (feature_names: "plain", "window sinks", "fp8_e4m3", ...): each element
-  // once, under its problem's whole set, so an option that costs precision shows against "plain".
+  // By feature_names ("plain", "window sinks", "fp8_e4m3", ...): each element once, under its problem's whole set.
   std::map<std::string, BucketStatistics> features;
   void merge(const ShapeBreakdown& other);
 };
 
-// The compared output with the largest error over bound, with everything needed to save it as a case file.
+// The compared output with the largest error / bound, with what saving it as a case file needs.
 struct WorstCase {
   std::string property;
   Problem problem;
@@ -120,8 +115,7 @@ class CellStatistics {
   // Observations without an agreement (properties that compare runs with each other) add nothing.
   void observe(const CaseObservation& observation);
 
-  // Scaled ulps binned, each bin with its elements' worst error / bound.
-  const UlpHistogram& histogram() const { return histogram_; }
+  const UlpHistogram& histogram() const { return histogram_; }  // scaled ulps
   const RatioHistogram& ratio_histogram() const { return ratio_histogram_; }
   const Distribution& scaled_ulps() const { return scaled_ulps_; }
   const Distribution& raw_ulps() const { return raw_ulps_; }
