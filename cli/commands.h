@@ -1,5 +1,4 @@
-// The subcommands of the pacheck executable. Each add_* function lives in its own file and attaches one
-// subcommand with its options and callback.
+// The subcommands of the pacheck executable (an add_* function per file) and what they share.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -34,22 +33,21 @@ std::vector<const Variant*> select_variants(const std::vector<std::string>& name
 
 // --plugin PATH, repeatable: shared libraries whose variants join the run (plugin/README.md).
 void add_plugin_option(CLI::App* command, std::vector<std::string>& plugins);
-// Loads the plugins, before the command selects its variants. A plugin that cannot be loaded prints what is wrong
-// (naming its path) and ends the command with exit status 2.
+// Loads the plugins before the command selects its variants; one that cannot be loaded prints why, naming its
+// path, and ends the command with exit status 2.
 void load_plugins(const std::vector<std::string>& paths);
 // " --plugin PATH" for a variant that came from a plugin (PATH absolute), "" for every other variant.
 std::string plugin_arguments(const std::string& variant);
-// `text` with plugin_arguments(variant) after each "--variant VARIANT" in it, so that the replay and reproduce
-// lines it holds load the variant's plugin.
+// `text` with plugin_arguments(variant) after each "--variant VARIANT", so its replay lines load the plugin.
 std::string with_plugin_arguments(const std::string& text, const std::string& variant);
 
-// Exact validators for numbers on the command line (CLI11 converts "-1" to 2^64-1 and calls "abc" out of range):
-// a whole number written in decimal digits only, within [lo, hi]; a finite decimal number within [lo, hi].
+// Exact validators (CLI11 turns "-1" into 2^64-1 and calls "abc" out of range): decimal digits within [lo, hi];
+// a finite number within [lo, hi].
 CLI::Validator whole_number(std::uint64_t lo, std::uint64_t hi);
 CLI::Validator finite_number(double lo, double hi);
 
-// Text that quotes what a user typed or a file holds, made safe for the terminal: control characters other than
-// the line break become \xNN (problem/case_file.h's terminal_safe), so an argument cannot rewrite the screen.
+// What a user typed or a file holds, safe for the terminal: control characters but the line break become \xNN
+// (terminal_safe), so an argument cannot rewrite the screen.
 std::string printable(std::string_view text);
 
 // The candidate nearest to `word` by edit distance, or "" when none is near enough to be a likely typo.
@@ -58,8 +56,7 @@ std::string nearest_name(const std::string& word, const std::vector<std::string>
 // "; did you mean NAME?" for the candidate nearest to `word`, "" when none is near: the tail of an unknown-name error.
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
 
-// --layout and --merge: the kernel choices every generated case pins (Knobs::pins); a name outside the choices is
-// a usage error.
+// --layout and --merge: the kernel choices every generated case pins (Knobs::pins).
 void add_pin_options(CLI::App* command, KernelPins& pins);
 
 }  // namespace pacheck::cli

@@ -1,6 +1,5 @@
-// Line, branch and function coverage per top-level folder, read from gcovr's JSON summary (`gcovr --json-summary`,
-// the `coverage-report` target's gcovr-summary.json). The ulp report embeds these figures; `pacheck_coverage_summary`
-// prints them in CI.
+// Line, branch and function coverage per top-level folder, from gcovr's JSON summary (the coverage-report target's
+// gcovr-summary.json); the report embeds them, pacheck_coverage_summary prints them.
 #pragma once
 
 #include <cstdint>
@@ -43,10 +42,9 @@ class CoverageFormatError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Parses gcovr's JSON summary. Each entry of its "files" is attributed to its top-level folder: the first component
-// of its filename, which gcovr writes relative to its --root, or the name of its parent directory when the filename
-// is absolute (a file outside the root). Counts come from each file's line_/branch_/function_ covered and total.
-// Throws CoverageFormatError naming what is wrong when the text is not a gcovr JSON summary.
+// Parses gcovr's JSON summary: each of its "files" counts in its filename's first component (relative to gcovr's
+// --root), or in its parent directory's name when absolute (outside the root). Throws CoverageFormatError naming
+// what is wrong when the text is not a gcovr JSON summary.
 CoverageSummary parse_gcovr_summary(const std::string& text);
 CoverageSummary read_gcovr_summary(const std::filesystem::path& file);
 

@@ -1,6 +1,5 @@
-// What a `pacheck report` run found: per variant, per dtype and mode, the error statistics and the property
-// verdicts; the mutant kill matrix; the environment; the coverage figures. run_report.h fills it, report_files.h
-// presents it (the schema is in reports/README.md).
+// What a `pacheck report` run found: per variant, dtype and mode, the error statistics and property verdicts; the
+// kill matrix; the environment; the coverage figures. run_report.h fills it, report_files.h presents it.
 #pragma once
 
 #include <cstddef>
@@ -108,12 +107,11 @@ struct Environment {
   std::string command_line;
 };
 
-// Where a report is made (a figure means little without the revision and the device it was measured on):
-// `source_root` is the checkout git is asked about; `command_line` is recorded as given.
+// Where a report is made: `source_root` is the checkout git is asked about; `command_line` is recorded as given.
 Environment collect_environment(const std::filesystem::path& source_root, const std::string& command_line);
 
-// One figure of a cell in two reports: flagged worse when it grew by more than a quarter and by more than its
-// slack (0.01 of the bound for error/bound, one ulp for ulps), so run-to-run noise of the same seed is not flagged.
+// One figure of a cell in two reports: worse when it grew by more than a quarter and by more than its slack (0.01
+// of the bound for error/bound, one ulp for ulps), so run-to-run noise is not flagged.
 struct FigureChange {
   std::string figure;  // "error/bound median", "ulps p99", ...
   double before = 0;

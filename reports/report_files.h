@@ -1,5 +1,5 @@
-// A report's files in its folder: ulp.json (ulp_json.cpp), index.html (html_page.cpp) and the manifest of every file
-// the report wrote, so that the next report into that folder removes exactly those and nothing a user put there.
+// A report's files: ulp.json (ulp_json.cpp), index.html (html_page.cpp) and the manifest of every file it wrote,
+// so the next report into the folder removes exactly those and nothing a user put there.
 #pragma once
 
 #include <filesystem>
@@ -13,14 +13,13 @@
 
 namespace pacheck::reports {
 
-// ulp.json, the machine-readable form of a report. The schema is documented in reports/README.md; bump
-// kUlpJsonSchemaVersion whenever a field changes meaning or disappears.
+// ulp.json, schema in reports/README.md; bump kUlpJsonSchemaVersion when a field changes meaning or disappears.
 inline constexpr int kUlpJsonSchemaVersion = 3;
 
 nlohmann::json to_json(const Report& report);
 
 // Reads an earlier report's ulp.json; throws std::runtime_error naming the file when it cannot be read, is not a
-// report, or has another schema version (its figures would mean other things).
+// report, or has another schema version.
 nlohmann::json read_ulp_json(const std::filesystem::path& file);
 
 // The report `after` against `before`, both as to_json wrote them. Variants pair by name; `pairs` maps a variant of
@@ -28,22 +27,19 @@ nlohmann::json read_ulp_json(const std::filesystem::path& file);
 Comparison compare_reports(const nlohmann::json& before, const nlohmann::json& after,
                            const std::map<std::string, std::string>& pairs, const std::string& old_file);
 
-// A figure as JSON: finite numbers as numbers, infinities and NaN as the strings "inf", "-inf", "nan" (JSON has
-// no number for them, and a reader must not mistake them for 0 or null).
+// A figure as JSON: a number, or the string "inf", "-inf" or "nan" (JSON has no number for them).
 nlohmann::json json_number(double value);
 
-// index.html, the report for a person, one self-contained page (inline CSS and SVG, no script, no network): a
-// summary of every variant, the comparison with an earlier report (--compare), then per variant a table of its
-// dtype x mode cells, histograms of ulps and of error/bound per dtype, a breakdown by problem shape and its property
-// verdicts; the mutant kill matrix as a coloured grid; the coverage figures with a link to gcovr's pages.
-// reports/README.md explains how to read each figure.
+// index.html, one self-contained page (inline CSS and SVG, no script, no network): the summary, the comparison
+// (--compare), per variant its cells, histograms, shape breakdown and property verdicts, the kill matrix, the
+// coverage figures. reports/README.md explains each figure.
 std::string render_html(const Report& report);
 
 // Escapes &, <, >, " and ' for HTML text and attribute values.
 std::string html_escape(const std::string& text);
 
-// One histogram as an inline <svg>: log-scale bins of `unit` ("ulps", "error/bound") on x, elements on a log scale
-// on y, each bar coloured by the worst error / bound of its elements.
+// One histogram as an inline <svg>: bins of `unit` ("ulps", "error/bound") on x, elements (log scale) on y, each bar
+// coloured by its elements' worst error / bound.
 std::string histogram_svg(const Log2Histogram& histogram, const std::string& title, const std::string& unit);
 
 // The manifest's name in a report folder: a JSON list of the report's files, relative to the folder.
@@ -59,8 +55,7 @@ struct ReportFiles {
 // under cases/, failures/ and mutants/ that this leaves empty. A folder without a manifest loses nothing.
 void remove_previous_report(const std::filesystem::path& out_dir);
 
-// The files now under out_dir's cases/, failures/ and mutants/, relative to out_dir: before and after a run, the
-// difference is what the run wrote.
+// The files under out_dir's cases/, failures/ and mutants/, relative to out_dir (taken before and after a run).
 std::set<std::string> case_files_in(const std::filesystem::path& out_dir);
 
 // Writes ulp.json, index.html and the manifest (those two, the manifest, and report.written_files). Throws

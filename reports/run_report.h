@@ -1,6 +1,6 @@
-// Runs the report: every property of the catalogue over every selected variant, one dtype and one mode at a time,
-// collecting the error statistics; then the mutant kill matrix; then reads the coverage figures if a coverage run
-// left them. The worst case of each cell and every failing case are saved under the report folder.
+// Runs the report: the catalogue over each selected variant, one dtype and mode at a time, collecting the error
+// statistics; the mutant kill matrix; the coverage figures if a coverage run left them. Each cell's worst case and
+// every failing case are saved in the report folder.
 #pragma once
 
 #include <cstdint>
@@ -34,20 +34,19 @@ struct Progress {
 };
 using ProgressCallback = std::function<void(const Progress&)>;
 
-// How the report's replay lines name the program: they are run from the report folder, with pacheck on PATH.
+// How replay lines name the program: they run from the report folder, with pacheck on PATH.
 inline constexpr const char* kReportReplayProgram = "pacheck";
 
-// A replay or reproduce line as the report shows it: `PROGRAM replay OUT_DIR/FILE` becomes `pacheck replay FILE`
-// (relative to the report folder) and `PROGRAM check` becomes `pacheck check`, so no build path or absolute path
-// of the machine that ran the report appears on the page.
+// A replay or reproduce line as the report shows it, with no path of the machine that ran it: `PROGRAM replay
+// OUT_DIR/FILE` becomes `pacheck replay FILE` and `PROGRAM check` becomes `pacheck check`.
 std::string relative_to_report(std::string text, const std::filesystem::path& out_dir, const std::string& program);
 
 // Removes the files an earlier report listed in the folder's manifest (report_files.h), then runs.
 // Variants that need a GPU are listed as skipped, with the reason, when no CUDA device answers.
 Report run_report(const ReportSettings& settings, const ProgressCallback& progress = {});
 
-// The coverage figures of gcovr's JSON summary `summary_file` and gcovr's HTML index (html/index.html beside it)
-// relative to `out_dir`, or a note saying why there are none. Fills report.coverage, coverage_html and coverage_note.
+// Fills report.coverage from gcovr's JSON summary `summary_file`, coverage_html with gcovr's html/index.html beside
+// it (relative to out_dir), or coverage_note with why there are none.
 void attach_coverage(Report& report, const std::filesystem::path& summary_file);
 
 }  // namespace pacheck::reports
