@@ -1,7 +1,6 @@
-// pacheck check: runs the property catalogue over every selected variant and prints, per variant, the cases run,
-// the worst error in ulps and in bound units, and pass or fail. Failures print the shrunk case and how to replay it.
-// When a selected variant comes from a plugin, each (property, variant) pair runs in a child process that saves
-// every problem of a plugin variant before running it, so a plugin that crashes is reported with that problem.
+// pacheck check: the property catalogue over the selected variants; per variant the cases, worst ulps, worst
+// error/bound and verdict, and per failure the shrunk case and its replay line. With a plugin variant selected, each
+// (property, variant) pair runs in a child process, so a plugin that crashes is reported with the problem it ran.
 #include <sys/wait.h>
 
 #include <algorithm>

@@ -1,7 +1,6 @@
-// pacheck fuzz --variant NAME --seconds N: the unattended bug hunt. Runs the whole property catalogue against one
-// variant (mutants and CUDA variants included) round after round with fresh seeds until the budget is spent,
-// showing cases per second and failures as it goes. Every failure is saved as a case file and printed with its
-// replay line. Exit status: 0 clean, 1 a failure was found, 77 skipped (the variant needs a GPU and none answered).
+// pacheck fuzz --variant NAME --seconds N: the catalogue against one variant, round after round with fresh seeds,
+// until the budget is spent; each failure saved as a case file and printed with its replay line. Exit status: 0
+// clean, 1 a failure, 77 skipped (the variant needs a GPU and none answered).
 #include <unistd.h>
 
 #include <cstdio>

@@ -1,8 +1,7 @@
-// pacheck gpus [--resource-spec FILE] [--slots-per-gpu N]: lists the CUDA devices (index, name, PCI bus id) and
-// writes ctest's resource spec file for them, so that `ctest -L gpu -j N --resource-spec-file FILE` spreads the GPU
-// tests (RESOURCE_GROUPS "gpus:1") over every GPU, each test on the GPU ctest assigns it. Exits 1, saying why, when
-// no device answers (or pacheck was built without CUDA). Under ctest it also names the GPU ctest assigned it.
-// --fake-gpu-count N is hidden and for tests only: N devices named "fake GPU <i>" instead of the runtime's.
+// pacheck gpus [--resource-spec FILE] [--slots-per-gpu N]: lists the CUDA devices and writes ctest's resource spec
+// file for them, so `ctest -L gpu -j N --resource-spec-file FILE` spreads the GPU tests over every GPU. Exits 1,
+// saying why, when no device answers; under ctest it names the GPU ctest assigned. --fake-gpu-count N (hidden, for
+// tests) lists N devices "fake GPU <i>" instead of the runtime's.
 #include <cerrno>
 #include <cstring>
 #include <fstream>

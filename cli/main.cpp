@@ -1,6 +1,5 @@
-// pacheck: the main executable. Each subcommand lives in its own file and registers itself here; this file holds
-// the conventions every subcommand shares: usage errors exit 2 with a suggestion for a near miss, `--version`,
-// `help [COMMAND]`, defaults in every --help, and no exception escaping as an abort.
+// pacheck: the main executable, with the conventions every subcommand shares: usage errors exit 2 suggesting a near
+// miss, `--version`, `help [COMMAND]`, defaults in every --help, no exception escaping as an abort.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>

@@ -1,9 +1,6 @@
-// pacheck mutants: the kill matrix. Runs every property of the catalogue against every mutant (or the ones named)
-// with a fixed seed, prints the matrix (mutants as rows, properties as columns, each cell the case on which the
-// property first killed the mutant) and what it says about the catalogue; --kills adds every kill's shrunk case
-// and replay line, --json writes all of it. --gpu runs the GPU mutants (cuda/mutants/) on the device instead, and
-// --sanitizers adds compute-sanitizer's four tools on each of them as killers of their own. Exit status: 0 when every
-// mutant died, 1 when one survived.
+// pacheck mutants: the kill matrix, every property against every mutant (or those named) with a fixed seed, and
+// what it says of the catalogue; --kills adds each kill's shrunk case and replay, --json writes it all. --gpu runs
+// the GPU mutants, --sanitizers adds compute-sanitizer's four tools as killers. Exit 1 when a mutant survived.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>

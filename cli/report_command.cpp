@@ -1,7 +1,5 @@
-// pacheck report: runs the property catalogue over every available variant, one dtype and one mode at a time, and
-// the mutant kill matrix, then writes the report folder: ulp.json (machine-readable) and index.html (for a
-// person), plus the worst case of every cell as a replayable case file; with --compare, the figures against an earlier
-// report's ulp.json. reports/README.md explains the figures.
+// pacheck report: runs the report (reports/run_report.h), prints its summary and writes ulp.json and index.html;
+// with --compare, its figures against an earlier report's. reports/README.md explains the figures.
 #include <unistd.h>
 
 #include <cstdio>

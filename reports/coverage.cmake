@@ -1,9 +1,6 @@
-# The coverage-report target's script (cmake -P): runs the ctest suite of a --coverage build, then gcovr over
-# oracle/, variants/, reports/ and cuda/ (the host code; tests excluded): its line-by-line HTML pages with line and
-# branch coverage and its JSON summary, from which pacheck_coverage_summary prints the per-folder figures. Fails
-# when a test failed or when oracle/ or variants/ fall below 95% line coverage; the pages and summary are written
-# either way.
-#
+# The coverage-report target's script (cmake -P): the ctest suite of a --coverage build, then gcovr's HTML pages and
+# JSON summary of oracle/, variants/, reports/ and cuda/, summed per folder by pacheck_coverage_summary. Fails, after
+# writing them, when a test failed or oracle/ or variants/ fall below 95% line coverage.
 # Inputs (-D): SOURCE_DIR, BUILD_DIR, OUT_DIR, SUMMARY_TOOL (pacheck_coverage_summary), GCOVR, CTEST.
 foreach(var SOURCE_DIR BUILD_DIR OUT_DIR SUMMARY_TOOL GCOVR CTEST)
   if(NOT DEFINED ${var})
@@ -20,20 +17,17 @@ if(old_counters)
   file(REMOVE ${old_counters})
 endif()
 
-# Coverage asks which lines run, not how hard they are tested: 20 cases per property reach the same code as 100
-# at a fifth of the cost of an instrumented -O0 build (the default build runs the full counts). For the same
-# reason the full kill matrix test (every mutant against every property, 100 cases each: minutes at -O0) is left
-# to the default build; the other kill-matrix tests and the report render test's kill matrix reach the same code.
+# Coverage asks which lines run: 20 cases per property reach the code 100 do, at a fifth of an -O0 build's cost. The
+# full kill matrix test (minutes at -O0) is left to the default build; the other kill-matrix tests reach its code.
 set(ENV{RC_PARAMS} "max_success=20")
 execute_process(
   COMMAND "${CTEST}" --test-dir "${BUILD_DIR}" --output-on-failure -j2
           --exclude-regex "^KillMatrix\\.EveryMutantDiesAndEveryPropertyKills$"
   RESULT_VARIABLE tests_result)
 
-# The filters are relative to the working directory, the checkout: only its oracle/, variants/, reports/ and cuda/
-# are measured, so tests/ and the libraries' headers are left out. Exception-only branches (every call that can
-# throw) are left out too, or they drown the real branches. One worker: gcovr 5.2 (Debian 12) can hang or lose
-# files with -j (gcovr/gcovr#673, gcovr/gcovr#628). gcovr's chatter goes to gcovr.log, shown if it fails.
+# Filters are relative to the checkout, so tests/ and library headers are left out; so are exception-only branches,
+# which would drown the real ones. One worker: gcovr 5.2 (Debian 12) can hang or lose files with -j
+# (gcovr/gcovr#673, gcovr/gcovr#628). gcovr's chatter goes to gcovr.log, shown if it fails.
 execute_process(
   COMMAND "${GCOVR}" --root "${SOURCE_DIR}" --filter "(oracle|variants|reports|cuda)/" --exclude-throw-branches
           --html-details "${OUT_DIR}/html/index.html" --html-title "pacheck"

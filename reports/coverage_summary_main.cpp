@@ -1,7 +1,6 @@
 // pacheck_coverage_summary GCOVR_SUMMARY [--json FILE] [--min-lines FOLDER=PERCENT ...]
-// Prints line, branch and function coverage per top-level folder of gcovr's JSON summary, optionally writes them as
-// JSON, and exits 1 when a folder's line coverage is below its --min-lines floor (the coverage-report target holds
-// oracle/ and variants/ to 95%), 2 when its input or options are wrong.
+// Prints the per-folder coverage of gcovr's JSON summary, optionally as JSON too; exits 1 when a folder's line
+// coverage is below its --min-lines floor, 2 when its input or options are wrong.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>

@@ -1,5 +1,4 @@
-// Writes the report's files and its manifest, and removes a previous report's files by its manifest
-// (report_files.h).
+// Writes a report's files and manifest, and removes a previous report's by its manifest (report_files.h).
 #include "reports/report_files.h"
 
 #include <fstream>

@@ -1,5 +1,4 @@
-// The report's statistics (ulp_statistics.h): log-scale histograms, exact quantiles, the shape breakdown, and the
-// cell's worst case.
+// The report's statistics (ulp_statistics.h).
 #include "reports/ulp_statistics.h"
 
 #include <algorithm>
