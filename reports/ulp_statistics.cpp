@@ -27,6 +27,12 @@ std::string power_of_two_text(int power) {
   return std::to_string(1L << power);
 }
 
+// Nearest rank: the ceil(q * n)-th smallest of n values (at least the first).
+std::uint64_t nearest_rank(double q, std::uint64_t n) {
+  const double wanted = std::ceil(q * static_cast<double>(n));
+  return wanted < 1 ? 1 : static_cast<std::uint64_t>(wanted);
+}
+
 }  // namespace
 
 Log2Histogram::Log2Histogram(int lowest_power, int largest_power)
@@ -95,8 +101,7 @@ std::uint64_t Log2Histogram::total() const {
 double Log2Histogram::quantile_at_most(double q) const {
   const std::uint64_t n = total();
   if (n == 0) return 0;
-  const double wanted = std::ceil(q * static_cast<double>(n));
-  const std::uint64_t rank = wanted < 1 ? 1 : static_cast<std::uint64_t>(wanted);
+  const std::uint64_t rank = nearest_rank(q, n);
   std::uint64_t seen = 0;
   for (int bin = 0; bin < bins(); ++bin) {
     seen += counts_[static_cast<std::size_t>(bin)];
@@ -114,9 +119,7 @@ void Distribution::add(double value, std::uint64_t count) {
 
 double Distribution::quantile(double q) const {
   if (size_ == 0) return 0;
-  // Nearest rank: the ceil(q * n)-th smallest value (at least the first).
-  const double wanted = std::ceil(q * static_cast<double>(size_));
-  const std::uint64_t rank = wanted < 1 ? 1 : static_cast<std::uint64_t>(wanted);
+  const std::uint64_t rank = nearest_rank(q, size_);
   std::uint64_t seen = 0;
   for (const auto& [value, count] : counts_) {
     seen += count;
@@ -165,11 +168,14 @@ void CellStatistics::observe(const CaseObservation& o) {
   if (a.ulps.size() == a.elements && a.scaled_ulps.size() == a.elements && a.normalized.size() == a.elements) {
     const int head_dim = std::max(p.head_dim, 1);
     const int gqa = p.num_kv_heads > 0 ? p.num_query_heads / p.num_kv_heads : p.num_query_heads;
-    BucketStatistics& by_head_dim = breakdown_.dimensions[0][ShapeBreakdown::bucket_of(p.head_dim)];
-    BucketStatistics& by_block = breakdown_.dimensions[1][ShapeBreakdown::bucket_of(p.block_size)];
-    BucketStatistics& by_gqa = breakdown_.dimensions[2][ShapeBreakdown::bucket_of(gqa)];
-    BucketStatistics& by_features = breakdown_.features[feature_names(p)];
+    BucketStatistics* const problem_buckets[] = {&breakdown_.dimensions[0][ShapeBreakdown::bucket_of(p.head_dim)],
+                                                 &breakdown_.dimensions[1][ShapeBreakdown::bucket_of(p.block_size)],
+                                                 &breakdown_.dimensions[2][ShapeBreakdown::bucket_of(gqa)],
+                                                 &breakdown_.features[feature_names(p)]};
     // Rows run [query token][query head]; a row's context length is its sequence's.
+    const auto rows_of = [&p](std::size_t sequence) {
+      return static_cast<std::size_t>(p.sequences[sequence].num_queries) * static_cast<std::size_t>(p.num_query_heads);
+    };
     std::size_t sequence = 0;
     std::size_t rows_before_sequence = 0;
     for (std::size_t e = 0; e < a.elements; ++e) {
@@ -179,18 +185,10 @@ void CellStatistics::observe(const CaseObservation& o) {
       ratio_histogram_.add(ratio, ratio);
       scaled_ulps_.add(scaled);
       raw_ulps_.add(a.ulps[e]);
-      by_head_dim.add(ratio, scaled);
-      by_block.add(ratio, scaled);
-      by_gqa.add(ratio, scaled);
-      by_features.add(ratio, scaled);
+      for (BucketStatistics* bucket : problem_buckets) bucket->add(ratio, scaled);
       const std::size_t row = e / static_cast<std::size_t>(head_dim);
-      while (sequence + 1 < p.sequences.size() &&
-             row >= rows_before_sequence + static_cast<std::size_t>(p.sequences[sequence].num_queries) *
-                                               static_cast<std::size_t>(p.num_query_heads)) {
-        rows_before_sequence +=
-            static_cast<std::size_t>(p.sequences[sequence].num_queries) * static_cast<std::size_t>(p.num_query_heads);
-        ++sequence;
-      }
+      while (sequence + 1 < p.sequences.size() && row >= rows_before_sequence + rows_of(sequence))
+        rows_before_sequence += rows_of(sequence++);
       const int context = sequence < p.sequences.size() ? p.sequences[sequence].context_len : 1;
       breakdown_.dimensions[3][ShapeBreakdown::bucket_of(context)].add(ratio, scaled);
     }
@@ -206,8 +204,8 @@ void CellStatistics::observe(const CaseObservation& o) {
   const bool worse = !worst_ || normalized > worst_->element.normalized() ||
                      (std::isnan(normalized) && !std::isnan(worst_->element.normalized()));
   if (worse) {
-    const std::string position = a.worst.element < o.problem.output_size() ? element_position(o.problem, a.worst.element)
-                                                                            : std::string("(output size mismatch)");
+    const std::string position = a.worst.element < p.output_size() ? element_position(p, a.worst.element)
+                                                                    : std::string("(output size mismatch)");
     worst_ = WorstCase{o.property, o.problem, o.knobs, a.worst, position};
   }
 }

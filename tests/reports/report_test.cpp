@@ -36,7 +36,7 @@ bool drawn_in_mode(const Sequence& seq, Mode mode) {
   return false;
 }
 
-// --- statistics -------------------------------------------------------------------------------------------------
+// --- statistics
 
 TEST(UlpHistogram, BinsArePowersOfTwoOfUlps) {
   const UlpHistogram h;
@@ -208,7 +208,7 @@ TEST(CellStatistics, AnOutputOfTheWrongSizeCountsEveryElementAsNonFinite) {
   EXPECT_EQ(stats.tightness().max(), kInf);
 }
 
-// --- gcovr's JSON summary ----------------------------------------------------------------------------------------
+// --- gcovr's JSON summary
 
 // The sample holds oracle/oracle.cpp (2 of 2 lines, 1 of 1 function), variants/cpu_gather.cpp (2 of 3 lines, 1 of 2
 // branches, 1 of 2 functions) and variants/registry.cpp (10 of 10 lines, 4 of 4 functions).
@@ -318,7 +318,7 @@ TEST(AttachCoverage, LinksGcovrsPagesRelativeToTheReportFolder) {
   std::filesystem::remove_all(dir);
 }
 
-// --- a real run ---------------------------------------------------------------------------------------------------
+// --- a real run
 
 // cpu_streaming under another name, with narrower capabilities, and optionally with a precision loss: every fp32
 // output rounded to bf16's 8 significant bits before the output conversion. It keeps cpu_streaming's error model,
@@ -633,7 +633,7 @@ TEST(RunReport, ReplacesWhatItsManifestListsAndKeepsTheUsersFiles) {
   std::filesystem::remove_all(dir);
 }
 
-// --- run_property narrowing ---------------------------------------------------------------------------------------
+// --- run_property narrowing
 
 TEST(RunPropertyNarrowing, GeneratesOnlyTheRequestedDtypeAndMode) {
   const Variant& streaming = Registry::instance().get("cpu_streaming");
@@ -672,7 +672,7 @@ TEST(RunPropertyNarrowing, NamingOnlyUnsupportedDtypesIsAnError) {
   EXPECT_THROW(run_property(property_named(kAgreement), f32_only, options), std::invalid_argument);
 }
 
-// --- presentation ---------------------------------------------------------------------------------------------------
+// --- presentation
 
 TEST(HtmlPage, EscapesEverythingItQuotes) {
   EXPECT_EQ(html_escape("<a href=\"x\">'&'</a>"), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
