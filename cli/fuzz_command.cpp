@@ -18,16 +18,10 @@ constexpr int kExitSkipped = 77;  // the automake / ctest convention for "did no
 
 struct FuzzOptions {
   std::string variant;
-  double seconds = 0;
-  std::uint64_t seed = 0;
   bool seed_given = false;
-  int jobs = 1;
-  int cases_per_round = 20;
-  bool keep_going = false;
-  bool engine_shapes = false;
-  KernelPins pins;
   std::string failure_dir = "pacheck-failures/fuzz";
   std::vector<std::string> plugins;
+  FuzzCampaignOptions campaign;  // the other options set its fields
 };
 
 // On a terminal the progress line rewrites itself every second; in a log, a line every ten seconds.
@@ -72,21 +66,12 @@ void print_failure(const FuzzFailure& f, const std::string& variant, const std::
   std::cout << std::endl;
 }
 
-void run_fuzz(FuzzOptions o, const std::string& invoked_as) {
+void run_fuzz(FuzzOptions o, const std::string& program) {
   load_plugins(o.plugins);
-  const std::string& program = invoked_as;
   const Variant* variant = select_variants({o.variant}, /*include_mutants=*/true).front();
-  if (!o.seed_given) o.seed = std::random_device{}() | (static_cast<std::uint64_t>(std::random_device{}()) << 32);
-
-  FuzzCampaignOptions campaign;
+  FuzzCampaignOptions& campaign = o.campaign;
+  if (!o.seed_given) campaign.seed = std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32);
   campaign.variant = variant;
-  campaign.seconds = o.seconds;
-  campaign.seed = o.seed;
-  campaign.jobs = o.jobs;
-  campaign.cases_per_round = o.cases_per_round;
-  campaign.keep_going = o.keep_going;
-  campaign.engine_shapes = o.engine_shapes;
-  campaign.pins = o.pins;
   campaign.failure_dir = o.failure_dir;
   campaign.replay_program = program;
   campaign.gpu_available = cuda_device_available;
@@ -95,12 +80,12 @@ void run_fuzz(FuzzOptions o, const std::string& invoked_as) {
   for (const Property& p : catalogue())
     if (p.applies(variant->capabilities())) properties += (properties.empty() ? "" : ", ") + p.name;
   std::cout << "fuzzing " << variant->name() << (variant->capabilities().is_mutant ? " (a mutant)" : "") << " for "
-            << o.seconds << " s with " << o.jobs << " job" << (o.jobs == 1 ? "" : "s") << ", seed " << o.seed
-            << " (--seed " << o.seed << " repeats these rounds), " << o.cases_per_round
+            << campaign.seconds << " s with " << campaign.jobs << " job" << (campaign.jobs == 1 ? "" : "s") << ", seed "
+            << campaign.seed << " (--seed " << campaign.seed << " repeats these rounds), " << campaign.cases_per_round
             << " cases per round over: " << properties << "\n"
             << "failures are saved under " << o.failure_dir << "/seed-<S>/" << std::endl;
 
-  ProgressLine line(variant->name(), o.seconds);
+  ProgressLine line(variant->name(), campaign.seconds);
   FuzzReport report;
   try {
     report = run_fuzz_campaign(
@@ -121,8 +106,8 @@ void run_fuzz(FuzzOptions o, const std::string& invoked_as) {
   }
   const FuzzProgress& t = report.totals;
   std::printf("\nfuzz %s: %lld cases in %.1f s (%.1f cases/s) over %lld rounds, %d job%s, %d failure%s\n",
-              variant->name().c_str(), t.cases, t.elapsed_seconds, t.cases_per_second(), t.rounds, o.jobs,
-              o.jobs == 1 ? "" : "s", t.failures, t.failures == 1 ? "" : "s");
+              variant->name().c_str(), t.cases, t.elapsed_seconds, t.cases_per_second(), t.rounds, campaign.jobs,
+              campaign.jobs == 1 ? "" : "s", t.failures, t.failures == 1 ? "" : "s");
   for (const auto& [property, cases] : report.cases_per_property) {
     const auto gave_up = report.gave_up_rounds.find(property);
     std::printf("  %-24s %8lld cases%s\n", property.c_str(), cases,
@@ -130,7 +115,8 @@ void run_fuzz(FuzzOptions o, const std::string& invoked_as) {
                     ? ""
                     : (" (RapidCheck gave up on " + std::to_string(gave_up->second) + " rounds: too many discarded cases)").c_str());
   }
-  if (t.failures > 0) std::printf("FAIL: %d failure%s saved under %s\n", t.failures, t.failures == 1 ? "" : "s", o.failure_dir.c_str());
+  if (t.failures > 0)
+    std::printf("FAIL: %d failure%s saved under %s\n", t.failures, t.failures == 1 ? "" : "s", o.failure_dir.c_str());
   std::fflush(stdout);
   set_exit_code(t.failures > 0 ? 1 : 0);
 }
@@ -142,22 +128,22 @@ void add_fuzz_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "fuzz", "Run the property catalogue against one variant with fresh seeds for a time budget (exit 1 on a failure)");
   cmd->add_option("--variant", options->variant, "The variant to fuzz (mutants and CUDA variants included)")->required();
-  cmd->add_option("--seconds", options->seconds, "Time budget in seconds")
+  cmd->add_option("--seconds", options->campaign.seconds, "Time budget in seconds")
       ->required()
       ->check(finite_number(0.001, 1e7))
       ->default_str("");  // required: no default to show
-  cmd->add_option("--seed", options->seed, "First seed (default: random, printed so the run can be repeated)")
+  cmd->add_option("--seed", options->campaign.seed, "First seed (default: random, printed so the run can be repeated)")
       ->check(whole_number(0, UINT64_MAX))
       ->default_str("random")
       ->each([options](const std::string&) { options->seed_given = true; });
-  cmd->add_option("--jobs", options->jobs, "Worker processes")->check(whole_number(1, 256));
+  cmd->add_option("--jobs", options->campaign.jobs, "Worker processes")->check(whole_number(1, 256));
   cmd->add_option("--failures", options->failure_dir, "Folder for the case files of failures");
-  cmd->add_option("--cases-per-round", options->cases_per_round, "Cases per property run (one seed)")
+  cmd->add_option("--cases-per-round", options->campaign.cases_per_round, "Cases per property run (one seed)")
       ->check(whole_number(1, 100000));
-  cmd->add_flag("--keep-going", options->keep_going, "Continue after a failure until the budget is spent");
-  cmd->add_flag("--engine-shapes", options->engine_shapes,
+  cmd->add_flag("--keep-going", options->campaign.keep_going, "Continue after a failure until the budget is spent");
+  cmd->add_flag("--engine-shapes", options->campaign.engine_shapes,
                 "Draw only serving-engine shapes (see pacheck check --engine-shapes)");
-  add_pin_options(cmd, options->pins);
+  add_pin_options(cmd, options->campaign.pins);
   add_plugin_option(cmd, options->plugins);
   cmd->callback([options, cmd] { run_fuzz(*options, cmd->get_parent()->get_name()); });
 }

@@ -16,14 +16,11 @@ namespace pacheck::cli {
 namespace {
 
 struct MutantsOptions {
-  int cases = 100;
-  std::uint64_t seed = 1;
-  std::vector<std::string> mutants;
+  KillOptions kill;  // --cases, --seed, --mutant and --gpu set its fields
   std::string json_path;
   std::string failure_dir = "pacheck-failures/mutants";
   bool show_kills = false;
   std::vector<std::string> plugins;
-  bool gpu = false;
   bool sanitizers = false;
   int sanitizer_cases = 20;
 };
@@ -38,7 +35,8 @@ nlohmann::json sanitizer_run(const std::string& tool, const std::string& mutant,
   const std::string command = "timeout 600 compute-sanitizer --tool " + tool +
                               (tool == "synccheck" ? " --num-cuda-barriers 256" : "") + " --error-exitcode 9 '" +
                               self.string() + "' check --variant " + mutant + " --property UlpBoundedAgreement --cases " +
-                              std::to_string(o.sanitizer_cases) + " --seed " + std::to_string(o.seed) + " --failures '" +
+                              std::to_string(o.sanitizer_cases) + " --seed " + std::to_string(o.kill.seed) +
+                              " --failures '" +
                               (folder / "failures").string() + "' >'" + log.string() + "' 2>&1";
   const int status = std::system(command.c_str());
   const int exit = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -93,14 +91,15 @@ void print_kills(const KillMatrix& matrix) {
 
 void run_mutants(const MutantsOptions& o, const std::string& program) {
   load_plugins(o.plugins);
-  if (o.sanitizers && !o.gpu) throw CLI::ValidationError("--sanitizers", "runs on the GPU mutants only: add --gpu");
+  if (o.sanitizers && !o.kill.gpu)
+    throw CLI::ValidationError("--sanitizers", "runs on the GPU mutants only: add --gpu");
   std::string reason;
-  if (o.gpu && !cuda_device_available(&reason)) {
+  if (o.kill.gpu && !cuda_device_available(&reason)) {
     std::cerr << "error: --gpu runs the GPU mutants on a CUDA device, and there is none: " << reason << "\n";
     set_exit_code(2);
     return;
   }
-  if (o.gpu && matrix_mutants(true).empty()) {
+  if (o.kill.gpu && matrix_mutants(true).empty()) {
     std::cerr << "error: this pacheck was built without the GPU mutants (nvcc was not found)\n";
     set_exit_code(2);
     return;
@@ -114,13 +113,9 @@ void run_mutants(const MutantsOptions& o, const std::string& program) {
       return;
     }
   }
-  KillOptions options;
-  options.cases = o.cases;
-  options.seed = o.seed;
+  KillOptions options = o.kill;
   options.failure_dir = o.failure_dir;
   options.replay_program = program;
-  options.mutants = o.mutants;
-  options.gpu = o.gpu;
   const std::size_t properties = catalogue().size();
   int kills = 0;
   std::size_t cells = 0;
@@ -139,17 +134,18 @@ void run_mutants(const MutantsOptions& o, const std::string& program) {
       std::filesystem::remove(o.json_path);
     }
     std::vector<std::string> known;
-    for (const Variant* mutant : matrix_mutants(o.gpu)) known.push_back(mutant->name());
+    for (const Variant* mutant : matrix_mutants(o.kill.gpu)) known.push_back(mutant->name());
     std::string hint;
-    for (const std::string& name : o.mutants)
+    for (const std::string& name : o.kill.mutants)
       if (std::find(known.begin(), known.end(), name) == known.end()) hint += did_you_mean(name, known);
     throw CLI::ValidationError("--mutant", e.what() + hint);
   }
   if (o.show_kills) print_kills(matrix);
   std::cout << "\n" << format_matrix(matrix) << "\n" << format_summary(matrix);
   nlohmann::json json = to_json(matrix);
-  json["gpu"] = o.gpu;
-  for (const std::string& mutant : matrix.mutants) json["descriptions"][mutant] = Registry::instance().get(mutant).description();
+  json["gpu"] = o.kill.gpu;
+  for (const std::string& mutant : matrix.mutants)
+    json["descriptions"][mutant] = Registry::instance().get(mutant).description();
   if (o.sanitizers) {
     json["sanitizers"] = run_sanitizers(matrix, o);
     std::cout << format_sanitizers(json["sanitizers"]);
@@ -172,13 +168,15 @@ void run_mutants(const MutantsOptions& o, const std::string& program) {
 void add_mutants_command(CLI::App& app) {
   auto options = std::make_shared<MutantsOptions>();
   CLI::App* cmd = app.add_subcommand("mutants", "Run every property against every mutant and print the kill matrix");
-  cmd->add_option("--cases", options->cases, "Cases per property and mutant")->check(whole_number(1, 100000000));
-  cmd->add_option("--seed", options->seed, "RapidCheck seed, the same for every cell")->check(whole_number(0, UINT64_MAX));
-  cmd->add_option("--mutant", options->mutants, "Mutant(s) to run (default: every mutant; `pacheck list --mutants`)");
+  cmd->add_option("--cases", options->kill.cases, "Cases per property and mutant")->check(whole_number(1, 100000000));
+  cmd->add_option("--seed", options->kill.seed, "RapidCheck seed, the same for every cell")
+      ->check(whole_number(0, UINT64_MAX));
+  cmd->add_option("--mutant", options->kill.mutants,
+                  "Mutant(s) to run (default: every mutant; `pacheck list --mutants`)");
   cmd->add_option("--json", options->json_path, "Also write the matrix, every kill's shrunk case and replay, as JSON");
   cmd->add_option("--failures", options->failure_dir, "Folder for the case files of the kills");
   cmd->add_flag("--kills", options->show_kills, "Print every kill's shrunk case and replay line");
-  cmd->add_flag("--gpu", options->gpu, "Run the GPU mutants (gpu_mutant_*) on the device instead of the CPU ones");
+  cmd->add_flag("--gpu", options->kill.gpu, "Run the GPU mutants (gpu_mutant_*) on the device instead of the CPU ones");
   cmd->add_flag("--sanitizers", options->sanitizers,
                 "With --gpu: also run compute-sanitizer memcheck, racecheck, synccheck and initcheck on each mutant");
   cmd->add_option("--sanitizer-cases", options->sanitizer_cases, "Cases of each sanitizer run")
