@@ -27,12 +27,9 @@ namespace {
 struct CheckOptions {
   std::vector<std::string> variants;
   std::vector<std::string> properties;
-  int cases = 100;
-  std::uint64_t seed = 1;
+  RunOptions run;  // --cases, --seed, --engine-shapes and the pins set its fields
   std::string failure_dir = "pacheck-failures";
   std::string reproduce;
-  bool engine_shapes = false;
-  KernelPins pins;
   std::vector<std::string> plugins;
 };
 
@@ -65,14 +62,10 @@ struct PairOutcome {
 };
 
 PairOutcome run_pair(const CheckOptions& o, const Property& property, const Variant& v, const std::string& program) {
-  RunOptions options;
-  options.cases = o.cases;
-  options.seed = o.seed;
+  RunOptions options = o.run;
   options.failure_dir = o.failure_dir;
   options.replay_program = program;
   if (!o.reproduce.empty()) options.reproduce = o.reproduce;
-  options.engine_shapes = o.engine_shapes;
-  options.pins = o.pins;
   PairOutcome out;
   out.run = run_property(property, v, options, [&](const CaseObservation& c) {
     if (c.agreement) out.by_dtype[c.problem.dtype].add(1, c.agreement->worst_ulps, c.agreement->worst.normalized());
@@ -250,8 +243,8 @@ void run_check(const CheckOptions& o, const std::string& program) {
         std::cout << with_plugin_arguments(run.failure, v->name()) << "\n";
         if (!run.reproduce.empty())
           std::cout << "reproduce: " << program << " check --variant " << v->name() << plugin_arguments(v->name())
-                    << " --property " << property->name << " --seed " << o.seed
-                    << (o.engine_shapes ? " --engine-shapes" : "") << pin_arguments(o.pins) << " --reproduce "
+                    << " --property " << property->name << " --seed " << o.run.seed
+                    << (o.run.engine_shapes ? " --engine-shapes" : "") << pin_arguments(o.run.pins) << " --reproduce "
                     << run.reproduce << "\n\n";
       }
     }
@@ -293,14 +286,14 @@ void add_check_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("check", "Run the property catalogue over the variants and print a summary");
   cmd->add_option("--variant", options->variants, "Variant(s) to check (default: every non-mutant variant)");
   cmd->add_option("--property", options->properties, "Properties to run (default: the whole catalogue)");
-  cmd->add_option("--cases", options->cases, "Cases per property")->check(whole_number(1, 100000000));
-  cmd->add_option("--seed", options->seed, "RapidCheck seed")->check(whole_number(0, UINT64_MAX));
+  cmd->add_option("--cases", options->run.cases, "Cases per property")->check(whole_number(1, 100000000));
+  cmd->add_option("--seed", options->run.seed, "RapidCheck seed")->check(whole_number(0, UINT64_MAX));
   cmd->add_option("--failures", options->failure_dir, "Folder for the case files of failures");
   cmd->add_option("--reproduce", options->reproduce, "Re-run the failing case of a reproduce string");
-  cmd->add_flag("--engine-shapes", options->engine_shapes,
+  cmd->add_flag("--engine-shapes", options->run.engine_shapes,
                 "Draw only serving-engine shapes: bf16 or fp16, real head dims, block sizes 16/32/64, tiles and splits "
                 "in multiples of 16 (where the CUDA kernels' tensor copies run)");
-  add_pin_options(cmd, options->pins);
+  add_pin_options(cmd, options->run.pins);
   add_plugin_option(cmd, options->plugins);
   cmd->callback([options, cmd] { run_check(*options, cmd->get_parent()->get_name()); });
 }

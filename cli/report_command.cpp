@@ -16,9 +16,7 @@ namespace {
 
 struct ReportOptions {
   std::string out_dir = "pacheck-report";
-  int cases = 30;
-  std::uint64_t seed = 1;
-  int kill_cases = 30;
+  reports::ReportSettings settings;  // --cases, --seed and --kill-cases set its fields
   std::vector<std::string> variants;
   std::string coverage = std::string(PACHECK_SOURCE_DIR) + "/build/coverage/coverage-report/gcovr-summary.json";
   std::vector<std::string> plugins;
@@ -60,8 +58,9 @@ class ProgressLine {
 };
 
 std::string command_line(const ReportOptions& o, const std::string& program) {
-  std::string line = program + " report --out " + o.out_dir + " --cases " + std::to_string(o.cases) + " --seed " +
-                     std::to_string(o.seed) + " --kill-cases " + std::to_string(o.kill_cases);
+  const reports::ReportSettings& s = o.settings;
+  std::string line = program + " report --out " + o.out_dir + " --cases " + std::to_string(s.cases) + " --seed " +
+                     std::to_string(s.seed) + " --kill-cases " + std::to_string(s.kill_cases);
   for (const std::string& v : o.variants) line += " --variant " + v;
   for (const std::string& p : o.plugins) line += " --plugin " + p;
   if (!o.compare.empty()) line += " --compare " + o.compare;
@@ -156,11 +155,8 @@ void run_report_command(const ReportOptions& o, const std::string& program) {
       throw CLI::ValidationError("--compare", e.what());
     }
   }
-  reports::ReportSettings settings;
+  reports::ReportSettings settings = o.settings;
   settings.out_dir = o.out_dir;
-  settings.cases = o.cases;
-  settings.seed = o.seed;
-  settings.kill_cases = o.kill_cases;
   // Named variants may be mutants (a report on a deliberately broken kernel shows what its errors look like).
   settings.variants = select_variants(o.variants, !o.variants.empty());
   settings.replay_program = program;
@@ -204,14 +200,16 @@ void add_report_command(CLI::App& app) {
   cmd->add_option("--out", options->out_dir,
                   "The report folder (created; an earlier report's files there, as its manifest lists them, are replaced)")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  cmd->add_option("--cases", options->cases, "Cases per property, per variant, dtype and mode")
+  cmd->add_option("--cases", options->settings.cases, "Cases per property, per variant, dtype and mode")
       ->check(whole_number(1, 100000000));
-  cmd->add_option("--seed", options->seed, "RapidCheck seed")->check(whole_number(0, UINT64_MAX));
+  cmd->add_option("--seed", options->settings.seed, "RapidCheck seed")->check(whole_number(0, UINT64_MAX));
   cmd->add_option("--variant", options->variants,
                   "Variant(s) to report on, mutants included (default: every non-mutant variant)");
-  cmd->add_option("--kill-cases", options->kill_cases, "Cases per property and mutant in the kill matrix; 0 leaves it out")
+  cmd->add_option("--kill-cases", options->settings.kill_cases,
+                  "Cases per property and mutant in the kill matrix; 0 leaves it out")
       ->check(whole_number(0, 100000000));
-  cmd->add_option("--coverage", options->coverage, "gcovr's JSON summary whose figures the report embeds, if it exists");
+  cmd->add_option("--coverage", options->coverage,
+                  "gcovr's JSON summary whose figures the report embeds, if it exists");
   cmd->add_option("--compare", options->compare,
                   "An earlier report's ulp.json: the new figures against it, per variant and cell; exit 1 when "
                   "precision got worse");
