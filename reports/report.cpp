@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <optional>
 #include <thread>
 
 #include "cuda/device_probe.h"
@@ -100,21 +101,16 @@ std::string shell_quote(const std::string& text) {
   return out + "'";
 }
 
-struct CommandResult {
-  int status = -1;
-  std::string output;
-};
-
-CommandResult run_command(const std::string& command) {
-  CommandResult result;
+// The command's output without its trailing line breaks; nullopt when it cannot start or exits non-zero.
+std::optional<std::string> run_command(const std::string& command) {
   FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return result;
+  if (!pipe) return std::nullopt;
+  std::string output;
   std::array<char, 256> buffer{};
-  while (std::fgets(buffer.data(), buffer.size(), pipe)) result.output += buffer.data();
-  result.status = pclose(pipe);
-  while (!result.output.empty() && (result.output.back() == '\n' || result.output.back() == '\r'))
-    result.output.pop_back();
-  return result;
+  while (std::fgets(buffer.data(), buffer.size(), pipe)) output += buffer.data();
+  if (pclose(pipe) != 0) return std::nullopt;
+  while (!output.empty() && (output.back() == '\n' || output.back() == '\r')) output.pop_back();
+  return output;
 }
 
 std::string compiler_name() {
@@ -141,11 +137,11 @@ std::string utc_now() {
 Environment collect_environment(const std::filesystem::path& source_root, const std::string& command_line) {
   Environment env;
   const std::string git = "git -C " + shell_quote(source_root.string());
-  const CommandResult revision = run_command(git + " rev-parse HEAD 2>/dev/null");
-  if (revision.status == 0 && !revision.output.empty()) {
-    env.git_revision = revision.output;
-    const CommandResult status = run_command(git + " status --porcelain --untracked-files=no 2>/dev/null");
-    env.git_dirty = status.status == 0 && !status.output.empty();
+  const std::optional<std::string> revision = run_command(git + " rev-parse HEAD 2>/dev/null");
+  if (revision && !revision->empty()) {
+    env.git_revision = *revision;
+    const std::optional<std::string> status = run_command(git + " status --porcelain --untracked-files=no 2>/dev/null");
+    env.git_dirty = status && !status->empty();
   } else {
     env.git_revision = "unknown: " + source_root.string() + " is not a git checkout, or git is not installed";
   }
