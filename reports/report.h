@@ -24,8 +24,8 @@ const char* verdict_name(Verdict verdict);  // "pass", "fail", "gave up", "error
 struct PropertyOutcome {
   std::string property;
   Verdict verdict = Verdict::passed;
-  int cases = 0;          // cases run
-  int failed_cases = 0;   // of those, the ones that failed (the report runs on past a failure)
+  int cases = 0;
+  int failed_cases = 0;   // the report runs on past a failure
   std::string failure;    // the last failing case's message, or why RapidCheck gave up or stopped
   std::string replay;     // the last failing case's replay command, when the property saved one
 };
@@ -44,8 +44,8 @@ struct CellReport {
   DType dtype = DType::f32;
   Mode mode = Mode::decode;
   int cases = 0;                     // over every property
-  std::size_t compared_outputs = 0;  // variant outputs compared with the oracle
-  std::size_t elements = 0;          // output elements compared with the oracle
+  std::size_t compared_outputs = 0;  // compared with the oracle
+  std::size_t elements = 0;
   UlpHistogram histogram;         // scaled ulps, each bin with its worst error / bound
   RatioHistogram ratio_histogram; // error / bound, the figure the verdict uses
   double median_ulps = 0;         // scaled ulps (ulps of each element's scale, properties/agreement.h)
@@ -91,8 +91,7 @@ struct VariantReport {
   UlpHistogram histogram(DType dtype) const;  // merged over modes
   RatioHistogram ratio_histogram(DType dtype) const;
   ShapeBreakdown breakdown(DType dtype) const;
-  // The cell with the largest worst_normalized; nullptr when there are no cells.
-  const CellReport* worst_cell() const;
+  const CellReport* worst_cell() const;  // the largest worst_normalized; nullptr without cells
 };
 
 struct Environment {
@@ -158,13 +157,12 @@ struct Report {
   double kill_matrix_seconds = 0;
   std::optional<CoverageSummary> coverage;
   std::string coverage_html;  // gcovr's HTML index, relative to out_dir; empty when absent
-  std::string coverage_note;  // why there are no coverage figures
+  std::string coverage_note;  // why there are none
   double seconds = 0;
   std::vector<std::string> written_files;  // the case files the run wrote, relative to out_dir (for the manifest)
   std::optional<Comparison> comparison;     // with --compare
 
-  // Every non-mutant variant that ran passed (mutants are expected to fail).
-  bool non_mutants_passed() const;
+  bool non_mutants_passed() const;  // every non-mutant variant that ran passed
 };
 
 }  // namespace pacheck::reports
