@@ -68,11 +68,12 @@ CoverageSummary parse_gcovr_summary(const std::string& text) {
       throw CoverageFormatError(where + ": \"filename\" is missing or not a non-empty string");
     const std::string filename = name->get<std::string>();
     if (!seen.insert(filename).second) throw CoverageFormatError(where + ": " + filename + " is listed twice");
+    const std::string entry = where + " (" + filename + ")";
     FolderCoverage f;
     f.files = 1;
-    f.lines = count_of(file, "line", where + " (" + filename + ")");
-    f.branches = count_of(file, "branch", where + " (" + filename + ")");
-    f.functions = count_of(file, "function", where + " (" + filename + ")");
+    f.lines = count_of(file, "line", entry);
+    f.branches = count_of(file, "branch", entry);
+    f.functions = count_of(file, "function", entry);
     add_to(folders[folder_of(filename)], f);
   }
   CoverageSummary summary;

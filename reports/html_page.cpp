@@ -460,6 +460,7 @@ std::string histogram_svg(const Log2Histogram& h, const std::string& title, cons
   for (int b = 0; b < bins; ++b) largest = std::max(largest, h.count(b));
   const double top = std::log10(1.0 + static_cast<double>(std::max<std::uint64_t>(largest, 9)));
   auto y_of = [&](double n) { return kTop + kPlot - kPlot * std::log10(1.0 + n) / top; };
+  const auto px = [](double v) { return printf_string("%.1f", v); };
 
   std::ostringstream out;
   out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << kHeight
@@ -476,9 +477,9 @@ std::string histogram_svg(const Log2Histogram& h, const std::string& title, cons
   // Grid lines at 1, 10, 100, ... elements.
   for (double n = 1; n <= static_cast<double>(largest) * 1.0001 || n == 1; n *= 10) {
     const double y = y_of(n);
-    out << "<line x1=\"" << kLeft << "\" x2=\"" << width - 10 << "\" y1=\"" << printf_string("%.1f", y)
-        << "\" y2=\"" << printf_string("%.1f", y) << "\" stroke=\"#e3e7ec\"/><text x=\"" << kLeft - 4 << "\" y=\""
-        << printf_string("%.1f", y + 3) << "\" font-size=\"9\" text-anchor=\"end\" fill=\"#6b7480\">"
+    out << "<line x1=\"" << kLeft << "\" x2=\"" << width - 10 << "\" y1=\"" << px(y) << "\" y2=\"" << px(y)
+        << "\" stroke=\"#e3e7ec\"/><text x=\"" << kLeft - 4 << "\" y=\"" << px(y + 3)
+        << "\" font-size=\"9\" text-anchor=\"end\" fill=\"#6b7480\">"
         << (n < 1e4 ? printf_string("%.0f", n) : printf_string("1e%.0f", std::log10(n))) << "</text>";
   }
   out << "<line x1=\"" << kLeft << "\" x2=\"" << width - 10 << "\" y1=\"" << kTop + kPlot << "\" y2=\"" << kTop + kPlot
@@ -488,9 +489,9 @@ std::string histogram_svg(const Log2Histogram& h, const std::string& title, cons
     const std::uint64_t n = h.count(b);
     if (n > 0) {
       const double y = y_of(static_cast<double>(n));
-      out << "<rect class=\"" << bar_class(h.worst_normalized(b)) << "\" x=\"" << x << "\" y=\""
-          << printf_string("%.1f", y) << "\" width=\"" << kBar << "\" height=\""
-          << printf_string("%.1f", kTop + kPlot - y) << "\"><title>" << count(n) << " elements at "
+      out << "<rect class=\"" << bar_class(h.worst_normalized(b)) << "\" x=\"" << x << "\" y=\"" << px(y)
+          << "\" width=\"" << kBar << "\" height=\"" << px(kTop + kPlot - y) << "\"><title>" << count(n)
+          << " elements at "
           << html_escape(h.label(b)) << " " << html_escape(unit) << " ("
           << printf_string("%.3g", 100.0 * static_cast<double>(n) / static_cast<double>(total))
           << "%), worst error/bound " << ratio(h.worst_normalized(b)) << "</title></rect>";

@@ -141,8 +141,8 @@ Rendering render(const std::string& chromium, const std::filesystem::path& page,
   return r;
 }
 
-// Why the screenshot does not look like a rendered page, or "" when it does: at least 2% of the pixels differ
-// from the background and there are more than a handful of colours (text, tables, bars).
+// Why the screenshot does not look like a rendered page, or "": it does when at least 2% of the pixels differ from
+// the background and there are more than a handful of colours.
 std::string blank_screenshot_problem(const ImageContent& c) {
   if (c.pixels == 0) return "the screenshot has no pixels";
   if (c.differing_from_background == 0) return "the screenshot is uniformly one colour";
@@ -216,8 +216,8 @@ TEST_F(ReportRender, TheReportPageRendersWithoutConsoleMessages) {
   std::filesystem::remove_all(dir);
 }
 
-// The compare view: cpu_streaming, then pv_in_bf16 (its PV accumulator in bf16) compared with it. The comparison
-// sits under the summary, so the screenshot's top shows its red "worse" cells.
+// The compare view: pv_in_bf16 (its PV accumulator in bf16) against cpu_streaming; its red "worse" cells sit under
+// the summary, in the screenshot.
 TEST_F(ReportRender, TheCompareViewRendersItsFlags) {
   const std::filesystem::path dir = fresh_dir("compare");
   const std::filesystem::path log = dir / "report.log";

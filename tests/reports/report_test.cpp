@@ -25,8 +25,8 @@ using testing::thrown_message;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// Whether the generator could have drawn this sequence in `mode`. Its continuations reach both boundaries (one new
-// query, or every position new), so a continuation cell also holds decode- and prefill-shaped sequences.
+// Whether the generator could have drawn this sequence in `mode` (continuations include decode- and prefill-shaped
+// ones: one new query, or every position new).
 bool drawn_in_mode(const Sequence& seq, Mode mode) {
   switch (mode) {
     case Mode::decode: return seq.num_queries == 1;
@@ -320,9 +320,8 @@ TEST(AttachCoverage, LinksGcovrsPagesRelativeToTheReportFolder) {
 
 // --- a real run
 
-// cpu_streaming under another name, with narrower capabilities, and optionally with a precision loss: every fp32
-// output rounded to bf16's 8 significant bits before the output conversion. It keeps cpu_streaming's error model,
-// so the lossy one breaks its bound.
+// cpu_streaming renamed, with narrower capabilities, and optionally lossy: every fp32 output rounded to bf16's 8
+// significant bits first, under cpu_streaming's error model, so it breaks its bound.
 class StreamingForTest final : public Variant {
  public:
   struct Options {
@@ -451,8 +450,8 @@ TEST(RunReport, APrecisionLossMovesTheHistogramAndTheTightness) {
   EXPECT_TRUE(good.passed());
   EXPECT_FALSE(bad.passed());
   EXPECT_FALSE(r.non_mutants_passed());
-  // One fp32 decode cell each: cpu_streaming keeps almost every element within 64 ulps and inside its bound;
-  // rounded to bf16, nearly every element is hundreds to tens of thousands of fp32 ulps off, beyond its bound.
+  // One fp32 decode cell each: cpu_streaming's elements almost all within 64 ulps and their bound; rounded to bf16,
+  // nearly all are hundreds to tens of thousands of ulps off, beyond their bound.
   ASSERT_EQ(good.cells.size(), 1u);
   ASSERT_EQ(bad.cells.size(), 1u);
   const CellReport& good_f32 = good.cells[0];
@@ -471,15 +470,14 @@ TEST(RunReport, APrecisionLossMovesTheHistogramAndTheTightness) {
   const double bad_fraction = static_cast<double>(above(bad_hist, 65)) / bad_hist.total();
   const double good_fraction = static_cast<double>(above(good_hist, 65)) / good_hist.total();
   EXPECT_GT(bad_fraction, 0.5);
-  // The correct kernel's elements beyond 64 ulps come from rows whose logits are huge (the below_sentinel draw):
-  // an fp32 logit's error grows with its magnitude, and so do their bounds, which they keep.
+  // The correct kernel's elements beyond 64 ulps are rows of huge logits (the below_sentinel draw), within bounds
+  // that grow with them.
   EXPECT_LT(good_fraction, bad_fraction / 3);
   const RatioHistogram good_ratio = good.ratio_histogram(DType::f32);
   const RatioHistogram bad_ratio = bad.ratio_histogram(DType::f32);
   EXPECT_EQ(above(good_ratio, 1.5), 0u) << "every element of a correct kernel within its bound";
   EXPECT_GT(static_cast<double>(above(bad_ratio, 1.5)) / bad_ratio.total(), 0.5);
-  // The report ran on past the failures: every case of the failing property counted, and its last failing case
-  // was saved and named for replay.
+  // The report ran on past the failures: every case counted, the last failing one saved and named for replay.
   const PropertyOutcome& agreement = bad_f32.properties.front();
   ASSERT_EQ(agreement.property, "UlpBoundedAgreement");
   EXPECT_EQ(agreement.verdict, Verdict::failed);
@@ -501,8 +499,8 @@ TEST(RunReport, APrecisionLossMovesTheHistogramAndTheTightness) {
   std::filesystem::remove_all(dir);
 }
 
-// The classes the page uses for alarms: a broken bound (cells and bars), a non-finite bar, a failed verdict, a
-// property that failed, a worse figure in a comparison.
+// The page's alarm classes: a broken bound (cell, bar), a non-finite bar, a failed verdict or property, a worse
+// figure in a comparison.
 const char* const kAlarmClasses[] = {"class=\"over\"", "class=\"b-over\"", "class=\"b-nan\"", "class=\"fail\"",
                                      "class=\"bad\"", "class=\"worse\""};
 
@@ -538,8 +536,8 @@ TEST(RunReport, ACorrectVariantsPageRaisesNoAlarm) {
   std::filesystem::remove_all(dir);
 }
 
-// Two runs of one variant name, before and after a change: the comparison flags the precision loss, and flags
-// nothing between two runs of the same kernel.
+// Two runs of one variant name, before and after a change: the comparison flags the precision loss, and nothing
+// between two runs of the same kernel.
 TEST(CompareReports, FlagsAPrecisionLossAndNothingElse) {
   const std::filesystem::path dir = fresh_dir("compare");
   const StreamingForTest exact({"streaming_for_compare_test"});
