@@ -12,6 +12,9 @@
 
 namespace {
 
+using pacheck::cli::did_you_mean;
+using pacheck::cli::printable;
+
 constexpr int kUsageError = 2;
 
 std::vector<std::string> subcommand_names(const CLI::App& app) {
@@ -36,14 +39,13 @@ bool known_subcommand(const CLI::App& app, int argc, char** argv) {
   if (word[0] == '-') {
     const std::vector<std::string> options = {"--help", "-h", "--version"};
     if (std::find(options.begin(), options.end(), word) != options.end()) return true;
-    std::cerr << "error: '" << pacheck::cli::printable(word) << "' is not a pacheck option"
-              << pacheck::cli::did_you_mean(word, options) << "\nRun `pacheck help` for the commands.\n";
+    std::cerr << "error: '" << printable(word) << "' is not a pacheck option"
+              << did_you_mean(word, options) << "\nRun `pacheck help` for the commands.\n";
     return false;
   }
   for (const std::string& name : names)
     if (name == word) return true;
-  std::cerr << "error: '" << pacheck::cli::printable(word) << "' is not a pacheck command"
-            << pacheck::cli::did_you_mean(word, names)
+  std::cerr << "error: '" << printable(word) << "' is not a pacheck command" << did_you_mean(word, names)
             << "\nRun `pacheck help` for the commands.\n";
   return false;
 }
@@ -113,9 +115,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     // The message quotes what was typed, so its control characters are escaped before it reaches the terminal.
-    std::cerr << "error: " << pacheck::cli::printable(e.what()) << "\n";
+    std::cerr << "error: " << printable(e.what()) << "\n";
     if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr)
-      std::cerr << pacheck::cli::printable(option_suggestions(app, e.what()));
+      std::cerr << printable(option_suggestions(app, e.what()));
     const std::string topic = help_topic_of(app);
     std::cerr << "Run `pacheck help" << topic << "` for " << (topic.empty() ? "the commands" : "its options") << ".\n";
     return kUsageError;
@@ -123,7 +125,7 @@ int main(int argc, char** argv) {
     std::cerr << "error: out of memory\n";
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << "error: " << pacheck::cli::printable(e.what()) << "\n";
+    std::cerr << "error: " << printable(e.what()) << "\n";
     return 1;
   }
   return pacheck::cli::exit_code();

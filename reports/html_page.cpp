@@ -258,6 +258,12 @@ void breakdown_tables(std::ostream& out, const VariantReport& v) {
   out << "</div>\n";
 }
 
+// "fail, 2 of 3 cases failed"
+std::string tally(const PropertyOutcome& o) {
+  return std::string(verdict_name(o.verdict)) + ", " + std::to_string(o.failed_cases) + " of " +
+         std::to_string(o.cases) + " cases failed";
+}
+
 void property_grid(std::ostream& out, const VariantReport& v) {
   if (v.cells.empty()) return;
   out << "<h3>Properties</h3><table class=\"grid\"><tr><th class=\"l\">property</th>";
@@ -271,8 +277,7 @@ void property_grid(std::ostream& out, const VariantReport& v) {
       const PropertyOutcome& o = c.properties.at(p);
       const char* cls = o.verdict == Verdict::passed ? "ok" : (o.verdict == Verdict::gave_up ? "gu" : "bad");
       out << "<td class=\"" << cls << "\" title=\"" << html_escape(o.property) << ", " << dtype_name(c.dtype) << " "
-          << mode_name(c.mode) << ": " << verdict_name(o.verdict) << ", " << o.failed_cases << " of " << o.cases
-          << " cases failed\">";
+          << mode_name(c.mode) << ": " << tally(o) << "\">";
       if (o.verdict == Verdict::passed)
         out << o.cases;
       else if (o.verdict == Verdict::failed)
@@ -288,8 +293,7 @@ void property_grid(std::ostream& out, const VariantReport& v) {
          "(the report counts failures and runs on, so the figures above cover every case).</p>\n";
   for (const auto& [cell, f] : failures) {
     out << "<details><summary>" << html_escape(f->property) << " in " << dtype_name(cell->dtype) << " "
-        << mode_name(cell->mode) << ": " << verdict_name(f->verdict) << ", " << f->failed_cases << " of " << f->cases
-        << " cases failed";
+        << mode_name(cell->mode) << ": " << tally(*f);
     if (!f->replay.empty()) out << " &mdash; the last: <code>" << html_escape(f->replay) << "</code>";
     out << "</summary><pre>" << html_escape(f->failure) << "</pre></details>\n";
   }
