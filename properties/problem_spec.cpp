@@ -10,70 +10,32 @@
 
 namespace pacheck {
 
+namespace {
+
+// The name of enum value `e` in `names`, listed in the enum's order.
+template <typename E, std::size_t N>
+const char* name_in(E e, const char* const (&names)[N]) {
+  const auto i = static_cast<std::size_t>(e);
+  return i < N ? names[i] : "?";
+}
+
+}  // namespace
+
 const char* value_kind_name(ValueKind kind) {
-  switch (kind) {
-    case ValueKind::normal: return "normal";
-    case ValueKind::all_negative: return "all_negative";
-    case ValueKind::extremely_negative: return "extremely_negative";
-    case ValueKind::identical_keys: return "identical_keys";
-    case ValueKind::integer_valued: return "integer_valued";
-    case ValueKind::near_range: return "near_range";
-    case ValueKind::below_sentinel: return "below_sentinel";
-  }
-  return "?";
+  return name_in(kind, {"normal", "all_negative", "extremely_negative", "identical_keys", "integer_valued",
+                        "near_range", "below_sentinel"});
 }
-
-const char* poison_name(Poison poison) {
-  switch (poison) {
-    case Poison::none: return "none";
-    case Poison::nan: return "nan";
-    case Poison::pos_inf: return "+inf";
-    case Poison::neg_inf: return "-inf";
-    case Poison::huge: return "huge";
-  }
-  return "?";
-}
-
+const char* poison_name(Poison poison) { return name_in(poison, {"none", "nan", "+inf", "-inf", "huge"}); }
 const char* window_choice_name(WindowChoice choice) {
-  switch (choice) {
-    case WindowChoice::none: return "none";
-    case WindowChoice::one: return "one";
-    case WindowChoice::block_size: return "block_size";
-    case WindowChoice::context: return "context";
-    case WindowChoice::beyond: return "beyond";
-    case WindowChoice::inside: return "inside";
-  }
-  return "?";
+  return name_in(choice, {"none", "one", "block_size", "context", "beyond", "inside"});
 }
-
 const char* soft_cap_choice_name(SoftCapChoice choice) {
-  switch (choice) {
-    case SoftCapChoice::none: return "none";
-    case SoftCapChoice::saturating: return "saturating";
-    case SoftCapChoice::curved: return "curved";
-    case SoftCapChoice::gemma: return "gemma";
-    case SoftCapChoice::linear: return "linear";
-  }
-  return "?";
+  return name_in(choice, {"none", "saturating", "curved", "gemma", "linear"});
 }
-
-const char* alibi_choice_name(AlibiChoice choice) {
-  switch (choice) {
-    case AlibiChoice::none: return "none";
-    case AlibiChoice::geometric: return "geometric";
-    case AlibiChoice::steep: return "steep";
-  }
-  return "?";
-}
-
-const char* sink_choice_name(SinkChoice choice) {
-  switch (choice) {
-    case SinkChoice::minus_infinity: return "-inf";
-    case SinkChoice::among: return "among";
-    case SinkChoice::far_above: return "far_above";
-    case SinkChoice::far_below: return "far_below";
-  }
-  return "?";
+const char* alibi_choice_name(AlibiChoice choice) { return name_in(choice, {"none", "geometric", "steep"}); }
+const char* sink_choice_name(SinkChoice choice) { return name_in(choice, {"-inf", "among", "far_above", "far_below"}); }
+const char* fp8_scale_choice_name(Fp8ScaleChoice choice) {
+  return name_in(choice, {"amax", "amax-per-head", "power-of-two", "underflowing"});
 }
 
 namespace {
@@ -93,7 +55,6 @@ float poison_value(Poison poison, DType dtype) {
 
 // Lays out the tables: shuffled physical placement in a pool with spare blocks, optional shared prefix blocks.
 void place_blocks(const ProblemSpec& spec, Problem& p, Rng& rng) {
-  // A fork's context is at most the first sequence's (it shares the first one's blocks).
   std::vector<SequenceSpec> shapes = spec.sequences;
   if (spec.forked)
     for (std::size_t s = 1; s < shapes.size(); ++s) {
@@ -102,7 +63,7 @@ void place_blocks(const ProblemSpec& spec, Problem& p, Rng& rng) {
     }
   std::vector<int> needed;
   for (const SequenceSpec& s : shapes) needed.push_back((s.context_len + spec.block_size - 1) / spec.block_size);
-  // Shared prefix: later sequences reuse the first sequence's leading blocks that are full in both.
+  // Shared prefix: later sequences reuse the first's leading blocks that are full in both.
   std::vector<int> shared(shapes.size(), 0);
   if (spec.forked) {
     for (std::size_t s = 1; s < shapes.size(); ++s) shared[s] = needed[s];  // every block, the partial tail too
@@ -124,8 +85,8 @@ void place_blocks(const ProblemSpec& spec, Problem& p, Rng& rng) {
       seq.block_table.push_back(b < shared[s] ? p.sequences[0].block_table[b] : physical[next++]);
     p.sequences.push_back(std::move(seq));
   }
-  // Padding: ids a kernel must never follow. Poisoned padding points at unreferenced (poisoned) blocks, the way a
-  // recycled table row does; invalid padding holds ids outside the pool.
+  // Padding, which a kernel must never follow: unreferenced (poisoned) blocks, as in a recycled table row, or ids
+  // outside the pool.
   const int invalid_ids[] = {-1, p.num_blocks, std::numeric_limits<std::int32_t>::max(),
                              std::numeric_limits<std::int32_t>::min()};
   for (Sequence& seq : p.sequences) {
@@ -136,7 +97,7 @@ void place_blocks(const ProblemSpec& spec, Problem& p, Rng& rng) {
   }
 }
 
-// Fills q, k, v for referenced slots according to the value kind; returns nothing, writes p.
+// Fills q, k, v of the referenced slots by the value kind, and the poison elsewhere.
 void fill_values(const ProblemSpec& spec, Problem& p, Rng& rng) {
   const DType dt = spec.dtype;
   const auto round = [&](double x) { return round_to_dtype_f(x, dt); };
@@ -166,8 +127,7 @@ void fill_values(const ProblemSpec& spec, Problem& p, Rng& rng) {
       case ValueKind::extremely_negative: return -(30 + 10 * rng.uniform()) * std::sqrt(static_cast<double>(d)) / d * 10;
       case ValueKind::identical_keys: return fixed_key[i];
       case ValueKind::integer_valued: return rng.below(7) - 3;
-      // q in [250, 300] and k in -[250, 300]: every product at least 62,500, so with the default scale
-      // 1/sqrt(head_dim) every logit is below -62,500 * sqrt(head_dim) < -6e4, in every dtype.
+      // q, -k in [250, 300]: each product >= 62,500, so at scale 1/sqrt(d) every logit < -62,500 sqrt(d) < -6e4.
       case ValueKind::below_sentinel: return -(250 + 50 * rng.uniform());
       default: return rng.normal();
     }
@@ -205,9 +165,8 @@ void fill_values(const ProblemSpec& spec, Problem& p, Rng& rng) {
   for (std::size_t i = 0; i < p.queries.size(); ++i) p.queries[i] = round(q_value(static_cast<int>(i % d)));
 }
 
-// How large the problem's plain logits scale * q . k are: `typical`, |scale| sqrt(d) rms(q) rms(k), the spread of
-// a logit of unrelated vectors (aligned ones are larger), and `bound`, |scale| d max|q| max|k|, above every one.
-// Only referenced slots count: the poison elsewhere is read by no row.
+// The size of the plain logits scale * q . k over referenced slots: `typical` = |scale| sqrt(d) rms(q) rms(k) (that
+// of unrelated vectors), `bound` = |scale| d max|q| max|k| (above every one).
 struct LogitSize {
   double typical = 0;
   double bound = 0;
@@ -239,14 +198,14 @@ LogitSize logit_size(const Problem& p) {
   return size;
 }
 
-// A positive float for a cap or a sink magnitude: x, kept inside [2^-20, FLT_MAX / 4] (and 1 where x is 0 or not
-// finite), so that the option validates and its arithmetic stays finite.
+// x clamped to [2^-20, FLT_MAX / 4] (1 if x is not positive and finite): a cap or sink that validates and stays
+// finite.
 float positive_float(double x) {
   if (!(x > 0) || !std::isfinite(x)) return 1.0f;
   return static_cast<float>(std::clamp(x, std::ldexp(1.0, -20), static_cast<double>(FLT_MAX) / 4));
 }
 
-// The logit of one drawn (query, key) pair with the options resolved so far: a sink "among" the logits.
+// The logit of a random visible (query, key) pair with the options resolved so far: a sink "among" the logits.
 double sampled_logit(const Problem& p, Rng& rng, int query_head) {
   const int s = rng.below(static_cast<int>(p.sequences.size()));
   const Sequence& seq = p.sequences[s];
@@ -264,8 +223,8 @@ double sampled_logit(const Problem& p, Rng& rng, int query_head) {
   return logit;
 }
 
-// Resolves the option choices against the materialised problem, in problem.h's order (a sink among the logits is
-// drawn from logits with the cap and the biases applied).
+// Resolves the option choices against the materialised problem, in problem.h's order (so a sink among the logits
+// sees the cap and biases).
 void resolve_options(const LogitOptionSpec& spec, Problem& p, Rng& rng) {
   int longest = 1;
   for (const Sequence& s : p.sequences) longest = std::max(longest, s.context_len);
@@ -296,8 +255,8 @@ void resolve_options(const LogitOptionSpec& spec, Problem& p, Rng& rng) {
       o.alibi_slopes.push_back(static_cast<float>(std::exp2(steepness - 8.0 * (h + 1) / heads)));
   }
   if (!spec.sinks.empty()) {
-    // Every logit lies within `bound` of 0 before the biases, which only lower it (by at most the steepest slope
-    // times the longest distance); 128 more puts a sink's or a key's weight below fp32's smallest subnormal.
+    // Logits lie within `bound` of 0, biases lower them by at most steepest slope x longest distance; 128 more puts
+    // a weight below fp32's smallest subnormal.
     double steepest = 0;
     for (float slope : o.alibi_slopes) steepest = std::max(steepest, std::fabs(static_cast<double>(slope)));
     const double far = 2 * size.bound + 128, below = far + steepest * longest;
@@ -312,8 +271,8 @@ void resolve_options(const LogitOptionSpec& spec, Problem& p, Rng& rng) {
   }
 }
 
-// The pools quantised into the spec's fp8 cache. The scales come from the referenced slots only, so that poison in
-// the others never moves them (MaskedLanesZeroWeight compares a clean and a poisoned problem).
+// Quantises the pools into the spec's fp8 cache, with scales from the referenced slots only (poison must not move
+// them: MaskedLanesZeroWeight compares a clean and a poisoned problem).
 void quantise_pools(const Fp8Spec& spec, Problem& p) {
   if (!spec.format) return;
   const Fp8Format format = *spec.format;
@@ -327,15 +286,13 @@ void quantise_pools(const Fp8Spec& spec, Problem& p) {
           if (std::isfinite(p.k_pool[at + i])) k_amax[h] = std::max(k_amax[h], std::fabs(static_cast<double>(p.k_pool[at + i])));
           if (std::isfinite(p.v_pool[at + i])) v_amax[h] = std::max(v_amax[h], std::fabs(static_cast<double>(p.v_pool[at + i])));
         }
-  // The scale of the spec's choice for a tensor of largest magnitude `amax`: a positive normal fp32, clamped to
-  // fp32's range where the choice would leave it (values near fp32's largest put under the smallest fp8 normal),
-  // and 1 for an all-zero tensor.
+  // The scale for a tensor of largest magnitude `amax`: a normal fp32 (clamped), 1 for an all-zero tensor.
   const auto scale_for = [&](double amax) {
     if (amax == 0) return 1.0f;
     double scale = amax / f.max_finite;
     if (spec.scales == Fp8ScaleChoice::power_of_two) scale = std::exp2(std::ceil(std::log2(scale)));
     if (spec.scales == Fp8ScaleChoice::underflowing) scale = amax / std::ldexp(1.0, f.min_normal_exponent);
-    // Rounded up, so that amax / scale stays at or below the largest finite value.
+    // Rounded up, so amax / scale stays finite.
     const float rounded_up = std::nextafter(static_cast<float>(scale), INFINITY);
     const float chosen = spec.scales == Fp8ScaleChoice::power_of_two ? static_cast<float>(scale) : rounded_up;
     return std::clamp(chosen, 0x1p-126f, std::numeric_limits<float>::max());
@@ -361,16 +318,6 @@ void quantise_pools(const Fp8Spec& spec, Problem& p) {
 
 }  // namespace
 
-const char* fp8_scale_choice_name(Fp8ScaleChoice choice) {
-  switch (choice) {
-    case Fp8ScaleChoice::amax: return "amax";
-    case Fp8ScaleChoice::amax_per_head: return "amax-per-head";
-    case Fp8ScaleChoice::power_of_two: return "power-of-two";
-    case Fp8ScaleChoice::underflowing: return "underflowing";
-  }
-  return "?";
-}
-
 Problem materialize(const ProblemSpec& spec) {
   Problem p;
   p.dtype = spec.dtype;
@@ -382,7 +329,7 @@ Problem materialize(const ProblemSpec& spec) {
   Rng rng(spec.seed);
   place_blocks(spec, p, rng);
   fill_values(spec, p, rng);
-  // Drawn after the data, so that a spec's data is the same with its options or without them.
+  // After the data, so the data is the same with the options or without.
   resolve_options(spec.options, p, rng);
   quantise_pools(spec.fp8, p);
   return p;

@@ -1,7 +1,6 @@
-// A problem described by a handful of choices (shapes, modes, placement, poison, value distribution, logit options
-// and a seed), which RapidCheck generates and shrinks; materialize() turns it into the concrete Problem
-// deterministically. Shrinking acts on the choices, so a failure shrinks toward fewer sequences, shorter contexts,
-// smaller heads, plainer values and no logit options, and the seed re-derives the data for each smaller shape.
+// A problem as a handful of choices (shapes, placement, poison, values, logit options, a seed) that RapidCheck draws
+// and shrinks; materialize() builds the concrete Problem from them deterministically, the seed re-deriving the data
+// for each smaller shape.
 #pragma once
 
 #include <cstdint>
@@ -14,7 +13,7 @@
 
 namespace pacheck {
 
-// What the K, Q and V data look like. Each reaches a corner where kernels break.
+// What the K, Q and V data look like: each a corner where kernels break.
 enum class ValueKind : std::uint8_t {
   normal,            // q, k, v ~ N(0, 1) scaled by `spread`: from flat to one-hot softmax
   all_negative,      // every logit negative and large: a running max initialised to 0 underflows
@@ -29,9 +28,8 @@ const char* value_kind_name(ValueKind kind);
 enum class Poison : std::uint8_t { none, nan, pos_inf, neg_inf, huge };
 const char* poison_name(Poison poison);
 
-// The logit options (problem.h's LogitOptions) as choices of their corners. Each is resolved against the problem
-// materialize() builds (its block size, its contexts, the size of its logits), so a corner stays a corner while
-// the shapes shrink. The first value of each enum is the option's absence.
+// The logit options (problem.h's LogitOptions) as corners, resolved against the materialised problem (its block
+// size, contexts, logit sizes) so a corner stays one while shapes shrink. Each enum's first value is absence.
 enum class WindowChoice : std::uint8_t {
   none,
   one,          // every query sees only its own key
@@ -77,8 +75,7 @@ struct LogitOptionSpec {
   }
 };
 
-// How an fp8 KV cache's scales are chosen, from the largest referenced magnitude `amax` of K (and of V): each a
-// corner where fp8 kernels break.
+// How an fp8 cache's scales follow from the largest referenced magnitude `amax` of K (and of V).
 enum class Fp8ScaleChoice : std::uint8_t {
   amax,           // per tensor, amax lands on the format's largest finite value (engines' calibration)
   amax_per_head,  // the same per KV head
@@ -106,9 +103,8 @@ struct ProblemSpec {
   std::vector<SequenceSpec> sequences;
   int spare_blocks = 0;        // pool blocks no sequence references
   bool shared_prefix = false;  // later sequences reuse the first sequence's leading full blocks
-  // Later sequences are forks of the first (parallel sampling, beam search before copy-on-write): each holds the
-  // first one's blocks, its partial tail block included, with a context no longer than the first's, so a fork
-  // whose length ends inside the shared tail has the first sequence's keys right past its own end.
+  // Later sequences fork the first (parallel sampling): they hold its blocks, partial tail included, with contexts
+  // no longer than its, so a fork ending inside the shared tail has the first's keys right past its end.
   bool forked = false;
   int table_padding = 0;       // extra table entries past what each context needs
   bool padding_invalid = false;// padding holds invalid ids (-1, num_blocks, ...) instead of poisoned blocks
@@ -117,8 +113,8 @@ struct ProblemSpec {
   double spread = 1.0;         // logit scale for `normal`
   std::optional<float> explicit_scale;
   LogitOptionSpec options;
-  // Quantises the pools into an fp8 cache (after the data and the options are drawn, so that they are the same with
-  // it or without it); slots no sequence references are quantised too, so poison becomes the format's NaN or inf.
+  // Quantises the pools into an fp8 cache after the data and options are drawn (so they are the same without it);
+  // unreferenced slots too, so poison becomes the format's NaN or inf.
   Fp8Spec fp8;
   std::uint64_t seed = 0;
 };
