@@ -4,6 +4,20 @@
 
 namespace pacheck::gen {
 
+namespace {
+
+// True in one draw of `n`, shrinking toward false.
+rc::Gen<bool> one_in(int n) { return weighted<bool>({{n - 1, rc::gen::just(false)}, {1, rc::gen::just(true)}}); }
+
+// Absent in three cases of four, else one of `corners`; shrinks toward absent.
+template <typename T>
+rc::Gen<T> option(bool taken, T absent, std::vector<T> corners) {
+  if (!taken) return rc::gen::just(absent);
+  return weighted<T>({{3, rc::gen::just(absent)}, {1, pick(std::move(corners))}});
+}
+
+}  // namespace
+
 rc::Gen<DType> dtype(const Limits& limits) {
   if (limits.engine_shapes) {
     std::vector<DType> serving;  // the 16-bit types engines keep their caches in
@@ -19,7 +33,7 @@ rc::Gen<int> head_dim(const Limits& limits) {
   for (int d : {64, 80, 96, 112, 120, 128, 192, 256})
     if (d <= limits.max_head_dim && limits.head_dim_supported(d)) real.push_back(d);
   if (limits.engine_shapes) {
-    // Plus 40 and 48: heads narrower than one 64-lane tensor copy, whose lanes past the head the copy zero-fills.
+    // Plus 40 and 48: narrower than one 64-lane tensor copy, which zero-fills the lanes past the head.
     std::vector<int> engine = real;
     for (int d : {40, 48})
       if (d <= limits.max_head_dim && limits.head_dim_supported(d)) engine.push_back(d);
@@ -40,8 +54,7 @@ rc::Gen<int> block_size(const Limits& limits) {
     return pick(limits.engine_shapes && !engine.empty() ? engine : limits.block_sizes);
   }
   if (limits.engine_shapes) return pick(std::vector<int>{16, 32, 64});
-  return weighted<int>({{3, rc::gen::inRange(1, 17)},
-                                      {1, pick(std::vector<int>{3, 5, 7, 12, 16, 24, 32, 48, 64})}});
+  return weighted<int>({{3, rc::gen::inRange(1, 17)}, {1, pick(std::vector<int>{3, 5, 7, 12, 16, 24, 32, 48, 64})}});
 }
 
 rc::Gen<int> gqa_ratio(const Limits& limits) {
@@ -56,8 +69,8 @@ rc::Gen<int> context_len(int bs, int max_context) {
   for (int c : {1, bs - 1, bs, bs + 1, 2 * bs, 2 * bs + 1, 3 * bs - 1, 4 * bs})
     if (c >= 1 && c <= max_context) corners.push_back(c);
   return weighted<int>({{3, pick(corners)},
-                                      {3, rc::gen::inRange(1, std::min(max_context, 8 * bs + 2) + 1)},
-                                      {1, rc::gen::inRange(1, max_context + 1)}});
+                        {3, rc::gen::inRange(1, std::min(max_context, 8 * bs + 2) + 1)},
+                        {1, rc::gen::inRange(1, max_context + 1)}});
 }
 
 rc::Gen<SequenceSpec> sequence(Mode mode, int bs, const Limits& limits) {
@@ -82,29 +95,19 @@ rc::Gen<SequenceSpec> sequence(Mode mode, int bs, const Limits& limits) {
 }
 
 rc::Gen<ValueKind> value_kind() {
-  return weighted<ValueKind>({{6, rc::gen::just(ValueKind::normal)},
-                                            {1, rc::gen::just(ValueKind::all_negative)},
-                                            {1, rc::gen::just(ValueKind::extremely_negative)},
-                                            {1, rc::gen::just(ValueKind::identical_keys)},
-                                            {1, rc::gen::just(ValueKind::integer_valued)},
-                                            {1, rc::gen::just(ValueKind::near_range)},
-                                            {1, rc::gen::just(ValueKind::below_sentinel)}});
+  using rc::gen::just;
+  return weighted<ValueKind>({{6, just(ValueKind::normal)},
+                              {1, just(ValueKind::all_negative)},
+                              {1, just(ValueKind::extremely_negative)},
+                              {1, just(ValueKind::identical_keys)},
+                              {1, just(ValueKind::integer_valued)},
+                              {1, just(ValueKind::near_range)},
+                              {1, just(ValueKind::below_sentinel)}});
 }
 
 rc::Gen<Poison> poison() {
   return pick(std::vector<Poison>{Poison::none, Poison::nan, Poison::pos_inf, Poison::neg_inf, Poison::huge});
 }
-
-namespace {
-
-// Absent in three cases of four, else one of `corners`; shrinks toward absent.
-template <typename T>
-rc::Gen<T> option(bool taken, T absent, std::vector<T> corners) {
-  if (!taken) return rc::gen::just(absent);
-  return weighted<T>({{3, rc::gen::just(absent)}, {1, pick(std::move(corners))}});
-}
-
-}  // namespace
 
 rc::Gen<LogitOptionSpec> logit_options(const Limits& limits) {
   const LogitOptionSupport takes = limits.logit_options;
@@ -131,7 +134,7 @@ rc::Gen<Fp8Spec> fp8_cache(const Limits& limits) {
   const std::vector<Fp8Format> formats = limits.fp8_caches;
   return rc::gen::exec([formats] {
     Fp8Spec spec;
-    if (formats.empty() || !*weighted<bool>({{4, rc::gen::just(false)}, {1, rc::gen::just(true)}})) return spec;
+    if (formats.empty() || !*one_in(5)) return spec;
     spec.format = *pick(formats);
     spec.scales = *pick(std::vector<Fp8ScaleChoice>{Fp8ScaleChoice::amax, Fp8ScaleChoice::amax_per_head,
                                                     Fp8ScaleChoice::power_of_two, Fp8ScaleChoice::underflowing});
@@ -153,16 +156,15 @@ rc::Gen<ProblemSpec> problem_spec(const Limits& limits) {
       spec.sequences.push_back(*sequence(mode, spec.block_size, limits));
     }
     spec.spare_blocks = *rc::gen::inRange(0, 4);
-    spec.shared_prefix = count > 1 && *weighted<bool>({{3, rc::gen::just(false)}, {1, rc::gen::just(true)}});
+    spec.shared_prefix = count > 1 && *one_in(4);
     spec.table_padding = *rc::gen::inRange(0, 3);
     spec.padding_invalid = *rc::gen::arbitrary<bool>();
     spec.poison = limits.poison ? *poison() : Poison::none;
     spec.values = *value_kind();
     spec.spread = *pick(std::vector<double>{1.0, 0.01, 0.25, 4.0, 16.0, 100.0});
-    if (*weighted<bool>({{4, rc::gen::just(false)}, {1, rc::gen::just(true)}}))
-      spec.explicit_scale = *pick(std::vector<float>{0.5f, 0.125f, 1.0f, 0.0883883476f, 2.0f});
+    if (*one_in(5)) spec.explicit_scale = *pick(std::vector<float>{0.5f, 0.125f, 1.0f, 0.0883883476f, 2.0f});
     spec.seed = *rc::gen::arbitrary<std::uint64_t>();
-    spec.forked = count > 1 && *weighted<bool>({{3, rc::gen::just(false)}, {1, rc::gen::just(true)}});
+    spec.forked = count > 1 && *one_in(4);
     spec.options = *logit_options(limits);
     if (fp8_cache_shape_taken(limits.fp8_query_dtypes, limits.fp8_head_dim_multiple, spec.dtype, spec.head_dim))
       spec.fp8 = *fp8_cache(limits);
@@ -183,7 +185,8 @@ rc::Gen<Knobs> knobs(int max_context, const Limits& limits) {
     k.tile_size = *weighted<int>(
         {{3, rc::gen::inRange(1, 17)}, {1, pick(std::vector<int>{32, 64, 128})}, {1, rc::gen::inRange(1, beyond)}});
     k.split_size = *weighted<int>({{2, rc::gen::inRange(1, 33)}, {1, rc::gen::inRange(1, beyond)}});
-    k.num_splits = *weighted<int>({{3, rc::gen::just(0)}, {1, rc::gen::just(1)}, {1, rc::gen::just(2)}, {1, rc::gen::just(3)}, {1, rc::gen::just(7)}});
+    using rc::gen::just;
+    k.num_splits = *weighted<int>({{3, just(0)}, {1, just(1)}, {1, just(2)}, {1, just(3)}, {1, just(7)}});
     return k;
   });
 }

@@ -1,5 +1,5 @@
-// RapidCheck generators for paged-attention problems, small and composable, each reaching a corner where paged
-// kernels break. They shrink toward small, plain problems.
+// RapidCheck generators for paged-attention problems, each reaching a corner where paged kernels break; they shrink
+// toward small, plain problems.
 #pragma once
 
 #include <functional>
@@ -14,7 +14,7 @@
 
 namespace pacheck::gen {
 
-// Limits that keep one case cheap enough for hundreds of cases per property on two cores.
+// What may be drawn; the defaults keep a case cheap enough for hundreds per property on two cores.
 struct Limits {
   std::vector<DType> dtypes = {DType::f32, DType::f16, DType::bf16};
   std::vector<Mode> modes = {Mode::decode, Mode::prefill, Mode::continuation};
@@ -24,28 +24,27 @@ struct Limits {
   bool real_head_dims = true;     // include 64 .. 256
   bool poison = true;
   int max_head_dim = 256;
-  // Head dims a variant cannot take (for example, not a multiple of its vector width) are never drawn.
+  // Head dims a variant cannot take are never drawn.
   std::function<bool(int)> head_dim_supported = [](int) { return true; };
-  // The only block sizes and GQA ratios drawn, when not empty (a variant that takes only these).
+  // When not empty, the only block sizes and GQA ratios drawn.
   std::vector<int> block_sizes;
   std::vector<int> gqa_ratios;
-  // Only what serving engines run: bf16 or fp16 where allowed, real head dims (and 40, 48), block sizes 16, 32 and 64,
-  // tiles and splits that are multiples of 16. The general draw reaches those corners in well under one case in a
-  // hundred, yet serving runs little else, and the CUDA tensor-core kernel's tensor copies run only there.
+  // Only what serving engines run: bf16/fp16 where allowed, real head dims (and 40, 48), block sizes 16, 32, 64,
+  // tiles and splits multiples of 16. The general draw rarely reaches these, yet the tensor-core paths run only there.
   bool engine_shapes = false;
   // Kernel choices every drawn case pins (Knobs::pins).
   KernelPins pins;
-  // The logit options drawn: only those the variant takes (none by default, as Capabilities declares none).
+  // The logit options drawn (none by default, as Capabilities declares none).
   LogitOptionSupport logit_options;
-  // The fp8 cache formats drawn (in a fifth of cases); empty: none. Only with the query dtypes and head dims the
-  // variant takes them with (Capabilities::fp8_query_dtypes, fp8_head_dim_multiple).
+  // The fp8 cache formats drawn (in a fifth of cases; empty: none), only with the query dtypes and head dims these
+  // allow (as Capabilities::fp8_query_dtypes, fp8_head_dim_multiple).
   std::vector<Fp8Format> fp8_caches;
   std::vector<DType> fp8_query_dtypes;
   int fp8_head_dim_multiple = 1;
 };
 
-// An index in [0, n), uniform whatever the case's size (rc::gen::inRange favours small values at small sizes,
-// which would skew categorical choices such as the dtype), and shrinking toward 0.
+// An index in [0, n), uniform at every size (rc::gen::inRange favours small values at small sizes, skewing
+// categorical choices), shrinking toward 0.
 inline rc::Gen<std::size_t> uniform_index(std::size_t n) {
   return rc::gen::resize(rc::kNominalSize, rc::gen::inRange<std::size_t>(0, n));
 }
@@ -56,8 +55,8 @@ rc::Gen<T> pick(std::vector<T> values) {
   return rc::gen::map(uniform_index(values.size()), [values](std::size_t i) { return values[i]; });
 }
 
-// Draws from one of the weighted generators, shrinking toward the first alternative and, within the chosen one,
-// by that generator's own shrinks. (rc::gen::weightedOneOf does not shrink across alternatives.)
+// Draws from one of the weighted generators, shrinking toward the first alternative (rc::gen::weightedOneOf does
+// not shrink across alternatives), then by the chosen one's own shrinks.
 template <typename T>
 rc::Gen<T> weighted(std::vector<std::pair<int, rc::Gen<T>>> alternatives) {
   int total = 0;
@@ -83,14 +82,12 @@ rc::Gen<int> context_len(int block_size, int max_context);
 rc::Gen<SequenceSpec> sequence(Mode mode, int block_size, const Limits& limits);
 rc::Gen<ValueKind> value_kind();
 rc::Gen<Poison> poison();
-// Each option the limits allow present in about one case in four, independently, at one of its corners (see
-// WindowChoice and the others in problem_spec.h); shrinks toward no options.
+// Each option the limits allow in about one case in four, independently, at one of its corners; shrinks to none.
 rc::Gen<LogitOptionSpec> logit_options(const Limits& limits);
 // An fp8 cache in a fifth of cases when the limits take one, at each scale corner; shrinks toward none.
 rc::Gen<Fp8Spec> fp8_cache(const Limits& limits);
 rc::Gen<ProblemSpec> problem_spec(const Limits& limits = {});
-// Tile sizes from 1 to beyond the history; split sizes and split counts for split-K (engine shapes: tiles and
-// split sizes multiples of 16, no split counts).
+// Tile sizes from 1 to beyond the history, split sizes and counts (engine shapes: multiples of 16, no counts).
 rc::Gen<Knobs> knobs(int max_context, const Limits& limits = {});
 
 }  // namespace pacheck::gen
