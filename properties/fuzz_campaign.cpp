@@ -21,6 +21,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+Clock::duration duration_of(double seconds) {
+  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+
 // --- the worker -> parent protocol: frames of [type byte][u32 length][fields], each field [u32 length][bytes] ---
 
 enum class Message : char { skip = 'S', round_begins = 'B', round_ends = 'E' };
@@ -36,6 +40,23 @@ std::uint32_t read_u32(const std::string& in, std::size_t at) {
   return x;
 }
 
+// Writes all of `data` to `fd`, or ends the process with status 3 when the reader is gone (nobody to report to).
+void write_all(int fd, const std::string& data) {
+  for (std::size_t written = 0; written < data.size();) {
+    const ssize_t n = ::write(fd, data.data() + written, data.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) ::_exit(3);
+    written += static_cast<std::size_t>(n);
+  }
+}
+
+// Before a fork, so buffered output is not written twice.
+void flush_all() {
+  std::fflush(nullptr);
+  std::cout.flush();
+  std::cerr.flush();
+}
+
 void send_frame(int fd, Message type, const std::vector<std::string>& fields) {
   std::string payload;
   for (const std::string& f : fields) {
@@ -44,13 +65,7 @@ void send_frame(int fd, Message type, const std::vector<std::string>& fields) {
   }
   std::string frame(1, static_cast<char>(type));
   append_u32(frame, static_cast<std::uint32_t>(payload.size()));
-  frame += payload;
-  for (std::size_t written = 0; written < frame.size();) {
-    const ssize_t n = ::write(fd, frame.data() + written, frame.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) ::_exit(3);  // the parent is gone: nobody is left to report to
-    written += static_cast<std::size_t>(n);
-  }
+  write_all(fd, frame + payload);
 }
 
 struct Frame {
@@ -142,9 +157,8 @@ extern "C" void request_stop(int) { g_stop_requested = 1; }
   ::_exit(0);
 }
 
-// Re-runs a round that crashed or hung in a fresh process that saves every problem before running it, and keeps
-// the last one: the problem the kernel died on. Rounds are deterministic in their seed, so the re-run meets the
-// same problem. Returns the saved case, or "" with `why` when the re-run did not die the same way.
+// Re-runs a round that crashed or hung (rounds are deterministic in their seed) in a child that saves each problem
+// before running it, and keeps the last: the one the kernel died on. "" with `why` when the re-run did not die so.
 std::filesystem::path record_fatal_problem(const FuzzCampaignOptions& o, const Round& round, const char* kind,
                                            std::string* why) {
   const std::filesystem::path dir = failure_dir_of(o, round.seed);
@@ -246,9 +260,7 @@ bool ChildRun::completed() const { return !timed_out && WIFEXITED(status) && WEX
 ChildRun run_in_child(const std::function<std::string()>& body, double time_limit_seconds) {
   int fds[2];
   if (::pipe(fds) != 0) throw std::runtime_error(std::string("pipe failed: ") + std::strerror(errno));
-  std::fflush(nullptr);
-  std::cout.flush();
-  std::cerr.flush();
+  flush_all();
   const pid_t pid = ::fork();
   if (pid < 0) {
     ::close(fds[0]);
@@ -265,20 +277,14 @@ ChildRun run_in_child(const std::function<std::string()>& body, double time_limi
       std::fprintf(stderr, "%s\n", e.what());
       code = 3;
     }
-    for (std::size_t written = 0; written < result.size();) {
-      const ssize_t n = ::write(fds[1], result.data() + written, result.size() - written);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) ::_exit(3);  // the parent is gone
-      written += static_cast<std::size_t>(n);
-    }
+    write_all(fds[1], result);
     std::fflush(nullptr);
     ::_exit(code);
   }
   ::close(fds[1]);
   ChildRun run;
   const bool limited = time_limit_seconds > 0;
-  const Clock::time_point limit =
-      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limited ? time_limit_seconds : 0));
+  const Clock::time_point limit = Clock::now() + duration_of(limited ? time_limit_seconds : 0);
   for (;;) {  // read until the child closes its end: it exited, or died
     pollfd fd{fds[0], POLLIN, 0};
     const int ready = ::poll(&fd, 1, 100);
@@ -320,13 +326,11 @@ FuzzReport run_fuzz_campaign(const FuzzCampaignOptions& o, const std::function<v
   if (properties.empty()) throw std::invalid_argument("fuzz: no property of the catalogue applies to " + o.variant->name());
 
   const Clock::time_point start = Clock::now();
-  const Clock::time_point deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.seconds));
-  const auto grace = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.grace_seconds));
+  const Clock::time_point deadline = start + duration_of(o.seconds);
+  const Clock::duration grace = duration_of(o.grace_seconds);
 
   std::vector<Worker> workers(o.jobs);
-  std::fflush(nullptr);
-  std::cout.flush();
-  std::cerr.flush();
+  flush_all();
   for (int w = 0; w < o.jobs; ++w) {
     int fds[2];
     if (::pipe(fds) != 0) throw std::runtime_error(std::string("fuzz: pipe failed: ") + std::strerror(errno));
@@ -425,8 +429,7 @@ FuzzReport run_fuzz_campaign(const FuzzCampaignOptions& o, const std::function<v
     }
     const bool clean_exit = WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 1);
     if (clean_exit || (w.killed && !w.killed_for_hang)) continue;
-    // A crash or a hang: the worker could not report it, so the parent does, naming the round it was in, and
-    // re-runs that round recording each problem to save the one it dies on.
+    // A crash or a hang the worker could not report: the parent names its round and records the problem.
     const Round round = round_of(o, properties, w.current_round);
     FuzzFailure f;
     f.property = w.in_round ? round.property->name : "(between rounds)";

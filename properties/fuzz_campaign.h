@@ -1,15 +1,11 @@
-// The time-boxed fuzzer behind `pacheck fuzz`: runs the property catalogue against one variant, round after round
-// with a fresh seed each round, until the time budget is spent or a property fails.
+// The time-boxed fuzzer behind `pacheck fuzz`: runs the catalogue against one variant, round after round with a
+// fresh seed, until the budget is spent or a property fails.
 //
-// Workers are processes, not threads. RapidCheck keeps its implicit parameters (the current generation context,
-// the property's state) in process-global static stacks, so two properties checked at once in one process
-// corrupt each other. Processes also give the fuzzer what an unattended run needs: a variant that crashes or
-// hangs kills one worker, and the parent reports which property and seed were running and how to reproduce it.
-// Worker w's round r uses seed `seed + r * jobs + w`, and the property catalogue()[(r * jobs + w) mod n] among
-// the n properties that apply to the variant, so a failure's seed alone names its round.
-//
-// Its two pieces for isolating a kernel, RecordingVariant and run_in_child, also serve `pacheck check`, which runs
-// plugin variants in a child process per property.
+// Workers are processes: RapidCheck keeps its state in process-global stacks, so two properties checked at once in
+// one process corrupt each other; and a variant that crashes or hangs then kills one worker, which the parent
+// reports. Worker w's round r uses seed `seed + r * jobs + w` and the applicable property number
+// (r * jobs + w) mod n, so a failure's seed alone names its round. RecordingVariant and run_in_child also serve
+// `pacheck check`, which runs plugin variants in a child process per property.
 #pragma once
 
 #include <chrono>
@@ -35,11 +31,9 @@ struct FuzzCampaignOptions {
   KernelPins pins;             // gen::Limits::pins
   std::filesystem::path failure_dir = "pacheck-failures/fuzz";
   std::string replay_program = "pacheck";
-  // After the budget, a worker still inside a round (shrinking a failure, or a hung variant) gets this long to
-  // finish before it is killed and reported.
+  // How long a worker still in a round after the budget (shrinking, or hung) gets before it is killed and reported.
   double grace_seconds = 120;
-  // Asked in each worker (never in the parent, which must not initialise CUDA before it forks) when the variant
-  // needs a GPU.
+  // Asked in each worker (the parent must not initialise CUDA before it forks) when the variant needs a GPU.
   std::function<bool(std::string* reason)> gpu_available;
 };
 
@@ -70,22 +64,30 @@ struct FuzzReport {
   std::string skip_reason;
 };
 
-// The variant as a property run in a worker sees it: the same kernel under the same name, plus the one thing a
-// property cannot do for a kernel that throws (an emulated illegal address, a CUDA error, a plugin's error) instead of
-// returning a wrong answer: save the problem it threw on, as `<property>-<variant>.json` in `dir`. RapidCheck's last
-// failing call is its shrunk counterexample, so the file ends up holding the shrunk case. With record_every_run
-// every problem is first saved as in_flight_path(dir), so whatever kills the process, that file holds the problem
-// that killed it (keep_in_flight then gives it its lasting name).
-class RecordingVariant final : public Variant {
+// `inner` under another class, which overrides run() to watch it.
+class ForwardingVariant : public Variant {
  public:
-  RecordingVariant(const Variant& inner, std::filesystem::path dir, std::string property, bool record_every_run)
-      : inner_(inner), dir_(std::move(dir)), property_(std::move(property)), record_every_run_(record_every_run) {}
+  explicit ForwardingVariant(const Variant& inner) : inner_(inner) {}
   std::string name() const override { return inner_.name(); }
   std::string description() const override { return inner_.description(); }
   Capabilities capabilities() const override { return inner_.capabilities(); }
   ErrorModel error_model(const Problem& p, const OracleResult& o, std::size_t row, const Knobs& k) const override {
     return inner_.error_model(p, o, row, k);
   }
+
+ protected:
+  const Variant& inner_;
+};
+
+// The variant as a worker's property sees it: the same kernel, which also saves the problem it throws on (an
+// emulated illegal address, a CUDA or plugin error) as `<property>-<variant>.json` in `dir`; RapidCheck's last
+// failing call is the shrunk case, so that is what the file ends up holding. With record_every_run every problem is
+// first saved as in_flight_path(dir), so that file holds whatever killed the process (keep_in_flight names it).
+class RecordingVariant final : public ForwardingVariant {
+ public:
+  RecordingVariant(const Variant& inner, std::filesystem::path dir, std::string property, bool record_every_run)
+      : ForwardingVariant(inner), dir_(std::move(dir)), property_(std::move(property)),
+        record_every_run_(record_every_run) {}
   Output run(const Problem& p, const Knobs& k) const override;
 
   static std::filesystem::path in_flight_path(const std::filesystem::path& dir) { return dir / "in-flight.json"; }
@@ -96,22 +98,21 @@ class RecordingVariant final : public Variant {
 
  private:
   void save(const std::filesystem::path& path, const Problem& p, const Knobs& k, const std::string& what) const;
-  const Variant& inner_;
   std::filesystem::path dir_;
   std::string property_;
   bool record_every_run_;
 };
 
-// A function run in a child process (fork), so that whatever it does to its process (a crash, an abort, a hang, a
-// corrupted RapidCheck state) leaves the caller's alone. What it returns comes back over a pipe.
+// A function run in a forked child, so a crash, abort, hang or corrupted RapidCheck state leaves the caller alone;
+// what it returns comes back over a pipe.
 struct ChildRun {
   int status = 0;          // as waitpid reports it
   bool timed_out = false;  // killed (SIGKILL) at the time limit
   std::string result;      // what the function returned; complete only when completed()
   bool completed() const;  // exited with status 0 before the time limit
 };
-// time_limit_seconds <= 0: no limit. The child ends with _exit (no destructors, no atexit handlers run there): status
-// 0 after returning, 3 after an exception (its text on stderr).
+// time_limit_seconds <= 0: no limit. The child ends with _exit (no destructors or atexit handlers): status 0 after
+// returning, 3 after an exception (its text on stderr).
 ChildRun run_in_child(const std::function<std::string()>& body, double time_limit_seconds = 0);
 
 // A process's end in words: "killed by signal 11 (Segmentation fault)", "exited with status 3".

@@ -9,6 +9,7 @@
 #include <rapidcheck.h>
 
 #include "properties/catalogue.h"
+#include "properties/fuzz_campaign.h"
 #include "properties/property_steps.h"
 #include "properties/runner.h"
 #include "variants/variant.h"
@@ -28,10 +29,8 @@ std::size_t problem_size(const Problem& p) {
   return keys * static_cast<std::size_t>(p.num_query_heads) * static_cast<std::size_t>(p.head_dim);
 }
 
-// Follows one property run: the case each invocation of the property is working on, and the case of the last
-// invocation that failed. RapidCheck's shrinking adopts every candidate that still fails and stops when none
-// does, so the last failing invocation is the shrunk counterexample (kill_matrix_test checks this by replaying
-// the reproduce string and comparing what it observes).
+// Follows one property run: the case of the current invocation, and of the last failing one, which is the shrunk
+// counterexample (shrinking adopts each candidate that still fails; kill_matrix_test checks it by replaying).
 class CaseTracker {
  public:
   void begin_invocation() { current_.reset(); }
@@ -46,14 +45,10 @@ class CaseTracker {
   std::optional<SeenCase> last_failure_;
 };
 
-// Forwards to the mutant. When the mutant throws (an emulated illegal address) the property never observes the
-// case, so this tells the tracker which problem was running.
-class TrackedVariant final : public Variant {
+// The mutant, telling the tracker the problem it throws on (an emulated illegal address), which no property observes.
+class TrackedVariant final : public ForwardingVariant {
  public:
-  TrackedVariant(const Variant& inner, CaseTracker& tracker) : inner_(inner), tracker_(tracker) {}
-  std::string name() const override { return inner_.name(); }
-  std::string description() const override { return inner_.description(); }
-  Capabilities capabilities() const override { return inner_.capabilities(); }
+  TrackedVariant(const Variant& inner, CaseTracker& tracker) : ForwardingVariant(inner), tracker_(tracker) {}
   Output run(const Problem& problem, const Knobs& knobs) const override {
     try {
       return inner_.run(problem, knobs);
@@ -62,18 +57,12 @@ class TrackedVariant final : public Variant {
       throw;
     }
   }
-  ErrorModel error_model(const Problem& problem, const OracleResult& oracle, std::size_t row,
-                         const Knobs& knobs) const override {
-    return inner_.error_model(problem, oracle, row, knobs);
-  }
 
  private:
-  const Variant& inner_;
   CaseTracker& tracker_;
 };
 
-// The property, with each invocation reported to the tracker: a RapidCheck failure or any exception but a
-// generation failure (a discard) marks the invocation as failed.
+// The property reporting each invocation to the tracker: a RapidCheck failure or any exception but a discard fails it.
 Property tracked(const Property& property, CaseTracker& tracker) {
   Property p = property;
   p.body = [&property, &tracker](const PropertyContext& ctx) {
@@ -149,7 +138,7 @@ KillCell run_cell(const Variant& mutant, const Property& property, const KillOpt
                                        [&tracker](const CaseObservation& o) { tracker.saw(o.problem, o.knobs); });
   if (run.passed) return cell;
   cell.failure = run.failure;
-  if (run.gave_up || run.reproduce.empty()) return cell;  // gave up, or RapidCheck itself failed: no kill
+  if (run.gave_up || run.reproduce.empty()) return cell;  // gave up, or RapidCheck failed: no kill
 
   cell.killed = true;
   cell.cases_to_kill = run.cases + 1;
@@ -328,7 +317,6 @@ nlohmann::json to_json(const KillMatrix& m) {
   const KillSummary s = summarize(m);
   nlohmann::json single = nlohmann::json::array();
   for (const auto& [mutant, property] : s.single_kills) single.push_back({{"mutant", mutant}, {"property", property}});
-  // Per mutant, the properties that killed it and the fewest cases any of them needed (null: it survived).
   nlohmann::json per_mutant = nlohmann::json::array();
   for (std::size_t i = 0; i < m.mutants.size(); ++i) {
     int first = 0;

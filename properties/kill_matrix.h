@@ -1,6 +1,5 @@
-// The mutant kill matrix: every property of the catalogue against every mutant, recording whether it was
-// killed, after how many cases, and how small the shrunk counterexample is. `pacheck mutants` prints it, the
-// ctest suite asserts every mutant dies and every property kills, and the reports embed it.
+// The mutant kill matrix: every property against every mutant, recording whether and after how many cases it
+// killed, and the shrunk counterexample. `pacheck mutants` prints it, the tests check it, the reports embed it.
 #pragma once
 
 #include <cstddef>
@@ -23,14 +22,11 @@ struct KillCell {
   bool applicable = true;      // the property applies to the mutant's capabilities
   bool killed = false;
   int cases_to_kill = 0;       // the number of the first failing case (passing cases + 1); 0 when not killed
-  std::size_t shrunk_size = 0; // size of the shrunk counterexample: sum over sequences of context_len, times query
-                               // heads, times head_dim (0 when not killed)
+  std::size_t shrunk_size = 0; // of the shrunk case: total context length x query heads x head_dim (0: not killed)
   std::string shrunk_case;     // describe() of the shrunk problem, and its knobs
-  // The one-line command that re-runs exactly the shrunk failing case (`pacheck check --variant M --property P
-  // --seed S --reproduce R`): it reproduces a kill by any property, and a mutant that throws.
+  // `pacheck check --variant M --property P --seed S --reproduce R`: re-runs exactly the shrunk failing case.
   std::string replay;
-  // `pacheck replay FILE --variant M` for the case file the property saved (empty when it saved none, e.g. when
-  // the mutant threw): replays the problem against the oracle.
+  // `pacheck replay FILE --variant M` for the case file the property saved (empty when none, e.g. the mutant threw).
   std::string case_file_replay;
   std::string failure;         // RapidCheck's failure message (empty unless killed), or why the run gave up
   std::string reproduce;       // RapidCheck's reproduce string of the shrunk case (empty unless killed)
@@ -52,20 +48,17 @@ struct KillOptions {
   std::filesystem::path failure_dir = "pacheck-failures/mutants";
   std::string replay_program = "pacheck";
   std::vector<std::string> mutants;            // empty: every mutant of the kind `gpu` selects
-  // The GPU mutants (needs_gpu, cuda/mutants/) instead of the CPU ones; their bug-free forms (gpu_mutant_none_*)
-  // are never part of a matrix.
+  // The GPU mutants (cuda/mutants/) instead of the CPU ones, never their bug-free forms (gpu_mutant_none_*).
   bool gpu = false;
   std::function<void(const KillCell&)> progress;  // called after each cell
 };
 
 // The mutants a matrix runs: the CPU mutants, or with `gpu` the GPU mutants, less the bug-free forms.
 std::vector<const Variant*> matrix_mutants(bool gpu);
-// Throws std::invalid_argument naming the registered mutants when options.mutants names an unknown mutant (or a
-// variant that is not a mutant).
+// Throws std::invalid_argument, naming the mutants, when options.mutants names something else.
 KillMatrix run_kill_matrix(const KillOptions& options);
-// Re-runs exactly the shrunk failing case of a killed cell (its reproduce string) and records it as
-// run_kill_matrix does. The replayed cell names the same case as the original: that is how kill_matrix_test
-// checks that the case the matrix records while RapidCheck shrinks is the counterexample RapidCheck reports.
+// Re-runs a killed cell's shrunk case (its reproduce string) and records it as run_kill_matrix does: the same case,
+// which is how kill_matrix_test checks the recorded case is RapidCheck's counterexample.
 KillCell replay_kill(const KillCell& cell, const KillOptions& options);
 nlohmann::json to_json(const KillMatrix& matrix);
 // Mutants as rows, properties as columns; each cell the cases to the first kill, or '-' when it survived.
