@@ -21,8 +21,7 @@ struct ElementError {
   double error = 0;           // |got - exact|
   double bound = 0;
   double ulps = 0;            // |got - rounded_exact| in ulps of the output dtype
-  // The element's scale: the larger of |rounded_exact| and S_j = sum_t p_t |v_tj|, the magnitude of the terms its
-  // weighted sum adds up (an output that cancels to nearly zero is computed from terms of this size).
+  // The larger of |rounded_exact| and S_j = sum_t p_t |v_tj|, the size of the terms the output sums (it may cancel).
   double scale = 0;
   double scaled_ulps = 0;     // |got - rounded_exact| in ulps of `scale`: free of cancellation's blow-up
   double normalized() const { return bound > 0 ? error / bound : (error == 0 ? 0 : INFINITY); }
@@ -43,11 +42,10 @@ struct Agreement {
 // The split sizes the oracle must count records for, so split-K variants can state their error model.
 std::vector<int> oracle_split_sizes(const Problem& problem, const Knobs& knobs);
 
-// Checks every element of `output` against the oracle within the variant's bound. Both NaN, or an exactly
-// equal value (infinities included), agree; so does an infinity that an fp32 value within the bound rounds to in
-// the output dtype (an exact value just below the overflow threshold); a NaN never agrees with a finite value.
-// `refine_model`, when given, tightens the variant's declared model for cases whose structure makes part of the
-// error impossible (identical keys have identical rounded logits, for example).
+// Checks every element of `output` against the oracle within the variant's bound. Both NaN, or exactly equal
+// (infinities included), agree; so does an infinity that an fp32 value within the bound rounds to; a NaN never
+// agrees with a finite value. `refine_model` tightens the declared model where a case's structure rules part of
+// the error out (identical keys have identical rounded logits).
 using ModelRefinement = std::function<ErrorModel(ErrorModel)>;
 Agreement compare_with_oracle(const Problem& problem, const OracleResult& oracle, const Variant& variant,
                               const Knobs& knobs, const Output& output, const ModelRefinement& refine_model = {});

@@ -1,6 +1,5 @@
-// The property catalogue: each property is a named RapidCheck property that runs against one variant. The ctest
-// suite, the mutant kill matrix, `pacheck check`, `pacheck fuzz` and `pacheck report` all run these same
-// properties, so a property means one thing everywhere.
+// The property catalogue: named RapidCheck properties over one variant, the same for ctest, the kill matrix and
+// `pacheck check`, `fuzz` and `report`.
 #pragma once
 
 #include <cstddef>
@@ -22,7 +21,7 @@ struct CaseObservation {
   const std::string& property;
   const Problem& problem;
   const Knobs& knobs;
-  const Agreement* agreement;  // null for properties that compare runs with each other rather than the oracle
+  const Agreement* agreement;  // null for properties that compare runs with each other
 };
 using Observer = std::function<void(const CaseObservation&)>;
 

@@ -1,5 +1,4 @@
-// Properties whose answer is known exactly (or whose error has a known, smaller form): a single key, V scaled by a
-// power of two, identical keys.
+// Properties whose answer (or error) has a known exact form: a single key, V scaled by 2^k, identical keys.
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -19,19 +18,15 @@ bool supports(const Capabilities& caps, Mode mode) {
   return std::find(caps.modes.begin(), caps.modes.end(), mode) != caps.modes.end();
 }
 
-// Equal as numbers: +0 and -0 are one value (an accumulator that starts at +0 and adds 1 * -0 holds +0, exactly
-// as the arithmetic says), and NaN matches only NaN.
+// Equal as numbers (+0 == -0: an accumulator at +0 plus 1 * -0 holds +0), NaN matching only NaN.
 bool same_value(float expected, float got) {
   return expected == got || (std::isnan(expected) && std::isnan(got));
 }
 }  // namespace
 
-// A query that sees one key (a one-token context, the first token of a prefill, or any query of a window of one)
-// gets that key's V exactly: its weight is exp(0) / exp(0) = 1 whatever the arithmetic (the soft cap and the ALiBi
-// bias change the logit, not that), and V is already in the output dtype. A finite sink would take part of the
-// weight, so every head's sink is -inf (no sink) here, which must change nothing. From an fp8 cache the scales are
-// powers of two, so the dequantised V is exact, and the output is it rounded to the output dtype. Exactly means
-// equal as numbers: the sign of a zero V is not held.
+// A query that sees one key (one-token context, first prefill token, window of one) gets its V exactly: the weight
+// is exp(0) / exp(0) = 1 whatever the logit, and V is in the output dtype. Sinks are -inf (a finite one takes
+// weight); fp8 scales are powers of two, so the dequantised V, rounded to the output dtype, is exact.
 void single_key_returns_its_value(const PropertyContext& ctx) {
   const bool prefill = supports(ctx.variant->capabilities(), Mode::prefill);
   const DrawnCase c = draw_case(ctx, [prefill](ProblemSpec& spec) {
@@ -72,32 +67,27 @@ void single_key_returns_its_value(const PropertyContext& ctx) {
   }
 }
 
-// Attention is linear in V and a power of two scales every product, sum and quotient exactly (away from
-// underflow and overflow), so scaling every referenced V by 2^k scales the output by exactly 2^k. Slots nobody
-// references keep their values: a kernel that reads one breaks the relation.
+// Attention is linear in V and 2^k scales every product, sum and quotient exactly (away from underflow and
+// overflow), so scaling every referenced V by 2^k scales the output by exactly 2^k. Unreferenced slots keep theirs.
 void power_of_two_value_scaling(const PropertyContext& ctx) {
   const DrawnCase c = draw_case(ctx);
   const int k = *rc::gen::element(-3, -2, -1, 1, 2, 3);
   Problem scaled = c.problem;
   RC_PRE(scale_referenced_values(scaled, k));
-  // Exactness needs every weighted product p * v and every output far from fp32's subnormal range (2^-126): weights
-  // are at least exp(-40) / n > 2^-68 for n < 2^10, and nonzero |V| at least 2^-40, so |p v| > 2^-111 even after
-  // scaling by 2^-3. (A sink's value is 0, so its product is exact whatever its weight; its spread counts here
-  // all the same, which only discards more.)
+  // Every p v must stay above fp32's subnormals (2^-126): weights >= exp(-40) / n > 2^-68 for n < 2^10, and nonzero
+  // |V| >= 2^-40, so |p v| > 2^-111 after 2^-3. (A sink's spread counts too, which only discards more.)
   const OracleResult oracle = oracle_for(c.problem, c.knobs);
   for (const RowCondition& row : oracle.rows) RC_PRE(row.max_spread <= 40.0);
-  // (An fp8 cache's V counts as dequantised, by its smallest scale at the least.)
+  // An fp8 cache's V counts as dequantised (by its smallest scale).
   const std::optional<Fp8Cache>& fp8 = c.problem.fp8_cache;
   const double v_scale = fp8 ? *std::min_element(fp8->v_scales.begin(), fp8->v_scales.end()) : 1.0;
   for (float v : c.problem.v_pool) RC_PRE(!std::isfinite(v) || v == 0 || std::fabs(v) * v_scale >= 0x1p-40);
   const Output out = ctx.variant->run(c.problem, c.knobs);
   const Output scaled_out = ctx.variant->run(scaled, c.knobs);
   observe(ctx, "PowerOfTwoValueScaling", scaled, c.knobs, nullptr);
-  // ... and an output, exact and computed, in the output dtype's normal range with room for 2^3 either way: an
-  // output that cancels to nearly zero is rounded in the subnormal range, where scaling is not exact, so such
-  // elements are left out of the comparison (they keep the scaled run's own value). From an fp8 cache the output
-  // must be in range in the stored values' units too (divided by its KV head's V scale): a kernel may take P V on
-  // the stored values and multiply by the scale last, rounding the output in those units first.
+  // Only outputs (exact and computed) in the dtype's normal range with room for 2^3 either way are compared (the
+  // others keep the scaled run's value): scaling is not exact among subnormals. From an fp8 cache that holds in the
+  // stored values' units too (divided by the V scale), as a kernel may apply the scale last.
   const FloatFormat format = float_format(c.problem.dtype);
   const double smallest = std::ldexp(1.0, format.min_normal_exponent + 4), largest = format.max_finite / 16;
   const auto in_range = [&](double x) { return std::isfinite(x) && std::fabs(x) >= smallest && std::fabs(x) <= largest; };
@@ -119,10 +109,8 @@ void power_of_two_value_scaling(const PropertyContext& ctx) {
                             std::to_string(k) + ")");
 }
 
-// Identical keys get identical rounded logits, and a uniform logit error cancels in the softmax: the output is
-// the mean of V (of the window's keys) with only the accumulation's rounding, a bound with no logit or weight
-// term. ALiBi biases and a finite sink would make the logits differ, so there are none here (a sink of -inf
-// stays: it is no sink).
+// Identical keys get identical rounded logits, whose common error cancels in the softmax: the output is the mean
+// of V within the accumulation's rounding alone (no logit or weight term). No ALiBi or finite sinks, which differ.
 void identical_keys_give_the_mean(const PropertyContext& ctx) {
   const DrawnCase c = draw_case(ctx, [](ProblemSpec& spec) {
     spec.values = ValueKind::identical_keys;

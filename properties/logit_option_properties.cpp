@@ -1,5 +1,5 @@
-// Properties of the logit options' own laws (problem.h, LogitOptions): what a window hides is never read, a cap far
-// above every logit changes nothing beyond rounding, and a sink of -inf is no sink.
+// The logit options' laws: what a window hides is never read, a cap far above every logit changes nothing beyond
+// rounding, a sink of -inf is no sink.
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
@@ -18,8 +18,7 @@ using namespace steps;
 
 namespace {
 
-// Marks, per (block, slot) of the pool, whether some row of the problem reads it: the keys from each sequence's
-// first query's window start to its context's end.
+// Per (block, slot) of the pool, whether some row reads it: from each sequence's first window start to its end.
 std::vector<char> slots_read(const Problem& p) {
   std::vector<char> read(static_cast<std::size_t>(p.num_blocks) * p.block_size, 0);
   for (int s = 0; s < static_cast<int>(p.sequences.size()); ++s) {
@@ -32,9 +31,8 @@ std::vector<char> slots_read(const Problem& p) {
 
 }  // namespace
 
-// Keys before every query's window are read by no row: poisoning them (NaN or +-inf in K and V, every KV head) leaves
-// the output bit-identical. A kernel that reads one key too far back, or walks the history from 0 and lets a
-// masked lane's V through, is caught.
+// Poisoning the keys before every query's window (NaN or +-inf in K and V) leaves the output bit-identical: catches
+// a kernel that reads one key too far back, or walks from 0 and lets a masked lane's V through.
 void windowed_out_keys_zero_weight(const PropertyContext& ctx) {
   const Capabilities caps = ctx.variant->capabilities();
   const bool decode = std::find(caps.modes.begin(), caps.modes.end(), Mode::decode) != caps.modes.end();
@@ -42,7 +40,7 @@ void windowed_out_keys_zero_weight(const PropertyContext& ctx) {
       std::vector<WindowChoice>{WindowChoice::one, WindowChoice::block_size, WindowChoice::inside, WindowChoice::context});
   const DrawnCase c = draw_case(ctx, [&](ProblemSpec& spec) {
     spec.options.window = window;
-    // A prefill row at position 0 sees key 0 whatever the window: a decode row has a history to hide.
+    // A decode row has a history to hide (a prefill row at 0 sees key 0 whatever the window).
     if (decode) spec.sequences[0].num_queries = 1;
   });
   // An e4m3 cache has no infinities: its poison is its NaN.
@@ -62,27 +60,21 @@ void windowed_out_keys_zero_weight(const PropertyContext& ctx) {
     }
   }
   RC_PRE(hidden > 0);
-  const Output clean_out = ctx.variant->run(c.problem, c.knobs);
-  const Output poisoned_out = ctx.variant->run(poisoned, c.knobs);
-  observe(ctx, "WindowedOutKeysZeroWeight", poisoned, c.knobs, nullptr);
-  require_bit_identical(ctx, "WindowedOutKeysZeroWeight", poisoned, c.knobs, clean_out, poisoned_out,
-                        "poisoning the " + std::to_string(hidden) + " keys before every query's window with " +
-                            std::to_string(poison));
+  require_same_output(ctx, "WindowedOutKeysZeroWeight", c.problem, poisoned, c.knobs,
+                      "poisoning the " + std::to_string(hidden) + " keys before every query's window with " +
+                          std::to_string(poison));
 }
 
-// A soft cap far above every logit leaves the attention unchanged within the variant's bound. With
-// cap >= 2^20 |s| for every plain logit s, cap * tanh(s / cap) = s - s^3 / (3 cap^2) + ... differs from s by at
-// most |s| (s / cap)^2 / 3 <= 2^-40 L_t / 3 (L_t >= |s|): a logit perturbation 2^-16 / 3 times the size of one
-// rounding (u L_t, u = 2^-24), which moves the exact output by at most that times CL_j (ERROR_MODEL.md). The
-// bound of the capped problem, with 2^-12 added to its logit coefficient for that perturbation, so covers the
-// distance from the variant's capped output to the exact answer without a cap. A tanh that loses its argument's
-// bits near 0 (tanh's linear part, where such a cap puts every logit) is caught.
+// A soft cap far above every logit leaves the output within bound of the uncapped answer. With cap >= 2^20 |s|,
+// cap tanh(s / cap) = s - s^3 / (3 cap^2) + ... is within 2^-40 L_t / 3 of s (L_t >= |s|): 2^-16 / 3 of one rounding
+// u L_t, so 2^-12 added to the logit coefficient covers it (ERROR_MODEL.md). Catches a tanh that loses its
+// argument's bits near 0.
 void large_soft_cap_is_no_cap(const PropertyContext& ctx) {
   const DrawnCase c = draw_case(ctx, [](ProblemSpec& spec) { spec.options.soft_cap = SoftCapChoice::none; });
   const OracleResult uncapped = oracle_for(c.problem, c.knobs);
   double largest = 0;
   for (const RowCondition& row : uncapped.rows) largest = std::max(largest, row.max_logit_magnitude);
-  // A power of two, so that s / cap and the product with cap round no differently from s itself where tanh is x.
+  // A power of two: s / cap and the product with cap are exact.
   const double cap = std::ldexp(1.0, std::max(0, std::ilogb(std::max(largest, 1.0)) + 1) + 20);
   RC_PRE(cap <= FLT_MAX);
   Problem capped = c.problem;
@@ -95,17 +87,14 @@ void large_soft_cap_is_no_cap(const PropertyContext& ctx) {
   });
 }
 
-// A sink of -inf is no sink: its weight is exactly 0, so giving every head a -inf sink leaves the output
-// bit-identical. A kernel that stands a finite value in for -inf, or turns -inf - -inf into NaN, is caught.
+// A -inf sink has weight exactly 0: giving one to every head leaves the output bit-identical (catches a finite
+// stand-in for -inf, or -inf - -inf turned NaN).
 void minus_infinity_sink_is_no_sink(const PropertyContext& ctx) {
   const DrawnCase c = draw_case(ctx, [](ProblemSpec& spec) { spec.options.sinks.clear(); });
   Problem with_sinks = c.problem;
   with_sinks.options.sinks.assign(c.problem.num_query_heads, -INFINITY);
-  const Output plain = ctx.variant->run(c.problem, c.knobs);
-  const Output sunk = ctx.variant->run(with_sinks, c.knobs);
-  observe(ctx, "MinusInfinitySinkIsNoSink", with_sinks, c.knobs, nullptr);
-  require_bit_identical(ctx, "MinusInfinitySinkIsNoSink", with_sinks, c.knobs, plain, sunk,
-                        "giving every head a sink of -inf");
+  require_same_output(ctx, "MinusInfinitySinkIsNoSink", c.problem, with_sinks, c.knobs,
+                      "giving every head a sink of -inf");
 }
 
 }  // namespace pacheck::bodies

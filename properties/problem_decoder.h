@@ -1,14 +1,8 @@
-// The structured decoder: turns any byte string into a valid, small paged-attention problem. It is how the
-// coverage-guided fuzzer (fuzz/structured_problem_fuzzer.cpp) speaks the problem's language: libFuzzer mutates
-// bytes, the decoder reads them as a sequence of choices, so every mutation is a meaningful change of shape,
-// placement, poison, values or knobs instead of a file the validator rejects.
-//
-// Every byte string decodes; bytes past the end read as zero, and zero always picks the smallest option, so the
-// empty input is the smallest problem and truncation shrinks. Decoded problems reach every corner the RapidCheck
-// generators reach (GQA ratios 1..8, block sizes 1..16/32/64, ragged tails, shared prefixes, padded tables with
-// invalid ids or ids of poisoned blocks, every dtype and mode, the value kinds, the logit options' corners, fp8
-// caches at every scale corner) and add byte-placed value edits, while staying small enough for thousands of
-// executions per second (see DecoderLimits).
+// The structured decoder: reads any byte string as a sequence of choices and builds a valid, small problem, so each
+// libFuzzer mutation (fuzz/structured_problem_fuzzer.cpp) is a change of shape, placement, poison, values or knobs.
+// Bytes past the end read as zero and zero picks the smallest option: the empty input is the smallest problem and
+// truncation shrinks. It reaches every corner the RapidCheck generators reach, plus byte-placed value edits, within
+// DecoderLimits (thousands of executions per second).
 #pragma once
 
 #include <cstddef>
@@ -21,7 +15,7 @@
 
 namespace pacheck {
 
-// Reads choices from a byte string. Once the bytes run out every choice reads as its smallest option.
+// Reads choices from a byte string; past its end every choice is its smallest option.
 class ByteChoices {
  public:
   ByteChoices(const std::uint8_t* data, std::size_t size) : data_(data), size_(size) {}
@@ -47,8 +41,8 @@ struct DecoderLimits {
   static constexpr int max_edits = 32;
 };
 
-// One value placed by the bytes over a referenced element after materialisation: ties, new running maxima, huge
-// and tiny magnitudes exactly where the fuzzer wants them. Indices are reduced modulo the problem's sizes.
+// A value the bytes place over a referenced element after materialisation (ties, new maxima, huge or tiny values);
+// indices are reduced modulo the problem's sizes.
 struct ValueEdit {
   enum class Target : std::uint8_t { key, value, query };
   Target target = Target::key;
@@ -68,8 +62,7 @@ struct DecodedProblem {
 
 DecodedProblem decode_problem(const std::uint8_t* data, std::size_t size);
 
-// The concrete problem with every slot no sequence references holding `poison`. The referenced data (and so the
-// exact answer) is the same whatever the poison: that is what the masked-lane check compares.
+// The problem with `poison` in every unreferenced slot; the referenced data (so the answer) is the same whatever it.
 Problem build_problem(const DecodedProblem& decoded, Poison poison);
 
 }  // namespace pacheck

@@ -59,6 +59,14 @@ void require_bit_identical(const PropertyContext& ctx, const std::string& proper
   RC_FAIL(msg.str() + "replay: " + save_failure(ctx, property, p, knobs, what + " changed the output"));
 }
 
+void require_same_output(const PropertyContext& ctx, const std::string& property, const Problem& a, const Problem& b,
+                         const Knobs& knobs, const std::string& what) {
+  const Output a_out = ctx.variant->run(a, knobs);
+  const Output b_out = ctx.variant->run(b, knobs);
+  observe(ctx, property, b, knobs, nullptr);
+  require_bit_identical(ctx, property, b, knobs, a_out, b_out, what);
+}
+
 }  // namespace pacheck::steps
 
 namespace pacheck {

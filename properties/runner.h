@@ -1,5 +1,5 @@
-// Runs one property of the catalogue against one variant with explicit RapidCheck parameters (seed, case count),
-// outside of gtest: `pacheck check`, the mutant kill matrix, the fuzzer and the reports use it.
+// Runs one property against one variant with explicit RapidCheck parameters, outside gtest: for `pacheck check`,
+// the kill matrix, the fuzzer and the reports.
 #pragma once
 
 #include <cstdint>
@@ -21,10 +21,10 @@ struct RunOptions {
   bool shrink = true;
   std::filesystem::path failure_dir = "pacheck-failures";
   std::string replay_program = "pacheck";
-  // A RapidCheck reproduce string from an earlier failure: re-runs exactly the failing case.
+  // A RapidCheck reproduce string of an earlier failure: re-runs exactly its case.
   std::optional<std::string> reproduce;
-  // Narrow the generator beyond the variant's capabilities (the reports run one dtype and one mode at a time).
-  // Empty: every dtype / mode the variant supports. Naming only unsupported ones throws std::invalid_argument.
+  // Narrow the draw within the variant's capabilities (empty: all it supports); naming only unsupported ones throws
+  // std::invalid_argument.
   std::vector<DType> only_dtypes;
   std::vector<Mode> only_modes;
   bool engine_shapes = false;  // gen::Limits::engine_shapes
@@ -41,22 +41,18 @@ struct PropertyRun {
   std::string reproduce; // for --reproduce (empty when it passed)
 };
 
-// Throws std::invalid_argument when options.reproduce is not a reproduce string, or names this pair but cannot
-// rebuild its case (a garbled payload).
+// Throws std::invalid_argument when options.reproduce is not a reproduce string, or cannot rebuild this pair's case.
 PropertyRun run_property(const Property& property, const Variant& variant, const RunOptions& options,
                          const Observer& observer = {});
 
-// A RapidCheck result that is not a success in plain words (cases passed, shrinks, the shrunk case by name, the
-// property's own message without RapidCheck's source line and macro text); "" for a success. pacheck::test_main
-// reports its failures with it, so a kernel project's ctest output reads as `pacheck check` does.
+// A RapidCheck result in plain words (cases passed, shrinks, the shrunk case, the property's message without
+// RapidCheck's source line and macro text); "" for a success. pacheck::test_main reports failures with it.
 std::string describe_result(const rc::detail::TestResult& result);
 
-// The RapidCheck seed a property runs with under RunOptions::seed: the seed mixed with the property's name, so
-// the properties of one run draw different problems (the same seed would give every property the same cases).
+// The RapidCheck seed of a property under RunOptions::seed: mixed with its name, so properties draw different cases.
 std::uint64_t property_seed(std::uint64_t seed, const std::string& property);
 
-// The command-line options that pin these choices, " --layout deep --merge warps" (empty when none is pinned), for
-// the reproduce lines of failures.
+// The options that pin these choices, " --layout deep --merge warps" ("" when none is), for reproduce lines.
 std::string pin_arguments(const KernelPins& pins);
 
 // The RapidCheck id of a (property, variant) pair, the key of its reproduce string.
