@@ -1,8 +1,6 @@
-// The time-boxed fuzzer behind `pacheck fuzz`: it runs clean on a correct variant until its budget, stops at a
-// broken one with a case file that replays the failure (a kernel that throws included), and reports what its
-// workers cannot: a crash or a hang (killed after the grace period), each with the round it happened in and the
-// problem it happened on, and a GPU variant without a device (skipped).
-// The broken variants are local to this test, so the registry is untouched.
+// The time-boxed fuzzer behind `pacheck fuzz`: clean on a correct variant until its budget; stops at a broken one
+// (a throwing one included) with a case file that replays it; reports a crash or hang with its round and problem;
+// skips a GPU variant without a device. The broken variants are local, so the registry is untouched.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -19,41 +17,43 @@
 namespace pacheck {
 namespace {
 
-// Wraps a correct variant and breaks it in one way.
-class BrokenVariant : public Variant {
+bool has_prefill(const Problem& p) {
+  for (int s = 0; s < static_cast<int>(p.sequences.size()); ++s)
+    if (p.mode_of(s) == Mode::prefill) return true;
+  return false;
+}
+
+// cpu_streaming broken in one way.
+class BrokenVariant : public ForwardingVariant {
  public:
   enum class Bug { zero_output, throw_on_prefill, abort_on_prefill, hang_on_prefill, needs_a_gpu };
-  explicit BrokenVariant(Bug bug) : base_(Registry::instance().get("cpu_streaming")), bug_(bug) {}
+  explicit BrokenVariant(Bug bug) : ForwardingVariant(Registry::instance().get("cpu_streaming")), bug_(bug) {}
   std::string name() const override { return "test_broken"; }
   std::string description() const override { return "cpu_streaming with a planted bug"; }
   Capabilities capabilities() const override {
-    Capabilities c = base_.capabilities();
+    Capabilities c = inner_.capabilities();
     c.needs_gpu = bug_ == Bug::needs_a_gpu;
     return c;
   }
   Output run(const Problem& p, const Knobs& k) const override {
-    bool prefill = false;
-    for (int s = 0; s < static_cast<int>(p.sequences.size()); ++s) prefill |= p.mode_of(s) == Mode::prefill;
+    const bool prefill = has_prefill(p);
     if (bug_ == Bug::zero_output) return Output(p.output_size(), 0.0f);
     if (bug_ == Bug::throw_on_prefill && prefill) throw std::runtime_error("illegal address (planted)");
     if (bug_ == Bug::abort_on_prefill && prefill) std::abort();
     if (bug_ == Bug::hang_on_prefill && prefill)
       for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
-    return base_.run(p, k);
-  }
-  ErrorModel error_model(const Problem& p, const OracleResult& o, std::size_t row, const Knobs& k) const override {
-    return base_.error_model(p, o, row, k);
+    return inner_.run(p, k);
   }
 
  private:
-  const Variant& base_;
   Bug bug_;
 };
 
-FuzzCampaignOptions options_for(const Variant& v, const std::string& test_name) {
+// Options for a run of `seconds` (a failure ends most runs long before).
+FuzzCampaignOptions options_for(const Variant& v, const std::string& test_name, double seconds = 60) {
   FuzzCampaignOptions o;
   o.variant = &v;
-  o.seconds = 2;
+  o.seconds = seconds;
   o.seed = 11;
   o.failure_dir = std::filesystem::path(::testing::TempDir()) / ("pacheck-fuzz-" + test_name);
   std::filesystem::remove_all(o.failure_dir);
@@ -66,7 +66,7 @@ FuzzCampaignOptions options_for(const Variant& v, const std::string& test_name) 
 }
 
 TEST(FuzzCampaign, RunsACorrectVariantCleanUntilItsBudget) {
-  const FuzzCampaignOptions o = options_for(Registry::instance().get("cpu_streaming"), "clean");
+  const FuzzCampaignOptions o = options_for(Registry::instance().get("cpu_streaming"), "clean", 2);
   int progress_calls = 0;
   const FuzzReport r = run_fuzz_campaign(o, [&](const FuzzProgress&) { ++progress_calls; });
   EXPECT_TRUE(r.failures.empty()) << r.failures.front().message;
@@ -82,7 +82,6 @@ TEST(FuzzCampaign, RunsACorrectVariantCleanUntilItsBudget) {
 TEST(FuzzCampaign, StopsAtAFailureWithACaseFileThatReplaysIt) {
   const BrokenVariant broken(BrokenVariant::Bug::zero_output);
   FuzzCampaignOptions o = options_for(broken, "zero-output");
-  o.seconds = 60;  // the first failure ends the run long before this
   o.jobs = 2;
   int reported = 0;
   const FuzzReport r = run_fuzz_campaign(o, {}, [&](const FuzzFailure&) { ++reported; });
@@ -102,7 +101,6 @@ TEST(FuzzCampaign, StopsAtAFailureWithACaseFileThatReplaysIt) {
 TEST(FuzzCampaign, OnEngineShapesDrawsThemAndItsReproduceCommandSaysSo) {
   const BrokenVariant broken(BrokenVariant::Bug::zero_output);
   FuzzCampaignOptions o = options_for(broken, "engine-shapes");
-  o.seconds = 60;  // the first failure ends the run long before this
   o.engine_shapes = true;
   const FuzzReport r = run_fuzz_campaign(o, {}, [](const FuzzFailure&) {});
   ASSERT_FALSE(r.failures.empty());
@@ -116,9 +114,7 @@ TEST(FuzzCampaign, OnEngineShapesDrawsThemAndItsReproduceCommandSaysSo) {
 
 TEST(FuzzCampaign, ReportsACrashWithTheRoundThatCrashed) {
   const BrokenVariant broken(BrokenVariant::Bug::abort_on_prefill);
-  FuzzCampaignOptions o = options_for(broken, "abort");
-  o.seconds = 60;
-  const FuzzReport r = run_fuzz_campaign(o);
+  const FuzzReport r = run_fuzz_campaign(options_for(broken, "abort"));
   ASSERT_EQ(r.failures.size(), 1u);
   const FuzzFailure& f = r.failures.front();
   EXPECT_NE(f.message.find("killed by signal " + std::to_string(SIGABRT)), std::string::npos) << f.message;
@@ -128,16 +124,12 @@ TEST(FuzzCampaign, ReportsACrashWithTheRoundThatCrashed) {
   ASSERT_EQ(f.case_files.size(), 1u) << f.message;
   EXPECT_NE(f.case_files.front().filename().string().find("-crash.json"), std::string::npos);
   const Problem p = read_case_file(f.case_files.front()).problem;
-  bool prefill = false;
-  for (int s = 0; s < static_cast<int>(p.sequences.size()); ++s) prefill |= p.mode_of(s) == Mode::prefill;
-  EXPECT_TRUE(prefill) << "the planted bug aborts only on prefill:\n" << describe(p);
+  EXPECT_TRUE(has_prefill(p)) << "the planted bug aborts only on prefill:\n" << describe(p);
 }
 
 TEST(FuzzCampaign, SavesTheCaseAKernelThrowsOn) {
   const BrokenVariant broken(BrokenVariant::Bug::throw_on_prefill);
-  FuzzCampaignOptions o = options_for(broken, "throw");
-  o.seconds = 60;
-  const FuzzReport r = run_fuzz_campaign(o);
+  const FuzzReport r = run_fuzz_campaign(options_for(broken, "throw"));
   ASSERT_EQ(r.failures.size(), 1u);
   const FuzzFailure& f = r.failures.front();
   EXPECT_NE(f.message.find("illegal address (planted)"), std::string::npos) << f.message;
@@ -149,8 +141,7 @@ TEST(FuzzCampaign, SavesTheCaseAKernelThrowsOn) {
 
 TEST(FuzzCampaign, KillsAHungWorkerAfterTheGracePeriod) {
   const BrokenVariant broken(BrokenVariant::Bug::hang_on_prefill);
-  FuzzCampaignOptions o = options_for(broken, "hang");
-  o.seconds = 1;
+  FuzzCampaignOptions o = options_for(broken, "hang", 1);
   o.grace_seconds = 1;
   const FuzzReport r = run_fuzz_campaign(o);
   ASSERT_EQ(r.failures.size(), 1u);
@@ -162,7 +153,7 @@ TEST(FuzzCampaign, KillsAHungWorkerAfterTheGracePeriod) {
 
 TEST(FuzzCampaign, SkipsAGpuVariantWhenNoDeviceAnswers) {
   const BrokenVariant gpu(BrokenVariant::Bug::needs_a_gpu);
-  const FuzzReport r = run_fuzz_campaign(options_for(gpu, "gpu"));
+  const FuzzReport r = run_fuzz_campaign(options_for(gpu, "gpu", 2));
   EXPECT_TRUE(r.skipped);
   EXPECT_EQ(r.skip_reason, "no CUDA device in this test");
   EXPECT_EQ(r.totals.cases, 0);
@@ -170,7 +161,7 @@ TEST(FuzzCampaign, SkipsAGpuVariantWhenNoDeviceAnswers) {
 }
 
 TEST(FuzzCampaign, RefusesBadOptions) {
-  FuzzCampaignOptions o = options_for(Registry::instance().get("cpu_streaming"), "bad");
+  FuzzCampaignOptions o = options_for(Registry::instance().get("cpu_streaming"), "bad", 2);
   o.seconds = 0;
   EXPECT_THROW(run_fuzz_campaign(o), std::invalid_argument);
   o.seconds = 1;

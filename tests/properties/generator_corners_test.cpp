@@ -1,8 +1,6 @@
-// The generators' corners that single bugs hide in: the default draw reaches forks sharing their first sequence's
-// blocks, a partly filled one included, and rows whose every logit lies below a finite masking sentinel; each is the
-// only draw that shows its mutant (shared_tail_read_whole, masked_score_sentinel): without it the mutant is
-// bit-identical to the correct kernel. The logit options' corners (windows, caps, slopes, sinks) are reached too,
-// resolve to what they promise, and shrink away.
+// The generators' corners single bugs hide in: forks sharing a partly filled block, and rows whose every logit is
+// below a finite masking sentinel, each the only draw that shows its mutant (shared_tail_read_whole,
+// masked_score_sentinel); the logit options' and fp8 scales' corners are reached, keep their promise, shrink away.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
@@ -16,20 +14,22 @@
 #include "oracle/oracle.h"
 #include "properties/agreement.h"
 #include "properties/generators.h"
+#include "properties/property_steps.h"
 #include "variants/mutants/buggy_kernels.h"
 #include "variants/variant.h"
 
 namespace pacheck {
 namespace {
 
+using steps::longest_context;
+
 bool bit_identical(const Output& a, const Output& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
-int longest_context(const Problem& p) {
-  int longest = 1;
-  for (const Sequence& s : p.sequences) longest = std::max(longest, s.context_len);
-  return longest;
+// The spec of draw number i (from 0) under `limits`.
+ProblemSpec drawn(int i, const gen::Limits& limits = {}) {
+  return gen::problem_spec(limits)(rc::Random(static_cast<std::uint64_t>(i) + 1)).value();
 }
 
 // The mutant of `bug` (on the streaming kernel) against cpu_streaming, bit for bit.
@@ -46,13 +46,35 @@ bool mutant_agrees_with_oracle(const Problem& p, const Knobs& knobs, mutants::Bu
   return compare_with_oracle(p, oracle, correct, knobs, out).ok;
 }
 
-// How often the default draw reaches each corner: forks in about one batch of several sequences in four, logits
-// below the sentinel at the default scale in about one case in nine.
+// Every logit of query head h that some row sees, with the cap and bias (`plain`: scale * q . k), in double.
+std::vector<double> head_logits(const Problem& p, int h, bool plain = false) {
+  std::vector<double> logits;
+  const LogitOptions& o = p.options;
+  for (int s = 0; s < static_cast<int>(p.sequences.size()); ++s) {
+    const Sequence& seq = p.sequences[s];
+    for (int i = 0; i < seq.num_queries; ++i) {
+      const int position = seq.first_query_position() + i;
+      const float* q = &p.queries[p.query_offset(s, i, h)];
+      for (int t = p.first_visible_key(position); t <= position; ++t) {
+        const float* k = &p.k_pool[p.kv_offset(s, t, p.kv_head_of(h))];
+        double logit = 0;
+        for (int j = 0; j < p.head_dim; ++j) logit += static_cast<double>(q[j]) * k[j];
+        logit *= p.scale();
+        if (!plain && o.soft_cap) logit = *o.soft_cap * std::tanh(logit / *o.soft_cap);
+        if (!plain && !o.alibi_slopes.empty()) logit += static_cast<double>(o.alibi_slopes[h]) * (t - position);
+        logits.push_back(logit);
+      }
+    }
+  }
+  return logits;
+}
+
+// Forks in about one batch of several sequences in four, logits below the sentinel in about one case in nine.
 TEST(GeneratorCorners, TheDefaultDrawReachesForksAndLogitsBelowTheSentinel) {
   const int draws = 2000;
   int forks = 0, below = 0;
   for (int i = 0; i < draws; ++i) {
-    const ProblemSpec spec = gen::problem_spec()(rc::Random(static_cast<std::uint64_t>(i) + 1)).value();
+    const ProblemSpec spec = drawn(i);
     forks += spec.forked ? 1 : 0;
     below += spec.values == ValueKind::below_sentinel && !spec.explicit_scale ? 1 : 0;
   }
@@ -81,23 +103,11 @@ RC_GTEST_PROP(GeneratorCorners, BelowSentinelPutsEveryLogitBelowMinus6e4AtTheDef
   spec.values = ValueKind::below_sentinel;
   spec.explicit_scale.reset();
   const Problem p = materialize(spec);
-  for (int s = 0; s < static_cast<int>(p.sequences.size()); ++s) {
-    const Sequence& seq = p.sequences[s];
-    for (int i = 0; i < seq.num_queries; ++i)
-      for (int h = 0; h < p.num_query_heads; ++h) {
-        const float* q = &p.queries[p.query_offset(s, i, h)];
-        for (int t = 0; t <= seq.first_query_position() + i; ++t) {
-          const float* k = &p.k_pool[p.kv_offset(s, t, p.kv_head_of(h))];
-          double dot = 0;
-          for (int j = 0; j < p.head_dim; ++j) dot += static_cast<double>(q[j]) * k[j];
-          RC_ASSERT(dot * p.scale() < -6e4);
-        }
-      }
-  }
+  for (int h = 0; h < p.num_query_heads; ++h)
+    for (const double logit : head_logits(p, h, true)) RC_ASSERT(logit < -6e4);
 }
 
-// Without forks no partly filled block is in two tables, and a kernel that reads a shared tail block whole is
-// exactly right.
+// Without forks no partly filled block is in two tables: reading a shared tail block whole is exactly right.
 RC_GTEST_PROP(GeneratorCorners, WithoutForksSharedTailReadWholeIsInvisible, ()) {
   ProblemSpec spec = *gen::problem_spec();
   spec.forked = false;
@@ -106,8 +116,8 @@ RC_GTEST_PROP(GeneratorCorners, WithoutForksSharedTailReadWholeIsInvisible, ()) 
   RC_ASSERT(mutant_matches_correct_kernel(p, knobs, mutants::Bug::shared_tail_read_whole));
 }
 
-// At the default scale and without logits below the sentinel, a kernel that scores masked lanes -6e4 is exactly
-// right (extremely_negative logits reach about -1.6e4 at the default scale).
+// Above the sentinel (extremely_negative logits reach about -1.6e4 at the default scale), scoring masked lanes -6e4
+// is exactly right.
 RC_GTEST_PROP(GeneratorCorners, AboveTheSentinelMaskedScoreSentinelIsInvisible, ()) {
   ProblemSpec spec = *gen::problem_spec();
   if (spec.values == ValueKind::below_sentinel) spec.values = ValueKind::normal;
@@ -161,32 +171,7 @@ int options_present(const LogitOptionSpec& o) {
          !o.sinks.empty();
 }
 
-// Every logit of query head h that some row sees (its visible keys, with the cap and the bias), in double; and, when
-// `plain` is set, the plain logits scale * q . k instead.
-std::vector<double> head_logits(const Problem& p, int h, bool plain = false) {
-  std::vector<double> logits;
-  const LogitOptions& o = p.options;
-  for (int s = 0; s < static_cast<int>(p.sequences.size()); ++s) {
-    const Sequence& seq = p.sequences[s];
-    for (int i = 0; i < seq.num_queries; ++i) {
-      const int position = seq.first_query_position() + i;
-      const float* q = &p.queries[p.query_offset(s, i, h)];
-      for (int t = p.first_visible_key(position); t <= position; ++t) {
-        const float* k = &p.k_pool[p.kv_offset(s, t, p.kv_head_of(h))];
-        double logit = 0;
-        for (int j = 0; j < p.head_dim; ++j) logit += static_cast<double>(q[j]) * k[j];
-        logit *= p.scale();
-        if (!plain && o.soft_cap) logit = *o.soft_cap * std::tanh(logit / *o.soft_cap);
-        if (!plain && !o.alibi_slopes.empty()) logit += static_cast<double>(o.alibi_slopes[h]) * (t - position);
-        logits.push_back(logit);
-      }
-    }
-  }
-  return logits;
-}
-
-// Each option in about one draw in four, independently of the others, at every one of its corners; limits that take
-// no option (the default, as for CUDA and plugin variants) draw none.
+// Each option in about one draw in four, independently, at every corner; the default limits draw none.
 TEST(GeneratorCorners, EachLogitOptionInAboutOneDrawInFourAtEveryCorner) {
   const int draws = 2000;
   int window = 0, cap = 0, alibi = 0, sinks = 0, window_and_sinks = 0;
@@ -195,8 +180,7 @@ TEST(GeneratorCorners, EachLogitOptionInAboutOneDrawInFourAtEveryCorner) {
   std::set<AlibiChoice> slopes;
   std::set<SinkChoice> sink_kinds;
   for (int i = 0; i < draws; ++i) {
-    const rc::Random random(static_cast<std::uint64_t>(i) + 1);
-    const LogitOptionSpec o = gen::problem_spec(taking_every_option())(random).value().options;
+    const LogitOptionSpec o = drawn(i, taking_every_option()).options;
     window += o.window != WindowChoice::none;
     cap += o.soft_cap != SoftCapChoice::none;
     alibi += o.alibi != AlibiChoice::none;
@@ -206,7 +190,7 @@ TEST(GeneratorCorners, EachLogitOptionInAboutOneDrawInFourAtEveryCorner) {
     caps.insert(o.soft_cap);
     slopes.insert(o.alibi);
     sink_kinds.insert(o.sinks.begin(), o.sinks.end());
-    EXPECT_FALSE(gen::problem_spec()(random).value().options.any()) << "default limits take no option";
+    EXPECT_FALSE(drawn(i).options.any()) << "default limits take no option";
   }
   RecordProperty("window_draws", window);
   RecordProperty("sink_draws", sinks);
@@ -278,12 +262,11 @@ RC_GTEST_PROP(GeneratorCorners, LogitOptionCornersResolveToWhatTheyPromise, ()) 
   }
 }
 
-// A saturating cap lies well below the logits: most of them are capped to more than half the cap, where tanh has
-// lost over a quarter of its slope (tanh'(x) = 1 - tanh(x)^2 < 0.75 for |tanh(x)| > 1/2).
+// A saturating cap lies well below most logits: beyond twice the cap, tanh has lost over a quarter of its slope.
 TEST(GeneratorCorners, SaturatingCapsLieWellBelowMostLogits) {
   std::size_t logits = 0, saturated = 0;
   for (int i = 0; i < 120; ++i) {
-    ProblemSpec spec = gen::problem_spec()(rc::Random(static_cast<std::uint64_t>(i) + 1)).value();
+    ProblemSpec spec = drawn(i);
     spec.options.soft_cap = SoftCapChoice::saturating;
     const Problem p = materialize(spec);
     for (int h = 0; h < p.num_query_heads; ++h)
@@ -295,7 +278,7 @@ TEST(GeneratorCorners, SaturatingCapsLieWellBelowMostLogits) {
   EXPECT_GT(saturated, logits / 2) << saturated << " of " << logits << " logits beyond twice the cap";
 }
 
-// Shrinking takes the options away: from any draw with options, some chain of shrinks ends with none.
+// From any draw with options, some chain of shrinks ends with none.
 TEST(GeneratorCorners, ShrinkingRemovesTheLogitOptions) {
   int shrunk = 0;
   for (std::uint64_t seed = 1; shrunk < 20 && seed < 400; ++seed) {
@@ -334,8 +317,7 @@ TEST(GeneratorCorners, DescribeNamesTheOptionCorners) {
   EXPECT_EQ(describe(spec).find("window"), std::string::npos) << describe(spec);
 }
 
-// An fp8 cache in about one draw in five for limits that take one, in every format the limits list and at every
-// scale corner; never for limits that take none (every variant but the CPU ones).
+// An fp8 cache in about one draw in five, in every format listed and at every scale corner; never by default.
 TEST(GeneratorCorners, AnFp8CacheInAboutOneDrawInFiveAtEveryScaleCorner) {
   gen::Limits limits;
   limits.fp8_caches = {Fp8Format::e4m3, Fp8Format::e5m2};
@@ -344,14 +326,13 @@ TEST(GeneratorCorners, AnFp8CacheInAboutOneDrawInFiveAtEveryScaleCorner) {
   std::set<Fp8Format> formats;
   std::set<Fp8ScaleChoice> scales;
   for (int i = 0; i < draws; ++i) {
-    const rc::Random random(static_cast<std::uint64_t>(i) + 1);
-    const Fp8Spec spec = gen::problem_spec(limits)(random).value().fp8;
+    const Fp8Spec spec = drawn(i, limits).fp8;
     if (spec.format) {
       ++fp8;
       formats.insert(*spec.format);
       scales.insert(spec.scales);
     }
-    EXPECT_FALSE(gen::problem_spec()(random).value().fp8.format) << "default limits take no fp8 cache";
+    EXPECT_FALSE(drawn(i).fp8.format) << "default limits take no fp8 cache";
   }
   EXPECT_GT(fp8, draws / 8);
   EXPECT_LT(fp8, draws / 3);
@@ -359,8 +340,7 @@ TEST(GeneratorCorners, AnFp8CacheInAboutOneDrawInFiveAtEveryScaleCorner) {
   EXPECT_EQ(scales.size(), 4u);
 }
 
-// Limits that take an fp8 cache only with some query dtypes and head dims (the CUDA kernels: bf16, multiples of 16)
-// draw one only there, and still draw it there.
+// Limits that take an fp8 cache only with some query dtypes and head dims (as the CUDA kernels) draw it just there.
 TEST(GeneratorCorners, AnFp8CacheOnlyWithTheQueryDtypesAndHeadDimsItIsTakenWith) {
   gen::Limits limits;
   limits.fp8_caches = {Fp8Format::e4m3, Fp8Format::e5m2};
@@ -368,8 +348,7 @@ TEST(GeneratorCorners, AnFp8CacheOnlyWithTheQueryDtypesAndHeadDimsItIsTakenWith)
   limits.fp8_head_dim_multiple = 16;
   int fp8 = 0;
   for (int i = 0; i < 2000; ++i) {
-    const rc::Random random(static_cast<std::uint64_t>(i) + 1);
-    const ProblemSpec spec = gen::problem_spec(limits)(random).value();
+    const ProblemSpec spec = drawn(i, limits);
     if (!spec.fp8.format) continue;
     ++fp8;
     EXPECT_EQ(spec.dtype, DType::bf16) << describe(spec);
@@ -378,10 +357,8 @@ TEST(GeneratorCorners, AnFp8CacheOnlyWithTheQueryDtypesAndHeadDimsItIsTakenWith)
   EXPECT_GT(fp8, 0);
 }
 
-// Each scale corner resolves to what it promises: a valid problem whose referenced K reaches the upper half of the
-// format's range (amax), whose scales are powers of two (power of two), or whose K lies at or below the format's
-// smallest normal (underflowing); and the scales come from the referenced slots alone, so poison elsewhere never
-// moves them.
+// Each scale corner keeps its promise: referenced K in the format's upper half (amax), power-of-two scales, or K at
+// most the smallest normal (underflowing); and poison never moves the scales.
 RC_GTEST_PROP(GeneratorCorners, Fp8ScaleCornersResolveToWhatTheyPromise, ()) {
   gen::Limits limits;
   limits.fp8_caches = {Fp8Format::e4m3, Fp8Format::e5m2};
@@ -416,8 +393,7 @@ RC_GTEST_PROP(GeneratorCorners, Fp8ScaleCornersResolveToWhatTheyPromise, ()) {
 }  // namespace
 }  // namespace pacheck
 
-// A shrunk failure of a law that draws its own window names the window (RapidCheck prints "<???>" for a value it
-// cannot show).
+// A shrunk failure names a law's drawn window (RapidCheck prints "<???>" for a value it cannot show).
 TEST(GeneratorCorners, ADrawnWindowIsShownByName) {
   EXPECT_EQ(rc::toString(pacheck::WindowChoice::block_size), "window block_size");
   EXPECT_EQ(rc::toString(pacheck::WindowChoice::one), "window one");

@@ -1,10 +1,6 @@
-// The mutant kill matrix: every mutant (variants/mutants/catalogue.cpp) dies to some property of the catalogue
-// within the default case count, every property kills some mutant, and the precision mutants die to the error bound itself.
-// Fixed seeds make the matrix the same on every run; the test prints it.
-//
-// Also checked here: each kernel of the mutants' meta-kernel without its bug is bit-identical to the correct variant
-// it is the twin of (so a mutant differs from a correct kernel by exactly its bug), mutants declare their counterpart's promises,
-// and the matrix records the shrunk case RapidCheck reports.
+// The mutant kill matrix (printed): every mutant dies within the default case count, every property kills, the
+// precision mutants die to the error bound itself. Also: the meta-kernel without its bug is bit-identical to its
+// correct twin, mutants declare their counterpart's promises, the matrix records RapidCheck's shrunk case.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
@@ -17,6 +13,7 @@
 #include "properties/catalogue.h"
 #include "properties/generators.h"
 #include "properties/kill_matrix.h"
+#include "properties/property_steps.h"
 #include "variants/mutants/mutant.h"
 
 namespace pacheck {
@@ -62,8 +59,7 @@ TEST(KillMatrix, EveryMutantDiesAndEveryPropertyKills) {
     EXPECT_LE(c.cases_to_kill, matrix.cases_per_property) << c.mutant << " / " << c.property;
     EXPECT_GT(c.shrunk_size, 0u) << c.mutant << " / " << c.property << ": no shrunk case recorded";
   }
-  // The precision mutants compute nothing "wrong" but with too much error: only the error bound can see them. If
-  // UlpBoundedAgreement does not kill them, the error model is too loose.
+  // The precision mutants are only too inexact: if UlpBoundedAgreement misses them, the error model is too loose.
   for (const char* precision_mutant : {"pv_in_bf16", "exp_poly2"}) {
     const KillCell* c = cell_of(matrix, precision_mutant, "UlpBoundedAgreement");
     ASSERT_NE(c, nullptr) << precision_mutant << " is not in the matrix";
@@ -81,9 +77,8 @@ TEST(KillMatrix, EveryMutantDiesAndEveryPropertyKills) {
   }
 }
 
-// The matrix's three ways of seeing a failing case: through an observed agreement (acc_not_rescaled under the
-// oracle properties), through an observation without one (masked_v_not_zeroed under MaskedLanesZeroWeight), and
-// through the mutant throwing before anything is observed (table_prefetch_past_row's illegal address).
+// The three ways the matrix sees a failing case: an observed agreement (acc_not_rescaled), an observation without
+// one (masked_v_not_zeroed under MaskedLanesZeroWeight), a mutant throwing first (table_prefetch_past_row).
 TEST(KillMatrix, RecordsTheShrunkCaseItsReproduceStringReplays) {
   KillOptions options = options_for("replay");
   options.mutants = {"acc_not_rescaled", "masked_v_not_zeroed", "table_prefetch_past_row"};
@@ -109,14 +104,15 @@ TEST(KillMatrix, RecordsTheShrunkCaseItsReproduceStringReplays) {
 TEST(KillMatrix, SameSeedGivesTheSameMatrix) {
   KillOptions options = options_for("same-seed");
   options.mutants = {"causal_off_by_one", "splitk_drops_last_split"};
-  options.cases = 30;  // both die well before; the survivors' cells cost a full run each
+  options.cases = 30;  // both die well before; surviving cells cost a full run each
   const KillMatrix a = run_kill_matrix(options);
   const KillMatrix b = run_kill_matrix(options);
   ASSERT_EQ(a.cells.size(), b.cells.size());
   for (std::size_t i = 0; i < a.cells.size(); ++i) {
-    EXPECT_EQ(a.cells[i].killed, b.cells[i].killed) << a.cells[i].mutant << " / " << a.cells[i].property;
-    EXPECT_EQ(a.cells[i].cases_to_kill, b.cells[i].cases_to_kill) << a.cells[i].mutant << " / " << a.cells[i].property;
-    EXPECT_EQ(a.cells[i].shrunk_case, b.cells[i].shrunk_case) << a.cells[i].mutant << " / " << a.cells[i].property;
+    SCOPED_TRACE(a.cells[i].mutant + " / " + a.cells[i].property);
+    EXPECT_EQ(a.cells[i].killed, b.cells[i].killed);
+    EXPECT_EQ(a.cells[i].cases_to_kill, b.cells[i].cases_to_kill);
+    EXPECT_EQ(a.cells[i].shrunk_case, b.cells[i].shrunk_case);
     EXPECT_EQ(a.cells[i].replay, b.cells[i].replay);
   }
   const nlohmann::json json = to_json(a);
@@ -144,8 +140,7 @@ TEST(KillMatrix, UnknownMutantIsAClearError) {
   }
 }
 
-// A mutant claims to be its correct counterpart: the same capabilities (but is_mutant) and error model, and only
-// kill runs see it.
+// A mutant claims its correct counterpart's capabilities (but is_mutant), and only kill runs see it.
 TEST(Mutants, DeclareTheirCounterpartsPromisesAndStayOutOfOrdinaryRuns) {
   const std::vector<const Variant*> all = Registry::instance().mutants();
   ASSERT_GE(all.size(), 15u);
@@ -153,36 +148,34 @@ TEST(Mutants, DeclareTheirCounterpartsPromisesAndStayOutOfOrdinaryRuns) {
   for (const Variant* v : all) {
     const auto* mutant = dynamic_cast<const mutants::Mutant*>(v);
     ASSERT_NE(mutant, nullptr) << v->name() << " is registered as a mutant but is no mutants::Mutant";
+    SCOPED_TRACE(v->name());
     const Capabilities mine = mutant->capabilities();
     const Capabilities claimed = mutant->counterpart().capabilities();
     EXPECT_TRUE(mine.is_mutant);
-    EXPECT_EQ(mine.dtypes, claimed.dtypes) << v->name();
-    EXPECT_EQ(mine.modes, claimed.modes) << v->name();
-    EXPECT_EQ(mine.max_head_dim, claimed.max_head_dim) << v->name();
-    EXPECT_EQ(mine.deterministic, claimed.deterministic) << v->name();
-    EXPECT_EQ(mine.batch_invariant, claimed.batch_invariant) << v->name();
-    EXPECT_EQ(mine.uses_splits, claimed.uses_splits) << v->name();
-    EXPECT_EQ(mine.needs_gpu, claimed.needs_gpu) << v->name();
+    EXPECT_EQ(mine.dtypes, claimed.dtypes);
+    EXPECT_EQ(mine.modes, claimed.modes);
+    EXPECT_EQ(mine.max_head_dim, claimed.max_head_dim);
+    EXPECT_EQ(mine.deterministic, claimed.deterministic);
+    EXPECT_EQ(mine.batch_invariant, claimed.batch_invariant);
+    EXPECT_EQ(mine.uses_splits, claimed.uses_splits);
+    EXPECT_EQ(mine.needs_gpu, claimed.needs_gpu);
     const LogitOptionSupport options = mine.logit_options;
     EXPECT_TRUE(options.soft_cap && options.window && options.alibi && options.sinks)
-        << v->name() << ": the meta-kernel computes every logit option";
-    EXPECT_EQ(mine.fp8_caches, claimed.fp8_caches) << v->name() << ": the meta-kernel reads every fp8 cache";
-    EXPECT_NE(mutant->bug(), mutants::Bug::none) << v->name();
+        << "the meta-kernel computes every logit option";
+    EXPECT_EQ(mine.fp8_caches, claimed.fp8_caches) << "the meta-kernel reads every fp8 cache";
+    EXPECT_NE(mutant->bug(), mutants::Bug::none);
   }
 }
 
-// With Bug::none every kernel of the meta-kernel is its correct counterpart, bit for bit, on every kind of problem
-// the generators draw (poisoned slots, invalid padding, every logit option and fp8 caches included): each mutant is
-// a correct kernel plus exactly its bug.
+// With Bug::none each kernel of the meta-kernel is its correct counterpart bit for bit on every kind of draw (every
+// logit option and fp8 cache included): a mutant is a correct kernel plus exactly its bug.
 RC_GTEST_PROP(MutantKernels, WithoutTheirBugAreBitIdenticalToTheCorrectKernels, ()) {
   gen::Limits limits;
   limits.logit_options = LogitOptionSupport::all();
   limits.fp8_caches = {Fp8Format::e4m3, Fp8Format::e5m2};
   const ProblemSpec spec = *gen::problem_spec(limits);
   const Problem problem = materialize(spec);
-  int longest = 1;
-  for (const Sequence& s : problem.sequences) longest = std::max(longest, s.context_len);
-  const Knobs knobs = *gen::knobs(longest, limits);
+  const Knobs knobs = *gen::knobs(steps::longest_context(problem), limits);
   for (const mutants::Kernel kernel : mutants::kKernels) {
     const Output correct = Registry::instance().get(mutants::counterpart_name(kernel)).run(problem, knobs);
     RC_ASSERT(bit_identical(mutants::run_kernel(kernel, problem, knobs, mutants::Bug::none), correct));
