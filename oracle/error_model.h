@@ -5,6 +5,8 @@
 //                  compounded over the rescales and merges (w, from the oracle's record counts); to first order
 //                  u * (a * CL_j + 2 * CM_j) + w * u * C_j.
 //   second order   (e^{2E} - 1 - 2E) * C_j, E the row's largest eps_t.
+//   any weights    the two above capped at (1 + 2 gamma_chain + 2u) * D_j: a kernel's output is a convex combination
+//                  of the row's values whatever its weights.
 //   accumulation   gamma_chain * (S_j + |o_j|): each term passes through at most `chain` roundings.
 //   division       u * |o_j|.
 //   underflow      chain * 2^-149 + 2 w weight_underflow A_j: roundings below the normal range lose absolutely.

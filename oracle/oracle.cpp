@@ -133,6 +133,7 @@ OracleResult run_oracle(const Problem& p, const std::vector<int>& split_sizes, c
   r.centered_v.assign(n_out, 0);
   r.logit_centered_v.assign(n_out, 0);
   r.spread_centered_v.assign(n_out, 0);
+  r.max_deviation_v.assign(n_out, 0);
   r.rows.assign(n_out / d, RowCondition{});
   r.split_sizes = split_sizes;
   r.split_records.assign(r.rows.size() * split_sizes.size(), 0);
@@ -230,8 +231,9 @@ OracleResult run_oracle(const Problem& p, const std::vector<int>& split_sizes, c
             abs_sum += weights[t] * std::fabs(v(t));
             unweighted_abs_sum += std::fabs(v(t));
           }
-          double c = 0, cl = 0, cm = 0;
+          double c = 0, cl = 0, cm = 0, most = 0;
           for (int t = 0; t < n; ++t) {
+            most = std::max(most, std::fabs(v(t) - o));  // every entry, weighted or not: a kernel may weight it
             if (weights[t] == 0) continue;  // nothing to deviate, and 0 x an infinite magnitude would be NaN
             const double dev = weights[t] * std::fabs(v(t) - o);
             c += dev;
@@ -244,6 +246,7 @@ OracleResult run_oracle(const Problem& p, const std::vector<int>& split_sizes, c
           r.centered_v[out_base + j] = c;
           r.logit_centered_v[out_base + j] = cl;
           r.spread_centered_v[out_base + j] = cm;
+          r.max_deviation_v[out_base + j] = most;
         }
         if (progress && ++rows_done % 256 == 0) progress(rows_done, r.rows.size());
       }

@@ -55,6 +55,7 @@ struct OracleResult {
   std::vector<double> centered_v;         // C_j
   std::vector<double> logit_centered_v;   // CL_j
   std::vector<double> spread_centered_v;  // CM_j
+  std::vector<double> max_deviation_v;    // D_j = max_t |v_tj - o_j| over the row's keys and sink (any weights' reach)
   std::vector<RowCondition> rows;         // [total_queries][num_query_heads]
   // False when a logit or accumulator could overflow fp32, or a value some row reads is inf or NaN: such problems
   // (whose exact answer may not exist) lie outside every variant's error model.

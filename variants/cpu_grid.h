@@ -86,8 +86,8 @@ struct MaskedKvReader {
   const Problem& problem;
   const RowProgram& row;
   float zeros[kCpuMaxHeadDim] = {};
-  mutable float key_buffer[kCpuMaxHeadDim];
-  mutable float value_buffer[kCpuMaxHeadDim];
+  mutable float key_buffer[kCpuMaxHeadDim] = {};
+  mutable float value_buffer[kCpuMaxHeadDim] = {};
 
   bool in_bounds(int position) const { return position < row.context_len; }
   const float* key(int position) const {

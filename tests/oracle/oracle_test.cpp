@@ -138,6 +138,7 @@ TEST(Oracle, TwoKeysMatchTheClosedForm) {
   EXPECT_NEAR(r.centered_v[0], p0 * (o - 1) + p1 * (3 - o), 1e-15);
   EXPECT_NEAR(r.logit_centered_v[0], p1 * 1 * (3 - o), 1e-15);  // L_0 = 0, L_1 = 1
   EXPECT_NEAR(r.spread_centered_v[0], p0 * 1 * (o - 1), 1e-15);  // key 0 sits 1 below the max
+  EXPECT_NEAR(r.max_deviation_v[0], o - 1, 1e-15);  // o is nearer 3 than 1
   EXPECT_EQ(r.rows[0].num_keys, 2);
   EXPECT_EQ(r.rows[0].records, 1);  // the max rises once
   EXPECT_DOUBLE_EQ(r.rows[0].max_logit_magnitude, 1.0);
@@ -152,6 +153,7 @@ TEST(Oracle, ASinkJoinsTheDenominatorWithNoValueAndCountsAsARecord) {
   const double o = (1 * 1 + e * 3) / z;
   EXPECT_NEAR(r.out[0], o, 1e-15);
   EXPECT_NEAR(r.centered_v[0], (e / z) * o + (1 / z) * (o - 1) + (e / z) * (3 - o), 1e-15) << "the sink's |0 - o|";
+  EXPECT_NEAR(r.max_deviation_v[0], 3 - o, 1e-15) << "3 lies farther from o than the sink's value 0";
   EXPECT_EQ(r.rows[0].num_keys, 2) << "the sink is not a key";
   EXPECT_TRUE(r.rows[0].has_sink);
   // Visited first, the sink ties the last key (a near-tie counts): one record, and one more for a kernel that
@@ -307,6 +309,24 @@ TEST(Oracle, AnInfiniteDotProductLeavesTheRowsBoundsFinite) {
       EXPECT_TRUE(std::isfinite(b.bound) && b.bound > 0) << "element " << e << (cap ? " with a cap" : "") << ": "
                                                           << b.bound;
     }
+  }
+}
+
+// Logits 0 and 1e10: the logit error bound (about 3000) overflows exp, so the model says nothing through C_j, which
+// is 0 here (key 0's exact weight underflows); the values' reach D_j = |v_0 - o| bounds what any weights could do.
+TEST(Oracle, ALogitErrorBeyondExpsRangeLeavesTheValuesReachAsTheBound) {
+  Problem p = two_keys();
+  p.queries = {1e10f};
+  for (const float v0 : {1.0f, 3.0f}) {
+    p.v_pool[0] = v0;
+    const OracleResult r = run_oracle(p);
+    ASSERT_TRUE(r.fits_fp32);
+    EXPECT_EQ(r.out[0], 3.0);
+    EXPECT_EQ(r.centered_v[0], 0.0);
+    const double bound = element_bound(ErrorModel{10, 8, 20}, r, 0, p.dtype).bound;
+    EXPECT_TRUE(std::isfinite(bound)) << "v_0 = " << v0 << ": " << bound;
+    EXPECT_GE(bound, 3.0 - v0) << "a kernel whose logit error is this large may return key 0's value";
+    EXPECT_LT(bound, 3.0 - v0 + 1e-4) << "v_0 = " << v0;
   }
 }
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -81,7 +82,7 @@ ExactRow exact_row(const History& h, int folds, int merges) {
   for (int t = 0; t < h.size(); ++t) row.max_spread = std::max(row.max_spread, m - h.scores[t]);
   o.rows = {row};
   for (int j = 0; j < kLanes; ++j) {
-    double out = 0, s = 0, a = 0, c = 0, cm = 0;
+    double out = 0, s = 0, a = 0, c = 0, cm = 0, most = 0;
     for (int t = 0; t < h.size(); ++t) out += p[t] * h.values[t * kLanes + j];
     for (int t = 0; t < h.size(); ++t) {
       const double v = h.values[t * kLanes + j];
@@ -89,6 +90,7 @@ ExactRow exact_row(const History& h, int folds, int merges) {
       a += std::fabs(v);
       c += p[t] * std::fabs(v - out);
       cm += p[t] * std::fabs(v - out) * (m - h.scores[t]);
+      most = std::max(most, std::fabs(v - out));
     }
     o.out.push_back(out);
     o.abs_weighted_v.push_back(s);
@@ -96,6 +98,7 @@ ExactRow exact_row(const History& h, int folds, int merges) {
     o.centered_v.push_back(c);
     o.logit_centered_v.push_back(0);  // the scores are given exactly
     o.spread_centered_v.push_back(cm);
+    o.max_deviation_v.push_back(most);
   }
   r.model.logit_coefficient = 0;
   r.model.weight_error = 2.0 * (1 + folds + merges);  // expf per key, per rescale, per merge factor
