@@ -1,5 +1,5 @@
-// What one thread block of either attention kernel works on: a work item of the plan for one KV head, with what
-// both kernels derive from it, its rows' logit options among them. C++17 CUDA.
+// What one thread block of either attention kernel works on: a work item of the plan for one KV head, and what both
+// kernels derive from it (its rows' logit options among them). C++17 CUDA.
 #pragma once
 
 #include "cuda/paged_attention.h"
@@ -7,8 +7,8 @@
 
 namespace pacheck::cuda::kernels {
 
-// What one thread block works on: block b takes item b / num_kv_heads for KV head b % num_kv_heads, so that a
-// sequence's KV heads start side by side and read the same pages' (adjacent) rows together.
+// Block b takes item b / num_kv_heads for KV head b % num_kv_heads, so that a sequence's KV heads start side by side
+// and read the same pages' (adjacent) rows together.
 struct BlockWork {
   WorkItem item;
   int item_index = 0;
@@ -36,8 +36,8 @@ __device__ inline int row_position(const BlockWork& work, int r) {
   return work.first_position + (work.item.first_row + r) / work.gqa;
 }
 
-// The logit options as the kernels apply them (online_softmax.h's arithmetic, in problem.h's order). Whether a
-// score needs any beyond the scale: one uniform test, a branch on the plain path.
+// The logit options as the kernels apply them (online_softmax.h's arithmetic, in problem.h's order). Whether a score
+// needs any beyond the scale: one uniform test.
 __device__ inline bool has_logit_arithmetic(const DeviceBatch& batch) {
   return batch.soft_cap > 0.0f || batch.alibi_slopes != nullptr;
 }

@@ -8,20 +8,20 @@
 //   scores   partial dot products of the thread's keys with its rows (q in registers), summed over the key's dim
 //            chunks by a butterfly of shuffles; each thread's largest score per row goes to shared memory;
 //   (barrier: the one per tile)
-//   weights  each row's tile max from the key groups' maxima; the rescale factor and the keys' weights
-//            (online_softmax.h steps), computed by the row's holders and shuffled to the others;
+//   weights  each row's tile max from the key groups' maxima; the rescale factor and the keys' weights, computed by
+//            the row's holders and shuffled to the others;
 //   values   o += p v over the thread's keys for its lanes of its rows; the holders add the weights to their share
 //            of the denominator.
-// At the end the key groups' sums meet in shared memory and epilogue.cuh adds them in group order.
+// At the end epilogue.cuh adds the key groups' sums in group order.
 //
 // Arithmetic (the error models of cuda_variants.cpp): a logit is fp32 fused multiply-adds in lane order, a butterfly
 // sum over the dim chunks (padding adds exact zeros), one multiply by the scale: within gamma_{head_dim} plus the
 // scale's rounding. Weights: the exact tile max, raise_running_max (exactly 1 where a finite max stays) and
 // key_weight (exactly 0 for a masked key), CUDA's expf (2 ulp), no fast-math intrinsics. Sums: each key group
-// accumulates p v (and p) in position order; the groups' sums are added once at the end, in group order. Masked keys
-// never reach a multiply (score -inf, weight 0, the value loop skips them); keys outside the item are never loaded
-// (their rows zero-filled), nor their table entries read. Logit options after the scale in fp32 (block_work.cuh); a
-// window sets each row's first key; a sink joins in the epilogue.
+// accumulates p v (and p) in position order. Masked keys never reach a multiply (score -inf, weight 0, the value
+// loop skips them); keys outside the item are never loaded (their rows zero-filled), nor their table entries read.
+// Logit options after the scale in fp32 (block_work.cuh); a window sets each row's first key; a sink joins in the
+// epilogue.
 #pragma once
 
 #include <cstdint>
@@ -43,14 +43,13 @@ __host__ __device__ constexpr int log2_of(int x) { return x <= 1 ? 0 : 1 + log2_
 // butterfly (xor distances LANES_PER_KEY/2, ..., 1); while more than one value is live each step halves them (a lane
 // keeps one half, sends the other, adds its partner's). Then every lane holds kHeld dot products, rows
 // [first_held_row, + kHeld), lanes differing only in the non-halving steps' bits the same rows (the holder: those bits
-// zero). Each sum is formed in one lane or symmetrically in two (addition commutes): every holder has the same bits.
+// zero). Each sum is formed in one lane or symmetrically in two (addition commutes): the same bits in every lane.
 template <int ROWS, int LANES_PER_KEY>
 struct KeyButterfly {
   static constexpr int kSteps = log2_of(LANES_PER_KEY);
   static constexpr int kHalvings = log2_of(ROWS) < kSteps ? log2_of(ROWS) : kSteps;
   static constexpr int kHeld = ROWS >> kHalvings;
-  // Lane bits of the non-halving steps: holders have them zero.
-  static constexpr int kDuplicateBits = (LANES_PER_KEY >> kHalvings) - 1;
+  static constexpr int kDuplicateBits = (LANES_PER_KEY >> kHalvings) - 1;  // zero in holders
 
   // BUG butterfly_width_too_narrow: each shuffle's width is its xor distance (a partner past it gives its own value).
   template <GpuBug BUG = GpuBug::none>
@@ -95,7 +94,7 @@ namespace cuda_core {
 __host__ __device__ constexpr int row_bytes(int lanes, int element_bytes) { return lanes * element_bytes + 16; }
 
 struct SharedLayout {
-  int kv;        // K tiles then V tiles; after the last tile, the key groups' accumulators
+  int kv;        // K tiles, V tiles; after the last tile, the key groups' accumulators
   int table;     // staged block-table entries
   int tile_max;  // [2][rows][key_groups] fp32: each key group's largest score per row, by tile parity
   int row_sums;  // [key_groups][rows] denominators, then [rows] maxima
@@ -147,7 +146,7 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
   constexpr int kRowBytes = cuda_core::row_bytes(LANES, kElement);
   constexpr int kLanesPerKey = LANES / LPT;
   constexpr int kKeyGroups = cuda_core_key_groups(LANES);
-  constexpr int kKeysPerThread = TILE_KEYS / kKeyGroups;  // per tile
+  constexpr int kKeysPerThread = TILE_KEYS / kKeyGroups;   // per tile
   constexpr int kChunkBytes = LPT * kElement;  // a thread's lanes of one K or V row
   constexpr int kCopiesPerChunk = kChunkBytes / 16;
   constexpr cuda_core::SharedLayout kShared = cuda_core::shared_layout<T, LANES, ROWS>();
@@ -165,7 +164,7 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
   float* const den_s = reinterpret_cast<float*>(shared + kShared.row_sums);       // [kKeyGroups][ROWS]
   float* const max_s = den_s + kKeyGroups * ROWS;                                 // [ROWS]
 
-  ptx::allow_dependent_launch();  // a split-K merge may start preparing now (see wait_for_prerequisite_grids)
+  ptx::allow_dependent_launch();  // a split-K merge may start preparing now
   const BlockWork work = with_bug<BUG>(load_block_work(batch, plan), batch.block_size);
   const WorkItem& item = work.item;
   const int kv_head = work.kv_head;
@@ -178,13 +177,13 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
   const int key_group = tid / kLanesPerKey;
   const int key_lane0 = lane - dim_chunk;  // the warp lane of this key's dim chunk 0
   const bool holds_rows = (dim_chunk & Butterfly::kDuplicateBits) == 0;
-  const int first_held_row = Butterfly::first_held_row(dim_chunk);  // counted within this thread's rows
+  const int first_held_row = Butterfly::first_held_row(dim_chunk);
   const int tile = max(1, min(plan.tile_size, TILE_KEYS));
   const int first_position = work.first_position;
 
   // Row r attends to keys [row_begin, row_end): from the item's first or its window's start to its position + 1.
   int row_end[ROWS], row_begin[ROWS];
-  int begin_max = item.key_begin;  // the latest row_begin of the present rows: every row sees a key from here on
+  int begin_max = item.key_begin;  // the present rows' latest row_begin: every row sees the keys from here on
 #pragma unroll
   for (int r = 0; r < ROWS; ++r) {
     const int token = (item.first_row + r) / gqa;
@@ -192,7 +191,7 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
     row_begin[r] = row_first_key(batch, work, r);
     if (r < item.num_rows) begin_max = max(begin_max, row_begin[r]);
   }
-  // The first keys, ALiBi slopes and positions of the rows the lane holds (it scores only those).
+  // The first keys, ALiBi slopes and positions of the rows the lane holds (it scores those only).
   const bool logit_arithmetic = has_logit_arithmetic(batch);
   float held_slope[kHeld];
   int held_position[kHeld], held_begin[kHeld];
@@ -218,7 +217,7 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
     }
   }
 
-  // Zero the chunks this thread copies in every stage (lanes past the head stay zero), stage the block table.
+  // Zero the chunks this thread copies in every stage (lanes past the head stay zero); stage the block table.
 #pragma unroll
   for (int kv = 0; kv < 2; ++kv) {
     for (int s = 0; s < STAGES; ++s)
@@ -245,8 +244,7 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
   const unsigned char* const v_pool = static_cast<const unsigned char*>(batch.v_pool);
   const int num_tiles = (item.key_end - item.key_begin + tile - 1) / tile;
 
-  // Key `position`'s (block, slot, kv_head) vector in the pools, through the block table: 32 bits
-  // (launch_attention checks), its byte offset maybe not.
+  // Key `position`'s (block, slot, kv_head) vector index: 32 bits (launch_attention checks), its byte offset maybe not.
   const auto vector_index = [&](int position) {
     int logical_block, slot;
     block_div.divmod(position, logical_block, slot);
@@ -255,7 +253,7 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
   };
   static_assert(kKeysPerThread <= kLanesPerKey, "each of a key group's keys is looked up by one of its lanes");
 
-  // Starts the copy of this thread's chunks of its keys of tile i; keys past the item or the tile are zero-filled.
+  // Starts copying this thread's chunks of its keys of tile i; keys past the item or the tile are zero-filled.
   const auto load_tile = [&](int i) {
     const int t0 = item.key_begin + i * tile;
     const int count = min(tile, item.key_end - t0);
@@ -295,7 +293,7 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
     ptx::copy_async_commit();
   };
 
-  // The state: (m, this key group's share of d) for the rows this lane holds; o for its lanes of its rows.
+  // The state: (m, the key group's share of d) of the rows the lane holds; o for its lanes of its rows.
   float run_max[kHeld], run_den[kHeld];
 #pragma unroll
   for (int h = 0; h < kHeld; ++h) {
@@ -321,8 +319,8 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
     else ptx::copy_async_commit();
     const unsigned char* const k_stage = kv_tiles + (i % STAGES) * TILE_KEYS * kRowBytes;
     const unsigned char* const v_stage = k_stage + STAGES * TILE_KEYS * kRowBytes;
-    int keys[ROWS];  // this tile's keys before each row's end: the row's are those from its row_begin
-    int keys_min = tile, keys_max = 0;  // over the present rows (absent rows have none and weigh 0 anyway)
+    int keys[ROWS];  // this tile's keys before each row's end (the row's: those from its row_begin)
+    int keys_min = tile, keys_max = 0;  // over the present rows (absent rows have none)
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
       keys[r] = max(0, min(row_end[r] - t0, tile));
@@ -338,8 +336,7 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
         if (r == first_held_row + h) held_keys[h] = keys[r];
     }
 
-    // Scores of this thread's keys for the rows it holds, and their maxima.
-    float score[kKeysPerThread][kHeld];
+    float score[kKeysPerThread][kHeld];  // this thread's keys' scores for the rows it holds
     float thread_max[kHeld];
 #pragma unroll
     for (int h = 0; h < kHeld; ++h) thread_max[h] = -INFINITY;
@@ -374,11 +371,11 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
       for (int h = 0; h < kHeld; ++h)
         tile_max_par[(first_held_row + h) * kKeyGroups + key_group] = thread_max[h];
     }
-    // Every key group's maxima are in (the other parity's are rewritten only after the next barrier).
-    // BUG tile_max_barrier_missing: no barrier, the key groups drift apart.
+    // Every key group's maxima are in (the other parity's are rewritten only after the next barrier). BUG
+    // tile_max_barrier_missing: no barrier, the key groups drift apart.
     if constexpr (BUG != GpuBug::tile_max_barrier_missing) __syncthreads();
 
-    // Weights of this thread's keys for the rows it holds; the rescale factor of each of its rows from its holder.
+    // Weights of this thread's keys for the rows it holds; each row's rescale factor from its holder.
     float own_alpha[kHeld];
     float weight[kKeysPerThread][kHeld];
 #pragma unroll
@@ -445,8 +442,8 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
     }
   }
 
-  // The key groups' sums meet in the K/V space (free after the last tile); the epilogue adds them in group order.
-  // The mutant that waits one group late drains its copies first, so none lands in the sums.
+  // The key groups' sums meet in the K/V space (free after the last tile). The mutant that waits one group late
+  // drains its copies first, so none lands in the sums.
   if constexpr (BUG == GpuBug::cp_async_wait_one_late) ptx::copy_async_wait<0>();
   __syncthreads();
   float* const group_acc = reinterpret_cast<float*>(kv_tiles);  // [kKeyGroups][ROWS][LANES]

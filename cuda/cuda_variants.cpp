@@ -11,7 +11,7 @@ namespace pacheck {
 namespace {
 
 // The tiled-kernel model (oracle/stock_error_models.h) of the arithmetic the problem runs on, read from the
-// dispatch's rule so that bound and kernel cannot disagree. split_size: cuda_splitk's keys per split, 0 when fused.
+// dispatch's rule so that bound and kernel cannot disagree. split_size: 0 when fused.
 ErrorModel kernel_error_model(const Problem& p, const OracleResult& oracle, std::size_t row, const Knobs& knobs,
                               int split_size) {
   const cuda::KernelArithmetic kernel =
@@ -28,7 +28,7 @@ Capabilities cuda_capabilities(bool uses_splits) {
   Capabilities c;
   c.dtypes = {DType::f32, DType::f16, DType::bf16};
   c.modes = {Mode::decode, Mode::prefill, Mode::continuation};
-  c.max_head_dim = cuda::kMaxHeadDim;  // every head dim from 1 to 256
+  c.max_head_dim = cuda::kMaxHeadDim;
   c.needs_gpu = true;
   c.uses_splits = uses_splits;
   // Every logit option, in fp32 as the CPU variants (the tiled model's fp32 option cost and sink term cover them).
@@ -40,11 +40,8 @@ Capabilities cuda_capabilities(bool uses_splits) {
   return c;
 }
 
-// cuda_fused: a thread block owns one (sequence, KV head, run of query positions) with its GQA group, walks the
-// whole history through the block table tile by tile, and folds each tile into the rows' online-softmax states.
-// cuda_splitk: flash-decoding, the twin of cpu_splitk: each history cut into splits of effective_split_size(knobs,
-// context_len) keys (a row's answer never depends on its batch), each folded from an empty state into a partial
-// state; a reduce kernel merges each row's non-empty splits in order.
+// cuda_fused and cuda_splitk (paged_attention.h). cuda_splitk is the twin of cpu_splitk: splits of
+// effective_split_size(knobs, context_len) keys, so a row's answer never depends on its batch.
 template <bool SPLIT_K>
 class CudaVariant final : public Variant {
  public:

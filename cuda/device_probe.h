@@ -1,6 +1,6 @@
 // Whether a CUDA device can run the GPU variants, which devices there are, and which one ctest assigned: from
 // device_probe.cu with the CUDA runtime, or device_probe.cpp's PACHECK_NO_CUDA_PROBE part without nvcc;
-// device_probe.cpp also holds what needs neither (ctest's resource-group environment).
+// device_probe.cpp also holds what needs neither.
 #pragma once
 
 #include <optional>
@@ -17,15 +17,14 @@ bool cuda_device_available(std::string* reason);
 std::string cuda_device_description();
 
 // Whether a missing GPU is a failure, not a skip: PACHECK_REQUIRE_GPU=1 (a GPU CI runner sets it, so losing its GPU
-// cannot pass by skipping). A value but 0, 1 or unset throws std::invalid_argument naming the variable.
+// cannot pass by skipping). Another value than 0 or 1 throws std::invalid_argument naming the variable.
 bool gpu_required();
 
 // Why a GPU test cannot run, or nullopt when a device answers; throws std::runtime_error when gpu_required().
 std::optional<std::string> reason_to_skip_gpu_tests();
 
-// One CUDA device, as the runtime numbers it (the index cudaSetDevice takes).
 struct CudaDevice {
-  int index = 0;
+  int index = 0;  // as cudaSetDevice takes it
   std::string name;        // "NVIDIA H200"
   std::string pci_bus_id;  // "0000:19:00.0"
 };

@@ -19,7 +19,7 @@ KvCache kv_cache_of(const Problem& problem);
 
 class DeviceProblem {
  public:
-  // The problem must be valid (validate()); values are converted exactly to the storage dtype.
+  // The problem must be valid (validate()); values convert exactly to the storage dtype.
   explicit DeviceProblem(const Problem& problem);
   const DeviceBatch& batch() const { return batch_; }
   // The records of batch().sequences, on the host (what plan_attention takes).
@@ -43,8 +43,8 @@ class DeviceProblem {
 using LaunchAttention = void (*)(const DeviceBatch&, const DevicePlan&, const KernelPins&, cudaStream_t);
 
 // Runs the attention kernel on `problem`, split-K (effective_split_size(knobs, context_len) per sequence) or fused,
-// the L2 evicted first so that it reads device memory. Throws std::runtime_error naming `variant` without a CUDA
-// device, CudaError when a launch or the kernel fails.
+// the L2 evicted first. Throws std::runtime_error naming `variant` without a CUDA device, CudaError when a launch or
+// the kernel fails.
 Output run_paged_attention(const Problem& problem, const Knobs& knobs, bool split_k, const std::string& variant,
                            LaunchAttention launch = launch_attention);
 

@@ -25,8 +25,8 @@ __device__ inline bool output_aligned_for_lanes(const DeviceBatch& batch) {
 
 // From group_acc [kKeyGroups][kRows][kRowStride] (LANES floats of a row used), den_s [kKeyGroups][kRows] and max_s
 // [kRows]: each element's and denominator's sum over the key groups in group order; fused, joined by the row's sink,
-// normalised and stored; split-K, stored as the partial state (max, denominator, fp32 accumulator). N consecutive
-// lanes a thread: the same sums whatever N is.
+// normalised and stored; split-K, stored as the partial state. N consecutive lanes a thread: the same sums whatever
+// N is.
 template <int N, typename T, int kRows, int LANES, int kRowStride, int kKeyGroups, int kBlockThreads>
 __device__ void write_item_lanes(const DeviceBatch& batch, const DevicePlan& plan, const BlockWork& work,
                                  const float* group_acc, const float* den_s, const float* max_s) {
@@ -80,8 +80,8 @@ __device__ void write_item_lanes(const DeviceBatch& batch, const DevicePlan& pla
   }
 }
 
-// Four lanes a thread (16-byte loads and stores: a split-K block's end is on the merge's path) where head_dim % 4 == 0
-// and the output is aligned for them (the partial states' scratch always is), else one;
+// Four lanes a thread (16-byte accesses: a split-K block's end is on the merge's path) where head_dim % 4 == 0 and the
+// output is aligned for them (the partial states' scratch always is), else one;
 // GpuFused.AnOutputAlignedOnlyToItsElementGetsTheSameBits checks both give the same bits.
 template <typename T, int kRows, int LANES, int kKeyGroups, int kBlockThreads, int kRowStride = LANES>
 __device__ void write_item_result(const DeviceBatch& batch, const DevicePlan& plan, const BlockWork& work,

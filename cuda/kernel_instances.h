@@ -1,5 +1,5 @@
-// The kernels' entry points, one per instantiation, defined in cuda/instances/ (compiled in parallel; the dispatch,
-// launch_attention.cpp, compiles no kernel). C++17, no device code.
+// The kernels' entry points, one per instantiation, defined in cuda/instances/ (compiled in parallel). C++17, no
+// device code.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -24,7 +24,7 @@ template <Storage S, int LANES, MergeShape SHAPE, GpuBug BUG = GpuBug::none>
 void launch_merge(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream);
 
 // Blocks of the one-wave layouts at 128 lanes (wide, wide-evict-first; bf16 queries, pools of `cache`, `rows` rows)
-// resident on one multiprocessor; defined beside each cache's instances, whose occupancy it asks the runtime.
+// resident on one multiprocessor, as the runtime reports; defined beside each cache's instances.
 template <KvCache C>
 int one_wave_resident_blocks_of(int rows);
 template <>

@@ -1,7 +1,5 @@
-// Every choice a launch of the CUDA kernels makes, as plain rules with their reasons: kernel, rows a block, tiles
-// and pipeline depths, the tensor-core kernel's copies and its layout at 128 lanes, the merge's shape, the
-// benchmark's split size. paged_attention_bench --layout, --merge pin them, to recheck a rule on another GPU. C++17;
-// the constexpr rules are host and device.
+// Every choice a launch of the CUDA kernels makes, as plain rules with their reasons. paged_attention_bench --layout,
+// --merge pin them, to recheck a rule on another GPU. C++17; the constexpr rules are host and device.
 #pragma once
 
 #include "cuda/paged_attention.h"
@@ -16,9 +14,9 @@
 
 namespace pacheck::cuda {
 
-// --- sizes every kernel shares ------------------------------------------------------------------------------------
+// --- sizes every kernel shares ---
 
-// The widest head the kernels take: every head dim from 1 to 256 works.
+// The widest head the kernels take (every head dim from 1 works).
 inline constexpr int kMaxHeadDim = 256;
 // Rows (query heads x tokens) a block holds at most: the N columns of the tensor-core kernel's mma.
 inline constexpr int kMaxRows = 8;
@@ -36,25 +34,25 @@ inline int row_capacity(int gqa_ratio) { return gqa_ratio <= 4 ? 4 : kMaxRows; }
 
 PACHECK_RULE constexpr int round_up(int x, int to) { return (x + to - 1) / to * to; }
 
-// --- the grid ------------------------------------------------------------------------------------------------------
+// --- the grid ---
 
-// One block per work item and KV head, KV heads fastest in one grid dimension (block_work.cuh): a sequence's heads
-// read the same pages together (measured faster than items x KV heads). Throws std::invalid_argument past 2^31 - 1.
+// One block per work item and KV head, KV heads fastest (block_work.cuh): a sequence's heads read the same pages
+// together (measured faster than items x KV heads). Throws std::invalid_argument past 2^31 - 1.
 long long attention_grid_blocks(int num_items, int num_kv_heads);
 
-// --- split-K's items under a sliding window ------------------------------------------------------------------------
+// --- split-K's items under a sliding window ---
 
-// Splits are cut from position 0; a chunk of rows gets an item per split from the one holding its first row's
-// window start (at chunk_first_position), and a row at `position` merges those from its own window's start's split
-// to its position's. The first of them, counted from the chunk's first item (window 0: none).
+// Splits are cut from position 0; a chunk of rows gets an item per split from the one holding its first row's window
+// start (at chunk_first_position), and a row at `position` merges those from its own window start's split to its
+// position's. The first of them, counted from the chunk's first item (window 0: none).
 PACHECK_RULE constexpr int row_first_split_offset(int chunk_first_position, int position, int split, int window) {
   return window_start(position, window) / split - window_start(chunk_first_position, window) / split;
 }
 
-// --- which kernel --------------------------------------------------------------------------------------------------
+// --- which kernel ---
 
-// bf16 and fp16 with head_dim % 8 == 0 (whole 16-byte rows for ldmatrix) run on the tensor cores: at GQA 8, 4
-// multiply-adds per byte of K/V are over half the H200's fp32 peak at full bandwidth. The rest: fp32 CUDA cores.
+// bf16 and fp16 with head_dim % 8 == 0 (whole 16-byte rows for ldmatrix) run on the tensor cores (at GQA 8, 4
+// multiply-adds per byte of K/V are over half the H200's fp32 peak at full bandwidth); the rest on the CUDA cores.
 inline bool uses_tensor_cores(Storage storage, int head_dim) { return storage != Storage::f32 && head_dim % 8 == 0; }
 // An fp8 cache runs only on the tensor cores, with bf16 queries and head_dim % 16 == 0 (whole 16-byte fp8 rows):
 // serving's fp8 shapes; a CUDA-core path would double its instances for shapes no engine runs.
@@ -63,7 +61,7 @@ inline bool takes_kv_cache(Storage storage, int head_dim, KvCache cache) {
   return cache == KvCache::same || (storage == Storage::bf16 && head_dim % kFp8HeadDimMultiple == 0);
 }
 
-// --- the CUDA-core kernel (cuda_core_kernel.cuh) ---------------------------------------------------------------------
+// --- the CUDA-core kernel (cuda_core_kernel.cuh) ---
 
 // 128 threads; a thread holds 8 head lanes of every row (one 16-byte load of bf16), so a key takes lanes / 8
 // threads and the others take other keys (key groups).
@@ -79,7 +77,7 @@ PACHECK_RULE constexpr int cuda_core_tile_keys(int lanes, int element_bytes) {
 // Tiles in flight: two for 4 rows (four blocks per multiprocessor fit), three for 8 (whose registers allow two).
 PACHECK_RULE constexpr int cuda_core_stages(int rows) { return rows == 4 ? 2 : 3; }
 
-// --- the tensor-core kernel (tensor_core_kernel.cuh) ----------------------------------------------------------------
+// --- the tensor-core kernel (tensor_core_kernel.cuh) ---
 
 // Four warps; a tile is 64 keys, 16 per warp: one mma K step of the values product.
 inline constexpr int kTensorCoreWarps = 4;
@@ -90,15 +88,13 @@ inline constexpr int kTensorCoreTileKeys = 64;
 //           a warp's 16 keys, a sixth of the asynchronous copies' instructions;
 //   async   16-byte asynchronous copies, addressed by every lane (no mbarriers);
 //   async_evict_first
-//           async under an L2 evict-first policy: streaming K and V evicts little else (an earlier kernel's dirty
-//           lines stay). Never in the padded (32-lane) layout, where ptxas 13.0 drops the policy and leaves copies
-//           that fault (bench/sass_descriptor_check.py finds them).
+//           async under an L2 evict-first policy: streaming K and V evicts little else. Never in the padded (32-lane)
+//           layout, where ptxas 13.0 drops the policy and leaves copies that fault (bench/sass_descriptor_check.py).
 enum class TileCopies { tensor, async, async_evict_first };
 
 // Bytes of a K or V element as the tensor-core kernel stages it: 16-bit values, or an fp8 cache's bytes as they are.
 PACHECK_RULE constexpr int tensor_core_kv_bytes(KvCache cache) { return cache == KvCache::same ? 2 : 1; }
-// Rows of 128 bytes or more: the 128-byte swizzled layout (tensor copies need it; ldmatrix is conflict-free);
-// narrower rows are padded by 16 bytes.
+// Rows of 128 bytes or more: the 128-byte swizzled layout (tensor copies need it); narrower rows padded by 16 bytes.
 PACHECK_RULE constexpr bool tensor_core_swizzled(int lanes, int kv_bytes = 2) { return lanes * kv_bytes >= 128; }
 // Tiles in flight: three (two blocks per multiprocessor at 128 lanes), two at 256 lanes (a multiprocessor's worth).
 PACHECK_RULE constexpr int tensor_core_stages(int lanes) { return lanes >= 256 ? 2 : 3; }
@@ -110,38 +106,36 @@ PACHECK_RULE constexpr TileCopies tensor_core_copies(int lanes, int kv_bytes = 2
 
 // At 128 lanes one of three swizzled layouts with asynchronous copies runs: deep (three tiles in flight, two blocks
 // per multiprocessor), wide (two tiles, three blocks: more latency hidden, but a 1.3-wave grid's partial wave of one
-// block per multiprocessor cannot keep HBM busy) and wide-evict-first (wide with async_evict_first).
-// The rule: wide-evict-first when the grid (items x KV heads) fits one wide wave (it speeds split-K at batch 1; over
-// several waves any cache policy costs more), wide from four waves (the partial wave's share is small), deep between.
-// From an fp8 cache (stages half as large: wide fits four blocks, deep three) wide at every size (neither deep nor
-// evict-first paid for itself from batch 16 to 256). A pinned choice wins.
+// block per multiprocessor cannot keep HBM busy) and wide-evict-first (wide with async_evict_first). The rule:
+// wide-evict-first when the grid (items x KV heads) fits one wide wave (it speeds split-K at batch 1; over several
+// waves any cache policy costs more), wide from four waves (the partial wave's share is small), deep between. From an
+// fp8 cache (wide fits four blocks, deep three) wide at every size (neither deep nor evict-first paid for itself from
+// batch 16 to 256). A pinned choice wins.
 inline constexpr int kWideBlocksPerMultiprocessor = 3;
 inline constexpr int kFp8WideBlocksPerMultiprocessor = 4;
 KernelLayout choose_tensor_core_layout(long long blocks, int multiprocessors, KernelLayout pinned,
                                        KvCache cache = KvCache::same);
 
-// --- the split-K merge (splitk_merge.cuh) ----------------------------------------------------------------------------
+// --- the split-K merge (splitk_merge.cuh) ---
 
 // One output row per group of threads: lanes (a head lane a thread: a few rows of many splits merge fastest, each
 // chain carrying one lane) or warps (four lanes a thread, 16-byte loads: a quarter of the instructions, for many
 // rows). The rule: lanes while the rows (tokens x query heads) are at most one per multiprocessor. A pin wins.
 MergeShape choose_merge_shape(long long rows, int multiprocessors, MergeShape pinned);
 
-// --- what the error models read --------------------------------------------------------------------------------------
+// --- what the error models read ---
 
 // Which kernel a launch runs and its arithmetic: the variants' bounds (cuda_variants.cpp) read the dispatch's rule.
 struct KernelArithmetic {
   bool tensor_cores = false;
-  // The values product's operands are fp16 (else bf16): fp16 problems and e4m3 caches (V widens to fp16 cheaper).
-  bool fp16_operands = false;
-  // Keys folded per online-softmax step at most (the shared-memory tile); larger tile_size knobs walk tiles of this.
-  int max_tile_keys = 32;
+  bool fp16_operands = false;  // the values product's operands (else bf16): fp16 problems and e4m3 caches
+  int max_tile_keys = 32;      // keys per online-softmax step at most; larger tile_size knobs walk tiles of this
   // Thread groups accumulating disjoint keys, their sums added once at the end: extra additions per term at most.
   int key_groups = 1;
 };
 KernelArithmetic kernel_arithmetic(Storage storage, int head_dim, KvCache cache = KvCache::same);
 
-// --- the benchmark's split size --------------------------------------------------------------------------------------
+// --- the benchmark's split size ---
 
 // The split size that fills the GPU in one wave: as many splits (at least one, whole `tile`s) as `resident_blocks`
 // (the GPU's at once) allow for `grid_rows` grid rows (sequences x KV heads).

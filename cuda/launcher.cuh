@@ -1,5 +1,5 @@
 // Launching one instantiation of an attention kernel, and the split-K merge after it, for the instance translation
-// units (instances/*.cu) that define kernel_instances.h's entry points. C++17 CUDA.
+// units (instances/*.cu). C++17 CUDA.
 #pragma once
 
 #include <stdexcept>
@@ -71,7 +71,7 @@ void launch_merge_kernel(const DeviceBatch& batch, const DevicePlan& plan, cudaS
 
 namespace pacheck::cuda::instances {
 
-// kernel_instances.h's merge entry point: the lanes shape is a head lane a thread, the warps shape four.
+// kernel_instances.h's merge entry point: a head lane a thread (lanes shape) or four (warps).
 template <Storage S, int LANES, MergeShape SHAPE, GpuBug BUG>
 void launch_merge(const DeviceBatch& batch, const DevicePlan& plan, cudaStream_t stream) {
   static_assert(SHAPE == MergeShape::lanes || SHAPE == MergeShape::warps, "a resolved shape");

@@ -5,10 +5,9 @@
 // tensor_core_kernel.cuh) or the fp32 CUDA-core kernel (the rest: cuda_core_kernel.cuh); launch_rules.h says which.
 // A thread block owns one work item: a run of consecutive rows of one (sequence, KV head), its (query token, query
 // head of the GQA group) pairs in token-major order, and a range of key positions. It walks the range through the
-// block table a tile at a time (asynchronous copies, several tiles in flight, the table staged in shared memory),
-// masks the ragged tail, the causal future and the keys before each row's window, and folds each tile into the
-// rows' online-softmax states (variants/online_softmax.h). A block holds whole GQA groups where they fit (up to 8
-// query heads), so each K/V tile serves the whole group.
+// block table a tile at a time, masks the ragged tail, the causal future and the keys before each row's window, and
+// folds each tile into the rows' online-softmax states (variants/online_softmax.h). A block holds whole GQA groups
+// where they fit (up to 8 query heads), so each K/V tile serves the whole group.
 //   cuda_fused:  one item per run of rows, covering all its keys; the block writes the output (epilogue.cuh).
 //   cuda_splitk: each sequence's history cut into splits of a fixed number of keys (flash-decoding); an item per
 //                (run of rows, split) writes its partial state (max, denominator, fp32 accumulator), and
@@ -31,29 +30,32 @@
 namespace pacheck::cuda {
 
 enum class Storage : int { f32 = 0, f16 = 1, bf16 = 2 };
-// What the K and V pools hold: values of the storage type, or an fp8 cache (problem.h, Fp8Cache), a byte an element,
-// which the tensor-core kernel widens exactly and scales in fp32.
+// What the K and V pools hold: values of the storage type, or an fp8 cache (problem.h, Fp8Cache), a byte an element.
 enum class KvCache : int { same = 0, e4m3 = 1, e5m2 = 2 };
 
-// One GPU-only bug per value, a kernel template argument (`if constexpr` at its site): production instantiates only
-// none; the mutants live in their own library (cuda/mutants/).
+// One GPU-only bug per value, a kernel template argument (`if constexpr` at its site, where a comment says what it
+// does; cuda/mutants/gpu_mutants.cpp's table describes each): production instantiates only none; the mutants live in
+// their own library (cuda/mutants/).
 enum class GpuBug : int {
   none,
-  cp_async_wait_one_late,      // CUDA cores: cp.async.wait_group STAGES - 1 where STAGES - 2 lands tile i
-  tile_max_barrier_missing,    // CUDA cores: no __syncthreads between the key groups' tile maxima and their reads
-  butterfly_width_too_narrow,  // CUDA cores: the dot-product butterfly's shuffles with width = their xor distance
-  p_rounded_to_bf16,           // CUDA cores: each weight rounded to bf16 before it multiplies V
-  split_start_rounded_up,      // CUDA cores: a split starts at its first whole KV block (ceil for floor)
-  tc_cp_async_wait_one_late,   // tensor cores: cp.async.wait_group STAGES where STAGES - 1 lands tile i
-  tc_warp_max_missing_step,    // tensor cores: the row's warp max leaves out the xor-16 shuffle
-  swizzle_xor_of_4_rows,       // tensor cores: ldmatrix rows unswizzled with key % 4 where the copies used key % 8
-  tma_box_one_row_late,        // tensor cores: each tensor copy's box starts one slot row late
-  mbarrier_parity_flipped,     // tensor cores: the tile's mbarrier waited on with the other phase parity
-  fp8_k_scale_from_v_scales,   // tensor cores, fp8 cache: the logits scaled by the KV head's V scale, not its K scale
-  fp16_scores_row_of_fragment, // tensor cores, e4m3 cache: a score's power of two undone with the query fragment's row
-  merge_slot_by_row_capacity,  // merge: a row's slot found by the block's capacity instead of the rows it holds
-  merge_reads_one_split_past,  // merge: one split past the row's last is merged (another row's slot)
-  merge_order_from_arrival,    // merge: each row starts at the split of its arrival ticket and wraps around
+  // the CUDA-core kernel
+  cp_async_wait_one_late,
+  tile_max_barrier_missing,
+  butterfly_width_too_narrow,
+  p_rounded_to_bf16,
+  split_start_rounded_up,
+  // the tensor-core kernel
+  tc_cp_async_wait_one_late,
+  tc_warp_max_missing_step,
+  swizzle_xor_of_4_rows,
+  tma_box_one_row_late,
+  mbarrier_parity_flipped,
+  fp8_k_scale_from_v_scales,
+  fp16_scores_row_of_fragment,
+  // the split-K merge
+  merge_slot_by_row_capacity,
+  merge_reads_one_split_past,
+  merge_order_from_arrival,
   count
 };
 int storage_bytes(Storage storage);
@@ -66,8 +68,8 @@ struct SequenceMeta {
 };
 
 // Everything the kernels read and write, on the device. Pools [num_blocks][block_size][num_kv_heads][head_dim],
-// queries and output [total_queries][num_query_heads][head_dim], all in `storage` (the pools in `kv_cache` when it
-// is fp8); the pools and the queries 16-byte aligned (launch_attention checks).
+// queries and output [total_queries][num_query_heads][head_dim], all in `storage` (the pools in `kv_cache` if fp8);
+// the pools and the queries 16-byte aligned (launch_attention checks).
 struct DeviceBatch {
   Storage storage = Storage::f32;
   KvCache kv_cache = KvCache::same;
@@ -89,8 +91,8 @@ struct DeviceBatch {
   const std::int32_t* block_tables = nullptr;  // every sequence's table, padding included (never followed)
   const SequenceMeta* sequences = nullptr;
   const int* sequence_of_query_row = nullptr;  // [total_queries]
-  // The logit options (problem/problem.h), each absent by default: a soft cap and a window of 0 are none, the
-  // per-query-head arrays (device memory) null.
+  // The logit options (problem/problem.h), absent by default: a soft cap or window of 0 is none, the per-query-head
+  // arrays (device memory) null.
   float soft_cap = 0.0f;
   int window = 0;
   const float* alibi_slopes = nullptr;
@@ -114,17 +116,16 @@ struct AttentionPlan {
   int tile_size = 16;      // requested keys per fold step
   bool split_k = false;
   std::vector<WorkItem> items;
-  // split-K only, for the merge: per sequence its split size and the index of its first chunk in
-  // chunk_first_item; per (sequence, chunk) the item of its first split (its splits are consecutive items).
+  // split-K only, for the merge: per sequence its split size and its first chunk's index in chunk_first_item; per
+  // (sequence, chunk) the item of its first split (its splits are consecutive items).
   std::vector<int> split_sizes;
   std::vector<int> chunk_offsets;
   std::vector<int> chunk_first_item;
 };
 
 // Plans a launch over the batch's sequences (the records of DeviceBatch::sequences, which the work items copy).
-// split_sizes empty: cuda_fused; otherwise one split size (keys) per sequence: cuda_splitk. window: the batch's
-// sliding window (DeviceBatch::window, 0: none); an item's keys then begin at its first row's window, and splits
-// wholly before it get no item.
+// split_sizes empty: cuda_fused; else one split size (keys) per sequence: cuda_splitk. window (0: none): an item's
+// keys begin at its first row's window, and splits wholly before it get no item.
 AttentionPlan plan_attention(const std::vector<SequenceMeta>& sequences, int num_query_heads, int num_kv_heads,
                              int tile_size, const std::vector<int>& split_sizes, int window = 0);
 

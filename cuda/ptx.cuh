@@ -1,5 +1,4 @@
-// The PTX the kernels use, one thin wrapper per instruction: asynchronous copies, dependent launch, mma, fp8
-// conversions, ldmatrix and movmatrix, tensor copies and their mbarriers. No kernel logic lives here. C++17 CUDA.
+// The PTX the kernels use, one thin wrapper per instruction; no kernel logic. C++17 CUDA.
 #pragma once
 
 #include <cuda.h>  // CUtensorMap, the type only
@@ -13,7 +12,7 @@ __device__ inline unsigned shared_address(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
 
-// --- asynchronous copies (sm_80) -------------------------------------------------------------------------------------
+// --- asynchronous copies (sm_80) ---
 
 // 16 bytes global -> shared without passing through registers; src_bytes = 0 reads nothing and writes zeros.
 __device__ inline void copy_async_16(void* shared_dst, const void* global_src, int src_bytes) {
@@ -22,8 +21,7 @@ __device__ inline void copy_async_16(void* shared_dst, const void* global_src, i
                : "memory");
 }
 // copy_async_16 of 16 bytes under an L2 evict-first policy, made in the same asm block (ptxas hoists it). ptxas 13.0
-// can drop its definition, leaving copies that read an unwritten register: TileCopies (launch_rules.h) says where it
-// is safe; bench/sass_descriptor_check.py finds such copies.
+// can drop its definition, leaving copies that read an unwritten register: see TileCopies (launch_rules.h).
 __device__ inline void copy_async_16_evict_first(void* shared_dst, const void* global_src) {
   asm volatile(
       "{\n .reg .b64 policy;\n createpolicy.fractional.L2::evict_first.b64 policy, 1.0;\n"
@@ -38,7 +36,7 @@ __device__ inline void copy_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
 }
 
-// --- programmatic dependent launch (sm_90) ---------------------------------------------------------------------------
+// --- programmatic dependent launch (sm_90) ---
 
 // The split-K merge is a programmatic dependent of the attention kernel: its blocks may start once every attention
 // block has called allow_dependent_launch, find their partial states from the plan, and only then wait for the
@@ -55,7 +53,7 @@ __device__ inline void wait_for_prerequisite_grids() {
 #endif
 }
 
-// --- tensor cores (sm_80) --------------------------------------------------------------------------------------------
+// --- tensor cores (sm_80) ---
 
 // D = A B + D for one m16n8k16 tile, A 16x16 bf16 (4 registers of 2), B 16x8 bf16 (2), D 16x8 fp32 (4); with
 // g = lane / 4, t = lane % 4: a0 = A[g][2t..2t+1], a1 = A[g+8][2t..], a2 = A[g][2t+8..], a3 = A[g+8][2t+8..];
@@ -68,7 +66,7 @@ __device__ inline void mma_bf16_16x8x16(float& d0, float& d1, float& d2, float& 
       : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
 }
 
-// The same with fp16 A and B (the products still exact in fp32).
+// The same with fp16 A and B.
 __device__ inline void mma_f16_16x8x16(float& d0, float& d1, float& d2, float& d3, unsigned a0, unsigned a1,
                                        unsigned a2, unsigned a3, unsigned b0, unsigned b1) {
   asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
@@ -77,8 +75,8 @@ __device__ inline void mma_f16_16x8x16(float& d0, float& d1, float& d2, float& d
       : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
 }
 
-// Four fp8 values as two fp16x2 registers, exactly: low = bytes 0, 1, high = bytes 2, 3, the lower byte in the lower
-// half. mov.b32 {l, h} folds into the conversions' operand selectors (a shift would cost one). E5M2, else e4m3 (sm_89).
+// Four fp8 values (E5M2, else e4m3; sm_89) as two fp16x2 registers, exactly (storage.cuh, widen_fp8x4). mov.b32 {l, h}
+// folds into the conversions' operand selectors (a shift would cost one).
 template <bool E5M2>
 __device__ inline void fp8x4_to_f16x2(unsigned four, unsigned& low, unsigned& high) {
   if constexpr (E5M2)
@@ -111,7 +109,7 @@ __device__ inline unsigned transpose_8x8(unsigned fragment) {
   return transposed;
 }
 
-// --- tensor copies and mbarriers (sm_90) -----------------------------------------------------------------------------
+// --- tensor copies and mbarriers (sm_90) ---
 
 // A tensor copy moves a tensor map's box into shared memory and reports its bytes to an mbarrier, whose phase the
 // consumer waits on. Both run in the async proxy: generic stores to bytes a copy later writes are fenced first.

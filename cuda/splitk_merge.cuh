@@ -17,8 +17,8 @@ namespace pacheck::cuda::kernels {
 
 // kThreadsPerRow threads per output row, thread j holding head lanes [kLanesPerThread j, + kLanesPerThread); every
 // warp of a row reads (m, d) and computes the factors itself, so no barrier. LANES_PER_THREAD: 1 (lanes shape) or 4
-// (warps, choose_merge_shape), capped at LANES / 32 so a row is whole warps. A block is at least 128 threads: blocks
-// start early only where they fit beside the attention blocks, and larger ones (measured slower) fit less often.
+// (warps), capped at LANES / 32 so a row is whole warps. A block is at least 128 threads: blocks start early only
+// where they fit beside the attention blocks, and larger ones (measured slower) fit less often.
 template <int LANES, int LANES_PER_THREAD>
 struct MergeThreads {
   static constexpr int kLanesPerThread = LANES_PER_THREAD < LANES / 32 ? LANES_PER_THREAD : LANES / 32;
@@ -67,7 +67,7 @@ __global__ void __launch_bounds__(MergeThreads<LANES, LANES_PER_THREAD>::kBlockT
     if (first_item + used_splits < plan.num_items) ++used_splits;
   const int head_dim = batch.head_dim;
   // Whole vectors of kPerThread lanes where head_dim keeps them aligned and whole (the output also needs its start
-  // aligned, as in write_item_result); element by element otherwise.
+  // aligned); element by element otherwise.
   const bool whole_vectors = head_dim % kPerThread == 0;
   const bool whole_output_vectors = whole_vectors && output_aligned_for_lanes<T, kPerThread>(batch);
   // The partial-state slot of split k of this row: [item][KV head][row].
@@ -89,7 +89,7 @@ __global__ void __launch_bounds__(MergeThreads<LANES, LANES_PER_THREAD>::kBlockT
   // kBatch partial states at a time, every load in flight together (lane b reads split b's (m, d), shared by
   // shuffle), merged with merge_in_order's operations in split order but the batch's exps side by side, each part's
   // factors computed in one lane (the same expf wherever it runs). Slots past the row's last split stay empty states
-  // (merging skips them). The last few splits merge as a batch of 4; 16 was measured faster than 8 or 32.
+  // (merging skips them). The last few splits merge as a batch of 4; 16 measured faster than 8 or 32.
   constexpr int kBatch = 16;
   constexpr int kShortBatch = 4;
   static_assert(kBatch <= 32, "a batch's (m, d) fit one per lane");

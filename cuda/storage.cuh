@@ -12,7 +12,6 @@
 
 namespace pacheck::cuda::kernels {
 
-// The element type of a Storage.
 template <Storage S>
 struct StorageType;
 template <>
@@ -81,8 +80,8 @@ struct StorageOps<__half> {
 
 // Four fp8 values (bytes 0..3 of `four`) widened exactly to 16-bit pairs, low = bytes 0, 1 and high = bytes 2, 3 (the
 // lower byte in the lower half): every e4m3 and e5m2 value, subnormals, infinities and NaN included, is an fp16 and a
-// bf16 value. To fp16: one conversion a pair (every nonzero finite e4m3 is an fp16 normal; e5m2's subnormals are
-// fp16's). To bf16: that, to fp32, and the upper halves by a byte permute (a conversion would queue behind the fp8).
+// bf16 value (every nonzero finite e4m3 is an fp16 normal; e5m2's subnormals are fp16's). To fp16: one conversion a
+// pair. To bf16: that, to fp32, and the upper halves by a byte permute (a conversion would queue behind the fp8).
 template <KvCache C>
 __device__ inline void widen_fp8x4_to_f16x2(unsigned four, unsigned& low, unsigned& high) {
   static_assert(C == KvCache::e4m3 || C == KvCache::e5m2, "an fp8 cache");

@@ -1,15 +1,13 @@
 // The tensor-core attention kernel: bf16 or fp16 storage with head dims a multiple of 8 (whole 16-byte rows), and
-// fp8 caches (e4m3, e5m2) with bf16 queries and head dims a multiple of 16. The CUDA-core kernel's work items, plan,
+// fp8 caches (e4m3, e5m2) with bf16 queries and head dims a multiple of 16. The CUDA-core kernel's work items,
 // partial states and online-softmax steps (cuda_core_kernel.cuh), with both inner products on mma.sync (16-bit
-// inputs, fp32 accumulators). TensorCoreBlock's steps: stage the queries and table, start the first tiles' copies,
-// then per tile wait, score, take the block's tile max, rescale, accumulate the values and refill; at the end the
-// warps' sums meet and epilogue.cuh writes the result. C++17 CUDA.
+// inputs, fp32 accumulators). C++17 CUDA.
 //
 // A block is 4 warps, a tile up to 64 keys; warp w copies the K and V rows of keys [16 w, 16 w + 16) of each tile
-// (STAGES tiles in flight) and reads back only those, so no warp waits on another's copies. Tensor copies where
-// TileCopies, the block size and the item allow (16 consecutive slots of one block, one instruction per 64 lanes:
-// kv_tensor_maps.h), else 16-byte asynchronous copies. A tensor copy may read slots past the item's last key (in
-// the pool); their rows are zeroed before use, as the asynchronous copies zero-fill them. Per tile:
+// (STAGES tiles in flight) and reads back only those, so no warp waits on another's copies: by tensor copies where
+// TileCopies, the block size and the item allow (kv_tensor_maps.h; an item must start at a multiple of 16), else by
+// 16-byte asynchronous copies. Rows past the item's last key are zeroed before use (tensor copies read them from the
+// pool; asynchronous copies zero-fill them). Per tile:
 //   scores   S^T = K Q^T by mma.m16n8k16, transposed so that no operand is padding: the warp's 16 keys are M, the
 //            block's rows (at most 8) N, the head K; a thread holds keys g, g + 8 (g = lane / 4) of rows 2t, 2t + 1
 //            (t = lane % 4);
@@ -20,14 +18,12 @@
 //            (two mma), moved into the B layout by movmatrix; the accumulators are two OnlineSoftmaxStates' lanes.
 // Arithmetic: oracle/ERROR_MODEL.md "Tensor cores" (72 u per mma; ceil(head_dim / 16) per logit, two per tile per
 // accumulator term; the hi + lo split within 64 u in bf16, 4 u or 2^-25 absolute in fp16). Logit options as the
-// CUDA-core kernel's (block_work.cuh). An item whose first key is not a multiple of 16 takes asynchronous copies.
+// CUDA-core kernel's (block_work.cuh).
 //
-// An fp8 cache lands in shared memory as bytes; each thread widens its fragments exactly (storage.cuh). K widens to
-// fp16 for fp16 queries scaled per row by a power of two into fp16's normal range (exact where the row fits, else
-// the warp keeps bf16: to_fp16_scores); V to fp16 from e4m3 (the fp16 problems' values product and model), to bf16
-// from e5m2. One ldmatrix reads 16 fp8 where it reads 8 bf16, so a load serves two mma steps or lane blocks, the
-// head dims permuted within each step (the queries' fragments alike) and lane block (undone in write_result). The K
-// scale multiplies the logit, the V scale the sums, in fp32: one rounding each (ERROR_MODEL.md, "fp8 caches").
+// An fp8 cache lands in shared memory as bytes; each thread widens its fragments exactly (storage.cuh): K to fp16
+// (to_fp16_scores) or bf16, V to VT. One ldmatrix reads 16 fp8 where it reads 8 bf16, so a load serves two mma steps
+// or lane blocks, the head dims permuted (scores_fp8, values_fp8). The K scale multiplies the logit, the V scale the
+// sums, in fp32: one rounding each (ERROR_MODEL.md, "fp8 caches").
 #pragma once
 
 #include <cfloat>
@@ -66,10 +62,10 @@ struct SharedLayout {
   int barriers;  // [stage][warp] mbarriers of the tensor copies (8 bytes each)
   int total;
 };
-__host__ __device__ constexpr int row_bytes(int lanes, int kv_bytes = 2) {  // +16: ldmatrix without conflicts
+__host__ __device__ constexpr int row_bytes(int lanes, int kv_bytes = 2) {
   return lanes * kv_bytes + 16;
 }
-// Floats of a row of a warp's sums at the end: lanes + 4, so that a store's 4 rows (one per t) fall in distinct banks.
+// Floats of a row of a warp's sums at the end: + 4, so that a store's 4 rows (one per t) fall in distinct banks.
 __host__ __device__ constexpr int summed_row_floats(int lanes) { return lanes + 4; }
 inline constexpr int kBoxBytes = kTensorCopyKeys * kTensorCopyLanes * 2;
 __host__ __device__ constexpr int stage_bytes(int lanes, bool swizzled, int kv_bytes = 2) {
@@ -91,8 +87,8 @@ __host__ __device__ constexpr SharedLayout shared_layout(int lanes, int rows, in
   return s;
 }
 
-// Blocks per multiprocessor the registers must allow: as many as shared memory fits, at most 3 (4 from an fp8 cache,
-// whose stages are half as large: a fourth block hides its widening's latency).
+// Blocks per multiprocessor the registers must allow: as many as shared memory fits, at most 3 (4 from an fp8 cache:
+// a fourth block hides the widening's latency).
 template <int LANES, int ROWS, int STAGES, int KV_BYTES = 2>
 constexpr int min_blocks() {
   const int fit = 227 * 1024 / (shared_layout(LANES, ROWS, STAGES, KV_BYTES).total + 1024);
@@ -104,7 +100,6 @@ static_assert(min_blocks<128, 8, 2, 1>() == kFp8WideBlocksPerMultiprocessor, "fr
 static_assert(min_blocks<128, 8, 3, 1>() == 3, "and the deep layout three");
 static_assert(min_blocks<128, 8, 3>() == 2, "the deep layout fits two");
 
-// The mma and the bits of each 16-bit operand type.
 template <typename T>
 struct MmaOperand;
 template <>
@@ -144,8 +139,7 @@ __device__ inline SplitWeight<T> split_weight(float p) {
 
 }  // namespace tensor_core
 
-// One block of the tensor-core kernel: its work, shared memory and pipeline steps. STAGES tiles in flight; the
-// block table's first kTableEntries entries staged (more: read through L1). S: bf16 or fp16 (the mma's operand
+// One block of the tensor-core kernel: its work, shared memory and pipeline steps. S: bf16 or fp16 (the mma's operand
 // type); C: what the pools hold.
 template <Storage S, int LANES, int ROWS, int STAGES, TileCopies COPIES, GpuBug BUG = GpuBug::none,
           KvCache C = KvCache::same>
@@ -159,7 +153,7 @@ struct TensorCoreBlock {
   // subnormals, which the mma does not scale as it scales normal values.
   using VT = std::conditional_t<C == KvCache::e4m3, __half, T>;
   using ValuesMma = tensor_core::MmaOperand<VT>;
-  static constexpr int kKvBytes = tensor_core_kv_bytes(C);  // of a K or V element in the pools and the stages
+  static constexpr int kKvBytes = tensor_core_kv_bytes(C);
   static constexpr int kWarps = tensor_core::kWarps;
   static constexpr int kThreads = tensor_core::kThreads;
   static constexpr int kTileKeys = tensor_core::kTileKeys;
@@ -173,9 +167,9 @@ struct TensorCoreBlock {
   static constexpr int kHeadSteps = LANES / 16;   // mma K steps of a dot product
   static constexpr int kLaneBlocks = LANES / 16;  // mma M blocks of the output lanes
   static constexpr int kCopiesPerLane = kWarpKeys * kChunksPerRow / 32;
-  static constexpr int kBoxes = LANES * kKvBytes / 128;  // swizzled layout: 128-byte boxes per row
+  static constexpr int kBoxes = LANES * kKvBytes / 128;  // swizzled: 128-byte boxes per row
   static constexpr int kStageBytes = tensor_core::stage_bytes(LANES, kSwizzled, kKvBytes);
-  static constexpr int kKeysPerCopy = 32 / kChunksPerRow;  // keys one copy instruction of the warp covers
+  static constexpr int kKeysPerCopy = 32 / kChunksPerRow;  // keys one copy instruction covers
   static constexpr tensor_core::SharedLayout kShared = tensor_core::shared_layout(LANES, ROWS, STAGES, kKvBytes);
   static_assert(ROWS <= 8, "the block's rows are N columns 0..7 of the mma");
   static_assert(LANES % 16 == 0 && kCopiesPerLane * 32 == kWarpKeys * kChunksPerRow, "whole mma steps and copies");
@@ -195,15 +189,14 @@ struct TensorCoreBlock {
     OnlineSoftmaxState<2 * kLaneBlocks> acc[2];
   };
   // Row g's q as the scores' B fragments (zero past the block's rows): qb[s] = dims 16 s + 2t, + 1 and
-  // 16 s + 8 + 2t, + 1 (from an fp8 cache 16 s + 4t .. + 3, as its K fragments: scores_fp8); in T, or in fp16
-  // times 2^e_g where fp16 (to_fp16_scores).
+  // 16 s + 8 + 2t, + 1 (fp8: 16 s + 4t .. + 3, as scores_fp8's K); in T, or fp16 times 2^e_g (to_fp16_scores).
   struct QueryFragments {
     unsigned qb[kHeadSteps][2];
-    bool fp16 = false;                     // the same in every lane of the warp
-    float score_scale[2] = {1.0f, 1.0f};  // what multiplies rows 2t, 2t + 1's scores: the K scale, times 2^-e
+    bool fp16 = false;                     // alike in the warp
+    float score_scale[2] = {1.0f, 1.0f};  // multiplies rows 2t, 2t + 1's scores: the K scale, times 2^-e
   };
-  // Where the lane's ldmatrix row lies in a stage: swizzled, the key's row start and (x ^ key % 8) * 16
-  // (matrix_row); padded, the lane's piece of step 0.
+  // The lane's ldmatrix row in a stage (matrix_row): swizzled, the key's row start and (x ^ key % 8) * 16; padded,
+  // the lane's piece of step 0.
   struct MatrixRow {
     int start;
     int piece_xor;
@@ -221,12 +214,12 @@ struct TensorCoreBlock {
   float* max_s;       // [ROWS]
   std::uint64_t* barriers;  // [STAGES][kWarps]
   int warp, lane;
-  int g;  // the row of this thread's q fragment; its keys g and g + 8 of the scores
+  int g;  // this thread's q fragment row; its keys g, g + 8 of the scores
   int t;  // its rows 2t, 2t + 1 of the scores, weights and accumulator
   int tile;
   int row_end[2];  // rows 2t, 2t + 1 attend to keys [row_begin, row_end)
   int row_begin[2];
-  float row_slopes[2];  // their ALiBi slopes (0 without ALiBi) and positions
+  float row_slopes[2];  // ALiBi slopes (0 without) and positions
   int row_positions[2];
   bool logit_arithmetic;  // a soft cap or ALiBi: one uniform test per tile
   bool tensor_copies;
@@ -236,9 +229,9 @@ struct TensorCoreBlock {
   int num_tiles;
   float k_scale, v_scale;  // an fp8 cache's scales of the block's KV head; 1 otherwise
   // The asynchronous copies' addressing, alike in every tile: piece lane + 32 c is chunk copy_chunk of key
-  // copy_first_key + c kKeysPerCopy, starting at k_chunk, v_chunk in a pool row.
+  // copy_first_key + c kKeysPerCopy, at k_chunk, v_chunk in a pool row.
   int live_chunks;                   // 16-byte pieces of a row inside the head
-  unsigned row_stride;               // bytes per (slot, KV head) vector
+  unsigned row_stride;               // bytes per (slot, KV head)
   const unsigned char* k_pool;
   const unsigned char* v_pool;
   int copy_chunk, copy_first_key;
@@ -267,8 +260,8 @@ struct TensorCoreBlock {
       row_positions[e] = row_position(work, 2 * t + e);
     }
     logit_arithmetic = has_logit_arithmetic(batch);
-    // Tensor copies need an item starting at a multiple of 16 (warp tiles of 16 slots of one block) and stages
-    // 1024-byte aligned for the swizzle (else trap rather than misread).
+    // Tensor copies need an item starting at a multiple of 16 (a warp's 16 slots in one block) and stages 1024-byte
+    // aligned for the swizzle (else trap rather than misread).
     tensor_copies = COPIES == TileCopies::tensor && maps.usable && work.item.key_begin % kWarpKeys == 0;
     if (tensor_copies && ptx::shared_address(kv_tiles) % 1024 != 0) __trap();
     first_block = block_div.quotient(work.item.key_begin);
@@ -296,14 +289,14 @@ struct TensorCoreBlock {
                    : work.item.key_begin;
   }
 
-  // --- before the first tile ------------------------------------------------------------------------------------
+  // --- before the first tile ---
 
-  // The block's queries into shared memory (row r at kShared.queries + r kRowBytes, zero past the rows and the
-  // head), one 16-byte asynchronous copy per piece (every row is 16-byte aligned); they land by stage_table's barrier.
+  // The block's queries into shared memory (zero past the rows and the head), a 16-byte asynchronous copy per piece;
+  // they land by stage_table's barrier.
   __device__ void stage_queries() const {
     unsigned char* const queries_s = shared + kShared.queries;
     const unsigned char* const queries = static_cast<const unsigned char*>(batch.queries);
-    const int head_pieces = batch.head_dim / 8;  // 16-byte pieces of a query row
+    const int head_pieces = batch.head_dim / 8;
     for (int p = threadIdx.x; p < ROWS * kQueryChunks; p += kThreads) {
       const int r = p / kQueryChunks, chunk = p % kQueryChunks;
       const bool live = r < work.item.num_rows && chunk < head_pieces;
@@ -319,7 +312,7 @@ struct TensorCoreBlock {
     ptx::copy_async_commit();
   }
 
-  // Byte offset in a stage of 16-byte piece `chunk` of tile key `key`'s K row (kv = 0) or V row (kv = 1).
+  // Byte offset in a stage of 16-byte piece `chunk` of tile key `key`'s K (kv = 0) or V (kv = 1) row.
   __device__ static int piece_offset(int kv, int key, int chunk) {
     if constexpr (kSwizzled)
       return kv * (kStageBytes / 2) + ((key / kWarpKeys) * kBoxes + chunk / 8) * kBoxBytes + (key % kWarpKeys) * 128 +
@@ -328,8 +321,8 @@ struct TensorCoreBlock {
       return (kv * kTileKeys + key) * kKvRowBytes + chunk * 16;
   }
 
-  // Zeroes the lanes past the head in every stage: padded, always, this warp's rows by the copies' lane-to-piece map
-  // (one thread per address, in program order); swizzled, where head_dim < LANES, fenced before any tensor copy.
+  // Zeroes the lanes past the head in every stage: padded, this warp's rows by the copies' lane-to-piece map (each
+  // address by the thread that later copies it, in program order); swizzled, fenced before any tensor copy.
   __device__ void zero_lanes_past_head() const {
     if constexpr (kSwizzled) {
       if (batch.head_dim < LANES) {
@@ -361,19 +354,19 @@ struct TensorCoreBlock {
       if (lane < STAGES) ptx::barrier_init(&barriers[lane * kWarps + warp], 1);  // lane 0's arrival + the bytes
       ptx::barrier_init_fence();
     }
-    ptx::copy_async_wait<0>();  // this thread's pieces of the queries
+    ptx::copy_async_wait<0>();  // the queries
     __syncthreads();
   }
 
-  // --- copying a tile ---------------------------------------------------------------------------------------------
+  // --- copying a tile ---
 
   __device__ unsigned char* stage_of(int i) const { return kv_tiles + (i % STAGES) * kStageBytes; }
 
-  // This warp's keys of tile i inside the item: a prefix of its 16, alike in every tile but the item's last.
+  // This warp's keys of tile i inside the item: a prefix of its 16, all but in the item's last tile.
   __device__ int warp_live_keys(int i) const {
     return min(max(min(tile, work.item.key_end - (work.item.key_begin + i * tile)) - warp * kWarpKeys, 0), kWarpKeys);
   }
-  // Slot row (physical block x block_size + slot) of this warp's key `key` of tile i, through the block table.
+  // Slot row (physical block x block_size + slot) of this warp's key `key` of tile i.
   __device__ int slot_row(int i, int key) const {
     int logical_block, slot;
     block_div.divmod(work.item.key_begin + i * tile + warp * kWarpKeys + key, logical_block, slot);
@@ -388,7 +381,7 @@ struct TensorCoreBlock {
     const int live_keys = warp_live_keys(i);
     const unsigned looked_up =
         lane < live_keys ? static_cast<unsigned>(slot_row(i, lane)) * batch.num_kv_heads + work.kv_head : 0u;
-    // A whole tile of whole rows (the bulk): no zero-fill predicate, about half the general form's instructions.
+    // A whole tile of whole rows (the bulk): no zero-fill predicate, half the general form's instructions.
     if (live_keys == kWarpKeys && live_chunks == kChunksPerRow) {
 #pragma unroll
       for (int c = 0; c < kCopiesPerLane; ++c) {
@@ -423,8 +416,8 @@ struct TensorCoreBlock {
     ptx::copy_async_commit();
   }
 
-  // Lane 0 copies tile i's 16 slots' K and V boxes (lanes past head_dim read as zeros) and announces their bytes;
-  // a warp with no keys still arrives, so every phase completes. wait_for_tile zeroes dead rows.
+  // Lane 0 copies tile i's 16 slots' K and V boxes (lanes past head_dim read as zeros) and announces their bytes; a
+  // warp with no keys still arrives, so every phase completes.
   __device__ void issue_tensor_copies(int i) const {
     if (lane != 0) return;
     unsigned char* const stage = stage_of(i);
@@ -451,15 +444,15 @@ struct TensorCoreBlock {
 #pragma unroll
     for (int s = 0; s < STAGES; ++s) {
       if (s < num_tiles) load_tile(s);
-      else if (!tensor_copies) ptx::copy_async_commit();  // empty commit groups keep the wait count uniform
+      else if (!tensor_copies) ptx::copy_async_commit();  // empty groups keep the wait count uniform
     }
   }
 
   // Tile i + STAGES into tile i's stage, right after the fold, so STAGES tiles are in flight during the next wait.
   __device__ void refill(int i) const {
     __syncwarp();  // every lane is done with tile i's stage
-    // The flipped-parity mutant waits the right parity after its reads, so only they go wrong (no copy in flight
-    // at exit, no arrival on a running phase).
+    // The flipped-parity mutant waits the right parity after its reads, so only they go wrong (no copy in flight at
+    // exit, no arrival on a running phase).
     if constexpr (BUG == GpuBug::mbarrier_parity_flipped)
       if (tensor_copies) ptx::barrier_wait(&barriers[(i % STAGES) * kWarps + warp], (i / STAGES) & 1);
     if (i + STAGES < num_tiles) load_tile(i + STAGES);
@@ -491,9 +484,9 @@ struct TensorCoreBlock {
     __syncwarp();  // every lane's copies of tile i are in
   }
 
-  // --- folding a tile -----------------------------------------------------------------------------------------------
+  // --- folding a tile ---
 
-  // The q fragments from the staged rows, once the first copies are on their way.
+  // The q fragments, once the first copies are on their way.
   __device__ QueryFragments query_fragments() const {
     const unsigned char* const queries_s = shared + kShared.queries;
     QueryFragments q;
@@ -582,7 +575,7 @@ struct TensorCoreBlock {
     else return r.start + 32 * n;
   }
 
-  // S^T = K Q^T: s[2 k + e] is key warp * 16 + g + 8 k of row 2t + e. EVERY_STEP (every_step_live): no step tested.
+  // S^T = K Q^T: s[2 k + e] is key warp * 16 + g + 8 k of row 2t + e. EVERY_STEP: no step tested (every_step_live).
   template <bool EVERY_STEP>
   __device__ void scores(const unsigned char* stage, const MatrixRow& k_row, const QueryFragments& q,
                          float (&s)[4]) const {
@@ -591,8 +584,7 @@ struct TensorCoreBlock {
     } else {
 #pragma unroll
       for (int step = 0; step < kHeadSteps; ++step) {
-        // past the head: no mma, rather than exact zeros added
-        if (!EVERY_STEP && 16 * step >= batch.head_dim) break;
+        if (!EVERY_STEP && 16 * step >= batch.head_dim) break;  // past the head: no mma (not exact zeros added)
         unsigned a[4];
         ptx::load_matrices_x4(a, stage + matrix_offset(k_row, step));
         Mma::mma(s[0], s[1], s[2], s[3], a, q.qb[step][0], q.qb[step][1]);
@@ -601,8 +593,8 @@ struct TensorCoreBlock {
   }
 
   // From an fp8 cache: load n holds keys g | g + 8 x 16 dims of steps 2n, 2n + 1, a thread's word of a row being
-  // dims 4t..4t + 3; widened, the low pair is the mma's K indices 2t, 2t + 1, the high pair 2t + 8, 2t + 9 (the
-  // queries' fragments alike). K widens to fp16 for to_fp16_scores' queries, else to T.
+  // dims 4t..4t + 3; widened (to fp16 for to_fp16_scores' queries, else T), the low pair is the mma's K indices
+  // 2t, 2t + 1, the high pair 2t + 8, 2t + 9 (the queries' fragments alike).
   template <bool EVERY_STEP>
   __device__ void scores_fp8(const unsigned char* stage, const MatrixRow& k_row, const QueryFragments& q,
                              float (&s)[4]) const {
@@ -621,7 +613,7 @@ struct TensorCoreBlock {
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         if (!EVERY_STEP && 32 * n + 16 * h >= batch.head_dim) break;
-        unsigned a[4];  // the low pairs of r[2h], r[2h + 1] (the mma's K indices 2t, 2t + 1), then the high pairs
+        unsigned a[4];  // the low pairs of r[2h], r[2h + 1], then the high pairs
         widen_fp8x4<C, KT>(r[2 * h], a[0], a[2]);
         widen_fp8x4<C, KT>(r[2 * h + 1], a[1], a[3]);
         tensor_core::MmaOperand<KT>::mma(s[0], s[1], s[2], s[3], a, q.qb[2 * n + h][0], q.qb[2 * n + h][1]);
@@ -633,7 +625,7 @@ struct TensorCoreBlock {
   __device__ void masked_scores(int i, const QueryFragments& q, const float (&s)[4], float (&score)[2][2],
                                 float (&warp_max)[2]) const {
     const int t0 = work.item.key_begin + i * tile;
-    // Row 2t + e attends to this tile's keys [skipped, row_keys), skipped being before its window.
+    // Row 2t + e attends to this tile's keys [skipped, row_keys): the first `skipped` lie before its window.
     bool live[2][2];
 #pragma unroll
     for (int e = 0; e < 2; ++e) {
@@ -663,10 +655,9 @@ struct TensorCoreBlock {
     }
 #pragma unroll
     for (int e = 0; e < 2; ++e) {
-      // Select, not multiply: a masked key's score is -inf whatever its K holds.
+      // Select, not multiply: a masked key's score is -inf whatever its K holds. Then the max over the 8 threads of t.
 #pragma unroll
       for (int k = 0; k < 2; ++k) score[e][k] = live[e][k] ? logit[e][k] : -INFINITY;
-      // The row's max over this thread's two keys, then the 8 threads of its t.
       warp_max[e] = fmaxf(score[e][0], score[e][1]);
       warp_max[e] = fmaxf(warp_max[e], __shfl_xor_sync(0xffffffffu, warp_max[e], 4));
       warp_max[e] = fmaxf(warp_max[e], __shfl_xor_sync(0xffffffffu, warp_max[e], 8));
@@ -675,7 +666,7 @@ struct TensorCoreBlock {
     }
   }
 
-  // Rows 2t, 2t + 1's tile max over every warp: the one barrier per tile (the other parity's slots are rewritten only
+  // Rows 2t, 2t + 1's tile max over the warps: the one barrier per tile (the other parity's slots are rewritten only
   // after the next one).
   __device__ void block_tile_max(int i, const float (&warp_max)[2], float (&tile_max)[2]) const {
     float* const tile_max_par = tile_max_s + (i & 1) * kWarps * 8;
@@ -707,8 +698,8 @@ struct TensorCoreBlock {
     for (int e = 0; e < 2; ++e) rows.acc[e].scale_lanes(alpha[e], 2 * kLaneBlocks);
   }
 
-  // The weights (their share of the denominator in key order) split into hi + lo, then O^T += V^T P^T over the
-  // warp's 16 keys, hi then lo: lane block j's 16 lanes are M, the block's rows N.
+  // The weights (added to the denominator in key order) split into hi + lo, then O^T += V^T P^T over the warp's 16
+  // keys, hi then lo: lane block j's 16 lanes are M, the block's rows N.
   template <bool EVERY_STEP>
   __device__ void accumulate_values(const unsigned char* stage, const MatrixRow& v_row, const float (&score)[2][2],
                                     RowStates& rows) const {
@@ -761,8 +752,7 @@ struct TensorCoreBlock {
       for (int h = 0; h < 2; ++h) {
         const int j = 2 * n + h;
         if (!EVERY_STEP && 16 * j >= batch.head_dim) break;
-        // bytes reordered so that each pair is one dim's two keys
-        unsigned a[4];
+        unsigned a[4];  // bytes reordered so that each pair is one dim's two keys
         widen_fp8x4<C, VT>(__byte_perm(r[h], 0, 0x3120), a[0], a[1]);
         widen_fp8x4<C, VT>(__byte_perm(r[2 + h], 0, 0x3120), a[2], a[3]);
         float& o0 = rows.acc[0].o[2 * j];      // dim 16 j + 2g,     row 2t
@@ -775,7 +765,7 @@ struct TensorCoreBlock {
     }
   }
 
-  // Whether the head reaches the last 16-lane block: then fold_tiles<true> tests no step, one straight run for ptxas.
+  // Whether the head reaches the last 16-lane block: then fold_tiles<true> tests no step (straight-line code).
   __device__ bool every_step_live() const { return batch.head_dim > LANES - 16; }
 
   template <bool EVERY_STEP>
@@ -796,9 +786,9 @@ struct TensorCoreBlock {
     }
   }
 
-  // --- after the last tile ------------------------------------------------------------------------------------------
+  // --- after the last tile ---
 
-  // The warps' sums meet in the K/V space (free after the last tile); the epilogue adds them in warp order.
+  // The warps' sums meet in the K/V space; the epilogue adds them in warp order.
   __device__ void write_result(RowStates& rows, const DevicePlan& plan) const {
     ptx::copy_async_wait<0>();
     __syncthreads();

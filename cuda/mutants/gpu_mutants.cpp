@@ -1,8 +1,8 @@
-// The GPU mutant table (one row per GpuBug: name, kernel, split-K or not, what the bug does, the real mistake it
-// stands for), the launches of its pinned instantiations, and the registration of every row and bug-free form as a
-// variant claiming cuda_fused's or cuda_splitk's promises on its pinned draw. Each bug is an `if constexpr` at its
-// site in the kernel; GpuBug::none there is production (GpuMutants.BugFreeFormsAreBitIdenticalToProduction). Every
-// bug stays in bounds and finite in time, so one process runs the whole matrix (a sticky CUDA error would end it).
+// The GPU mutant table (one row per GpuBug), the launches of its pinned instantiations, and the registration of every
+// row and bug-free form as a variant claiming cuda_fused's or cuda_splitk's promises on its pinned draw. Each bug is
+// an `if constexpr` at its site in the kernel; GpuBug::none there is production
+// (GpuMutants.BugFreeFormsAreBitIdenticalToProduction). Every bug stays in bounds and finite in time, so one process
+// runs the whole matrix (a sticky CUDA error would end it).
 #include "cuda/mutants/gpu_mutants.h"
 
 #include <memory>
@@ -94,8 +94,7 @@ void check_draw(GpuKernel kernel, const DeviceBatch& batch, const DevicePlan& pl
         (fp8 ? ", e4m3 caches with head dims 48 and 64," : "") + " and GQA ratios 1 to 4");
 }
 
-// Enqueues the mutant's kernels: its pinned attention instantiation (BUG there unless it is the merge's), then for
-// split-K the merge (BUG there when it is the merge's).
+// Enqueues the mutant's pinned attention instantiation, then for split-K the merge, BUG in the one that is KERNEL.
 template <GpuKernel KERNEL, GpuBug BUG>
 void launch_mutant(const DeviceBatch& batch, const DevicePlan& plan, const KernelPins&, cudaStream_t stream) {
   check_draw(KERNEL, batch, plan);
@@ -111,14 +110,14 @@ void launch_mutant(const DeviceBatch& batch, const DevicePlan& plan, const Kerne
     instances::launch_tensor_core<Storage::bf16, 64, 4, KernelLayout::automatic, kAttentionBug>(batch, plan, stream);
   else
     instances::launch_cuda_core<Storage::f32, 32, 4, kAttentionBug>(batch, plan, stream);
-  // At 32 lanes the merge's two shapes are one instantiation (a lane a thread), so the lanes shape serves both.
+  // At 32 lanes the merge's two shapes are one instantiation (a lane a thread).
   if (plan.split_k)
     instances::launch_merge<Storage::f32, 32, MergeShape::lanes, KERNEL == GpuKernel::merge ? BUG : GpuBug::none>(
         batch, plan, stream);
 }
 
-// Only none and the bugs of KERNEL's rows are instantiated for KERNEL (cuda/mutants/*.cu): a row naming a kernel
-// other than its bug's site fails to link.
+// Only none and the bugs of KERNEL's rows are instantiated for KERNEL (cuda/mutants/*.cu), so a row naming another
+// kernel than its bug's site fails to link.
 constexpr bool has_site(GpuKernel kernel, GpuBug bug) {
   for (const GpuMutantSpec& spec : kCatalogue)
     if (spec.bug == bug && spec.kernel == kernel) return true;
@@ -162,7 +161,7 @@ class GpuMutant final : public Variant {
     Capabilities c = counterpart().capabilities();
     c.is_mutant = true;
     c.gqa_ratios = {1, 2, 3, 4};  // 4 rows a block
-    // Only the fp8 kind reads an fp8 cache: e4m3, as production does (bf16 queries, head dims a multiple of 16).
+    // Only the fp8 kind reads an fp8 cache: e4m3 (bf16 queries, head dims a multiple of 16).
     c.fp8_caches = spec_.kernel == GpuKernel::tensor_core_fp8 ? std::vector<Fp8Format>{Fp8Format::e4m3}
                                                                : std::vector<Fp8Format>{};
     if (spec_.kernel == GpuKernel::tensor_core || spec_.kernel == GpuKernel::tensor_core_fp8) {

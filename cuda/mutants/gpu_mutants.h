@@ -1,5 +1,5 @@
-// The GPU mutants: the CUDA kernels with one GPU-only bug apiece (a GpuBug instantiation, paged_attention.h), one
-// row each of gpu_mutants.cpp's table, registered as the variants gpu_mutant_<name> next to the bug-free forms
+// The GPU mutants: the CUDA kernels with one GPU-only bug apiece (a GpuBug instantiation), one row each of
+// gpu_mutants.cpp's table, registered as the variants gpu_mutant_<name> next to the bug-free forms
 // gpu_mutant_none_<kernel>. Built only into pacheck_cuda_mutants, which the production kernels never link.
 #pragma once
 
@@ -15,12 +15,11 @@ namespace pacheck::cuda::mutants {
 //   tensor_core  the tensor-core kernel, bf16, 64 head lanes (head dims 40 to 64, multiples of 8), 4 rows, block
 //                sizes multiples of 16 (so that tiles of 16, 32 or 64 keys take the tensor copies);
 //   tensor_core_fp8
-//                the tensor-core kernel of tensor_core's draw, with e4m3 caches among it (head dims 48 and 64 there):
-//                a bug whose site reads an fp8 cache (a bf16 cache runs production's instance);
+//                tensor_core's draw with e4m3 caches among it (head dims 48 and 64 there): a bug whose site reads an
+//                fp8 cache (a bf16 cache runs production's instance);
 //   merge        the split-K merge after the CUDA-core kernel of cuda_core's draw.
 enum class GpuKernel { cuda_core, tensor_core, tensor_core_fp8, merge };
 
-// One row of the table.
 struct GpuMutantSpec {
   std::string_view name;  // the variant is gpu_mutant_<name>
   GpuKernel kernel = GpuKernel::cuda_core;
@@ -30,7 +29,7 @@ struct GpuMutantSpec {
   std::string_view bug_class;        // the real GPU mistake it stands for
 };
 
-// Every GPU mutant, one row each; and the bug-free forms, one per kernel (named gpu_mutant_none_<kernel>).
+// Every GPU mutant; the bug-free forms, one per kernel (gpu_mutant_none_<kernel>).
 std::span<const GpuMutantSpec> gpu_mutant_catalogue();
 std::span<const GpuMutantSpec> gpu_mutant_bug_free_forms();
 std::string_view kernel_name(GpuKernel kernel);

@@ -1,6 +1,5 @@
 // The GPU mutants of the tensor-core kernel: only the pinned instantiation their draws need (bf16, 64 head lanes,
-// 4 rows, the one 64-lane layout: swizzled, three stages, tensor copies where the launch allows them), and for the
-// fp8 cache's mutants the same from an e4m3 cache.
+// 4 rows, the one 64-lane layout: swizzled, three stages, tensor copies where the launch allows them).
 #include "cuda/instances/tensor_core_instances.cuh"
 
 namespace pacheck::cuda::instances {

@@ -1,5 +1,4 @@
-# FlashInfer's paged-attention wrappers as pacheck kernels: each takes a pacheck.Problem and returns its output, with
-# the capabilities and error model FlashInfer's arithmetic has.
+# FlashInfer's paged-attention wrappers as pacheck kernels, with the capabilities and error models of their arithmetic.
 """FlashInfer's BatchDecodeWithPagedKVCacheWrapper (CUDA cores and tensor cores, fp16/bf16 or fp8 pages) and
 BatchPrefillWithPagedKVCacheWrapper, declared for pacheck; check_flashinfer.py runs the catalogue on them (README.md).
 
@@ -117,17 +116,13 @@ def tensor_core_model(dtype):
             "soft_cap_logit_constant": TANH_APPROX}
 
 
-# The logit options declared (README.md, "Logit options", says why and what they found): the window (a mask, no
-# arithmetic) and the soft cap. Not ALiBi (the wrappers take only their own slopes) nor sinks (not in these backends).
+# The logit options declared (README.md, "Logit options", says why): the window and the soft cap.
 LOGIT_OPTIONS = ["window", "soft_cap"]
 
 
-# fp8 caches (README.md, "fp8 caches"): the fp8 values convert exactly (each is an fp16 and a bf16 value) and k_scale
-# folded into sm_scale is one fp32 rounding, both within what pacheck adds for an fp8 cache. The wrapper's
-# `out *= v_scale` on the output already in its dtype is one more rounding (2^15 or 2^13 u, chain_constant); before
-# it, the output and a split's partials are in the stored values' units, where each of the two roundings loses up to
-# 2^-25 in fp16 (half its subnormal spacing) or 2^-126 in bf16 (a flushed subnormal), which v_scale multiplies
-# (absolute_error_per_v_scale).
+# fp8 caches (README.md, "fp8 caches", derives the terms): the wrapper's `out *= v_scale` on the output in its dtype
+# is one more rounding (chain_constant); before it, each of the output's and a split partial's two roundings loses up
+# to 2^-25 in fp16 or 2^-126 in bf16 (a flushed subnormal), which v_scale multiplies (absolute_error_per_v_scale).
 FP8_CACHES = ["fp8_e4m3", "fp8_e5m2"]
 
 

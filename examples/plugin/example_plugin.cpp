@@ -5,8 +5,8 @@
 //   pacheck check --plugin build-plugin/libexample_plugin.so
 //
 // Two variants of the one kernel: example_streaming declares the stock fp32_online_softmax error model,
-// example_streaming_coefficients the same model as explicit coefficients and narrower shapes (the optional lists).
-// Both compute every logit option of plugin.h and read fp8 KV caches (scales per tensor or per head).
+// example_streaming_coefficients the same model as explicit coefficients and narrower shapes. Both compute every
+// logit option of plugin.h and read fp8 KV caches (scales per tensor or per head).
 //
 // tests/plugin/ builds this file with one PACHECK_TEST_* definition each, to plant a bug or a fault; a copy can drop
 // every #if that names one.
@@ -22,7 +22,7 @@
 
 namespace {
 
-// --- storage: fp32 is read as float; fp16 and bf16 arrive as 16-bit patterns -----------------------------------
+// --- storage: fp32 is read as float; fp16 and bf16 arrive as 16-bit patterns ---
 
 float from_f16(std::uint16_t h) {
   const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
@@ -71,8 +71,7 @@ std::uint16_t to_bf16(float f) {
   return static_cast<std::uint16_t>((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
 }
 
-// An fp8 byte's value, exactly: e4m3 has bias 7, no infinities and NaN only at S.1111.111; e5m2 bias 15 and IEEE
-// specials.
+// An fp8 byte's value, exactly: e4m3 has bias 7, no infinities and NaN only at S.1111.111; e5m2 bias 15, IEEE specials.
 float from_fp8(std::uint8_t b, std::uint32_t format) {
   const bool e4m3 = format == PACHECK_FP8_E4M3;
   const int mantissa_bits = e4m3 ? 3 : 2, bias = e4m3 ? 7 : 15;
@@ -103,11 +102,11 @@ void store(void* data, std::int64_t i, std::uint32_t dtype, float value) {
     static_cast<std::uint16_t*>(data)[i] = dtype == PACHECK_DTYPE_F16 ? to_f16(value) : to_bf16(value);
 }
 
-// --- the kernel -----------------------------------------------------------------------------------------------
+// --- the kernel ---
 
 constexpr int kMaxHeadDim = 256;
 
-// The logit options of a run, read only as far as the pacheck that wrote the arguments knows them (absent: off).
+// A run's logit options, read only as far as the pacheck that wrote the arguments knows them (absent: off).
 struct LogitOptions {
   float soft_cap = 0;                   // 0: none
   int window = 0;                       // 0: none
@@ -130,7 +129,7 @@ struct KvCache {
     num_v_scales = a.num_v_scales;
     v_scales = a.v_scales;
   }
-  // KV head g's scale (one per tensor, or one per head).
+  // KV head g's scale (one per tensor or per head).
   float k_scale(int g) const { return k_scales[num_k_scales == 1 ? 0 : g]; }
   float v_scale(int g) const { return v_scales[num_v_scales == 1 ? 0 : g]; }
   // Element i of a pool of KV head g: an fp8 value times the head's scale (one fp32 rounding), or the dtype's value.
@@ -158,8 +157,8 @@ LogitOptions logit_options(const pacheck_run_args& a) {
 }
 
 // One query row of query head `head`: the online-softmax state (running max m, denominator d, accumulator acc) starts
-// at the head's sink and folds the keys of the window a tile at a time, read through the block table. Logits take
-// the options in plugin.h's order: soft cap, then ALiBi.
+// at the head's sink and folds the window's keys a tile at a time. Logits take the options in plugin.h's order: soft
+// cap, then ALiBi.
 void attend(const pacheck_run_args& a, const LogitOptions& o, const KvCache& kv, int sequence, int position,
             const float* q, int head, int kv_head, float* out) {
   const std::int32_t* table = a.block_tables + sequence * a.block_table_stride;
@@ -174,7 +173,7 @@ void attend(const pacheck_run_args& a, const LogitOptions& o, const KvCache& kv,
   float m = o.sinks != nullptr ? o.sinks[head] : -INFINITY;
   float d = m == -INFINITY ? 0.0f : 1.0f;
   float acc[kMaxHeadDim] = {};
-  // Where key (or value) t's head_dim vector starts in a pool of these strides.
+  // Where key (or value) t's vector starts in a pool of these strides.
   const auto slot_offset = [&](const std::int64_t* strides, int t) {
     return table[t / a.block_size] * strides[0] + (t % a.block_size) * strides[1] + kv_head * strides[2];
   };
@@ -193,7 +192,7 @@ void attend(const pacheck_run_args& a, const LogitOptions& o, const KvCache& kv,
       tile_max = std::max(tile_max, s);
     }
     if (tile_max > m) {
-      // Re-express d and acc against the larger max (nothing to rescale while m is still -inf).
+      // Re-express d and acc against the larger max (nothing to rescale while m is -inf).
       const float alpha = m == -INFINITY ? 0.0f : std::exp(m - tile_max);
       d *= alpha;
 #if !defined(PACHECK_TEST_NO_RESCALE)
@@ -219,7 +218,7 @@ int run(void*, const pacheck_run_args* a, char* message, std::size_t message_siz
 #elif defined(PACHECK_TEST_RUN_CRASHES)
   std::raise(SIGSEGV);
 #endif
-  if (a->head_dim > kMaxHeadDim) {  // pacheck never asks (max_head_dim below), but a kernel checks what it relies on
+  if (a->head_dim > kMaxHeadDim) {  // pacheck never asks (max_head_dim), but a kernel checks what it relies on
     std::snprintf(message, message_size, "head_dim %d exceeds %d", a->head_dim, kMaxHeadDim);
     return 1;
   }
@@ -243,7 +242,7 @@ int run(void*, const pacheck_run_args* a, char* message, std::size_t message_siz
   return 0;
 }
 
-// --- what the plugin declares ---------------------------------------------------------------------------------
+// --- what the plugin declares ---
 
 constexpr std::uint32_t kAllDTypes = PACHECK_DTYPE_F32 | PACHECK_DTYPE_F16 | PACHECK_DTYPE_BF16;
 constexpr std::uint32_t kAllModes = PACHECK_MODE_DECODE | PACHECK_MODE_PREFILL | PACHECK_MODE_CONTINUATION;
@@ -291,8 +290,8 @@ pacheck_variant streaming_coefficients() {
   v.num_gqa_ratios = sizeof kGqaRatios / sizeof kGqaRatios[0];
   v.gqa_ratios = kGqaRatios;
   // In units of the fp32 unit roundoff u: a logit is a head_dim-term dot product and the scale multiply; a weight is
-  // one exp (glibc's expf is within 1 ulp, 2u) times one exp per raise of the running max; a term of P V is rounded
-  // by its product, the adds after it and each rescale.
+  // one exp (glibc's expf is within 1 ulp, 2u) times one exp per raise of the running max; a term of P V is rounded by
+  // its product, the adds after it and each rescale.
   v.error_model = PACHECK_ERROR_MODEL_COEFFICIENTS;
   v.coefficients.logit_constant = 2;
   v.coefficients.logit_per_head_dim = 1;
