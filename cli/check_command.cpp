@@ -35,7 +35,7 @@ struct CheckOptions {
 
 // Per variant and dtype: how close the variant came to the oracle, in ulps and in units of its own bound.
 struct DTypeSummary {
-  long long compared_cases = 0;  // cases compared with the oracle (invariance properties compare runs instead)
+  long long compared_cases = 0;  // with the oracle (invariance properties compare runs instead)
   double worst_ulps = 0;
   double worst_normalized = 0;
   void add(long long compared, double ulps, double normalized) {
@@ -57,8 +57,8 @@ struct VariantSummary {
 struct PairOutcome {
   PropertyRun run;
   std::map<DType, DTypeSummary> by_dtype;
-  std::string crash;                  // when the child process died: what happened, in words
-  std::filesystem::path crash_case;   // and the problem it died on
+  std::string crash;                 // when the child process died: what happened
+  std::filesystem::path crash_case;  // and the problem it died on
 };
 
 PairOutcome run_pair(const CheckOptions& o, const Property& property, const Variant& v, const std::string& program) {
@@ -73,7 +73,7 @@ PairOutcome run_pair(const CheckOptions& o, const Property& property, const Vari
   return out;
 }
 
-// A pair's outcome as the child process sends it to the parent (doubles as their bits: they may be infinite).
+// A pair's outcome as the child sends it to the parent (doubles as their bits: they may be infinite).
 std::string encode(const PairOutcome& o) {
   nlohmann::json dtypes = nlohmann::json::array();
   for (const auto& [dtype, d] : o.by_dtype)
@@ -99,7 +99,7 @@ PairOutcome decode(const std::string& text) {
 }
 
 // The pair in a child process. A plugin variant there saves each problem before running it, so that when the
-// plugin kills the process the parent can keep the problem it died on and say how to replay it.
+// plugin kills the process the parent keeps the problem it died on and says how to replay it.
 PairOutcome run_pair_in_child(const CheckOptions& o, const Property& property, const Variant& v,
                               const std::string& program) {
   const LoadedPlugin* plugin = plugin_of(v.name());
@@ -163,8 +163,8 @@ void run_check(const CheckOptions& o, const std::string& program) {
     }
   }
   const std::vector<const Variant*> variants = select_variants(o.variants);
-  // A reproduce string re-runs its own (property, variant) pair only; one that names no pair of this command would
-  // check nothing, so it is refused.
+  // A reproduce string re-runs its own (property, variant) pairs only; one naming no pair this command runs is
+  // refused, as it would check nothing.
   std::vector<std::string> reproduce_pairs;
   const auto reproduced = [&reproduce_pairs](const std::string& id) {
     return std::find(reproduce_pairs.begin(), reproduce_pairs.end(), id) != reproduce_pairs.end();
@@ -249,8 +249,8 @@ void run_check(const CheckOptions& o, const std::string& program) {
       }
     }
   }
-  // worst/bound: the largest |variant - exact| / bound seen (1 = at the bound). For fp16 and bf16 the final
-  // rounding to the output dtype dominates both, so it sits near 1/2 to 1; fp32 shows the fp32 model's slack.
+  // worst/bound: the largest |variant - exact| / bound seen (1 = at the bound); near 1/2 to 1 in fp16 and bf16,
+  // whose final rounding dominates both (reports/README.md).
   std::printf("\n%-20s %6s %8s %9s %12s %12s  %s\n", "variant", "dtype", "cases", "compared", "worst ulps",
               "worst/bound", "verdict");
   for (const auto& [name, s] : summaries) {

@@ -1,4 +1,4 @@
-// The pieces the subcommands share: the exit code, variant selection, plugins, the GPU probe, the kernel pins.
+// The pieces the subcommands share: the exit code, variant selection, plugins, validators, the kernel pins.
 #include "cli/commands.h"
 
 #include <algorithm>
@@ -19,6 +19,11 @@ int g_exit_code = 0;
 
 void set_exit_code(int code) { g_exit_code = code; }
 int exit_code() { return g_exit_code; }
+
+void fail(const std::string& message, int code) {
+  std::cerr << "error: " << message << "\n";
+  set_exit_code(code);
+}
 
 void add_commands(CLI::App& app) {
   add_check_command(app);

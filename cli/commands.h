@@ -23,12 +23,13 @@ void add_mutants_command(CLI::App& app);
 void add_report_command(CLI::App& app);
 void add_gpus_command(CLI::App& app);
 
-// Callbacks set the process exit code through this (CLI11 callbacks return nothing).
+// The process exit code (CLI11 callbacks return nothing).
 void set_exit_code(int code);
 int exit_code();
+// Prints "error: MESSAGE" on stderr and sets the exit code.
+void fail(const std::string& message, int code = 2);
 
-// The variants named on the command line (every non-mutant variant when `names` is empty). An unknown name throws
-// CLI::ValidationError naming the registered variants.
+// The named variants (every non-mutant variant when `names` is empty); an unknown name throws CLI::ValidationError.
 std::vector<const Variant*> select_variants(const std::vector<std::string>& names, bool include_mutants = false);
 
 // --plugin PATH, repeatable: shared libraries whose variants join the run (plugin/README.md).
@@ -46,14 +47,12 @@ std::string with_plugin_arguments(const std::string& text, const std::string& va
 CLI::Validator whole_number(std::uint64_t lo, std::uint64_t hi);
 CLI::Validator finite_number(double lo, double hi);
 
-// What a user typed or a file holds, safe for the terminal: control characters but the line break become \xNN
-// (terminal_safe), so an argument cannot rewrite the screen.
+// `text` safe for the terminal: control characters but the line break become \xNN (terminal_safe).
 std::string printable(std::string_view text);
 
 // The candidate nearest to `word` by edit distance, or "" when none is near enough to be a likely typo.
 std::string nearest_name(const std::string& word, const std::vector<std::string>& candidates);
-
-// "; did you mean NAME?" for the candidate nearest to `word`, "" when none is near: the tail of an unknown-name error.
+// "; did you mean NAME?" (nearest_name), or "": the tail of an unknown-name error.
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
 
 // --layout and --merge: the kernel choices every generated case pins (Knobs::pins).

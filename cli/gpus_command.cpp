@@ -43,10 +43,8 @@ void write_resource_spec(const GpusOptions& o, const std::vector<CudaDevice>& de
     std::ofstream out(o.resource_spec);
     if (out) out << resource_spec(devices, o.slots_per_gpu).dump(2) << "\n";
     if (!out) {
-      std::cerr << "error: cannot write the resource spec file " << printable(o.resource_spec) << ": " << std::strerror(errno)
-                << "\n";
-      set_exit_code(1);
-      return;
+      const std::string why = std::strerror(errno);
+      return fail("cannot write the resource spec file " + printable(o.resource_spec) + ": " + why, 1);
     }
   }
   const std::size_t jobs = devices.size() * static_cast<std::size_t>(o.slots_per_gpu);
@@ -59,29 +57,20 @@ void run_gpus(const GpusOptions& o) {
   std::string reason;
   const std::vector<CudaDevice> devices =
       o.fake_gpu_count ? fake_devices(*o.fake_gpu_count, &reason) : cuda_devices(&reason);
-  if (devices.empty()) {
-    std::cerr << "error: no GPU" << (o.resource_spec.empty() ? "" : " to write a resource spec for") << ": " << reason
-              << "\n";
-    set_exit_code(1);
-    return;
-  }
+  if (devices.empty())
+    return fail((o.resource_spec.empty() ? "no GPU: " : "no GPU to write a resource spec for: ") + reason, 1);
   for (const CudaDevice& device : devices)
     std::cout << "GPU " << device.index << ": " << device.name << ", PCI bus " << device.pci_bus_id << "\n";
   std::optional<int> assigned;
   try {
     assigned = ctest_assigned_gpu();
   } catch (const std::invalid_argument& e) {
-    std::cerr << "error: " << printable(e.what()) << "\n";
-    set_exit_code(2);
-    return;
+    return fail(printable(e.what()));
   }
   if (assigned) {
-    if (*assigned >= static_cast<int>(devices.size())) {
-      std::cerr << "error: ctest assigned GPU " << *assigned << ", which is not among the " << devices.size()
-                << " listed: the resource spec file describes other GPUs\n";
-      set_exit_code(2);
-      return;
-    }
+    if (*assigned >= static_cast<int>(devices.size()))
+      return fail("ctest assigned GPU " + std::to_string(*assigned) + ", which is not among the " +
+                  std::to_string(devices.size()) + " listed: the resource spec file describes other GPUs");
     std::cout << "ctest assigned this process GPU " << *assigned << "\n";
   }
   if (!o.resource_spec.empty()) write_resource_spec(o, devices);

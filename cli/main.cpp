@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <iostream>
 #include <new>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -24,7 +25,7 @@ std::vector<std::string> subcommand_names(const CLI::App& app) {
 }
 
 // The first word must name a subcommand or be --help or --version: a typo gets the nearest name and no word the list
-// of commands, not CLI11's "A subcommand is required".
+// of commands, not CLI11's "A subcommand is required", which hides the typo.
 bool known_subcommand(const CLI::App& app, int argc, char** argv) {
   const std::vector<std::string> names = subcommand_names(app);
   std::string listed;
@@ -34,8 +35,6 @@ bool known_subcommand(const CLI::App& app, int argc, char** argv) {
     return false;
   }
   const std::string word = argv[1];
-  // Before a command only --help and --version mean anything; another option would get CLI11's "A subcommand is
-  // required", which hides the typo.
   if (word[0] == '-') {
     const std::vector<std::string> options = {"--help", "-h", "--version"};
     if (std::find(options.begin(), options.end(), word) != options.end()) return true;
@@ -50,26 +49,22 @@ bool known_subcommand(const CLI::App& app, int argc, char** argv) {
   return false;
 }
 
-// For options CLI11 did not expect, the nearest option of the subcommand that was being parsed.
+// For options CLI11 did not expect, the nearest option of the subcommand being parsed.
 std::string option_suggestions(const CLI::App& app, const std::string& message) {
   const CLI::App* command = &app;
   for (const CLI::App* sub : app.get_subcommands()) command = sub;
   std::vector<std::string> options;
   for (const CLI::Option* option : command->get_options())
     for (const std::string& name : option->get_lnames()) options.push_back("--" + name);
+  const std::size_t colon = message.find(':');  // the words after it are what was not expected
+  if (colon == std::string::npos) return "";
+  std::istringstream words(message.substr(colon + 1));
   std::string hints;
-  std::size_t from = message.find(':');
-  while (from != std::string::npos && from + 1 < message.size()) {
-    const std::size_t start = message.find_first_not_of(' ', from + 1);
-    if (start == std::string::npos) break;
-    const std::size_t end = message.find(' ', start);
-    std::string word = message.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    if (const std::size_t eq = word.find('='); eq != std::string::npos) word.resize(eq);
-    if (word.rfind("--", 0) == 0) {
-      const std::string near = pacheck::cli::nearest_name(word, options);
-      if (!near.empty() && near != word) hints += "did you mean " + near + " instead of " + word + "?\n";
-    }
-    from = end;
+  for (std::string word; std::getline(words, word, ' ');) {
+    word.resize(std::min(word.find('='), word.size()));
+    if (word.rfind("--", 0) != 0) continue;
+    const std::string near = pacheck::cli::nearest_name(word, options);
+    if (!near.empty() && near != word) hints += "did you mean " + near + " instead of " + word + "?\n";
   }
   return hints;
 }
@@ -114,8 +109,7 @@ int main(int argc, char** argv) {
     return e.get_exit_code();
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-    // The message quotes what was typed, so its control characters are escaped before it reaches the terminal.
-    std::cerr << "error: " << printable(e.what()) << "\n";
+    std::cerr << "error: " << printable(e.what()) << "\n";  // the message quotes what was typed
     if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr)
       std::cerr << printable(option_suggestions(app, e.what()));
     const std::string topic = help_topic_of(app);

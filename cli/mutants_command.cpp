@@ -94,24 +94,14 @@ void run_mutants(const MutantsOptions& o, const std::string& program) {
   if (o.sanitizers && !o.kill.gpu)
     throw CLI::ValidationError("--sanitizers", "runs on the GPU mutants only: add --gpu");
   std::string reason;
-  if (o.kill.gpu && !cuda_device_available(&reason)) {
-    std::cerr << "error: --gpu runs the GPU mutants on a CUDA device, and there is none: " << reason << "\n";
-    set_exit_code(2);
-    return;
-  }
-  if (o.kill.gpu && matrix_mutants(true).empty()) {
-    std::cerr << "error: this pacheck was built without the GPU mutants (nvcc was not found)\n";
-    set_exit_code(2);
-    return;
-  }
+  if (o.kill.gpu && !cuda_device_available(&reason))
+    return fail("--gpu runs the GPU mutants on a CUDA device, and there is none: " + reason);
+  if (o.kill.gpu && matrix_mutants(true).empty())
+    return fail("this pacheck was built without the GPU mutants (nvcc was not found)");
   std::ofstream json_file;  // opened first, so a bad path fails before the run rather than after it
   if (!o.json_path.empty()) {
     json_file.open(o.json_path);
-    if (!json_file) {
-      std::cerr << "error: cannot write the kill matrix to " << printable(o.json_path) << "\n";
-      set_exit_code(2);
-      return;
-    }
+    if (!json_file) return fail("cannot write the kill matrix to " + printable(o.json_path));
   }
   KillOptions options = o.kill;
   options.failure_dir = o.failure_dir;
@@ -153,11 +143,7 @@ void run_mutants(const MutantsOptions& o, const std::string& program) {
   if (json_file.is_open()) {
     json_file << json.dump(2) << "\n";
     json_file.close();
-    if (!json_file) {
-      std::cerr << "error: could not write the kill matrix to " << printable(o.json_path) << "\n";
-      set_exit_code(2);
-      return;
-    }
+    if (!json_file) return fail("could not write the kill matrix to " + printable(o.json_path));
     std::cout << "wrote " << o.json_path << "\n";
   }
   set_exit_code(summarize(matrix).survivors.empty() ? 0 : 1);

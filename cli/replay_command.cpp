@@ -27,26 +27,21 @@ void run_replay(const ReplayOptions& o) {
   try {
     c = read_case_file(o.file);
   } catch (const CaseFileError& e) {
-    std::cerr << "error: " << printable(e.what()) << "\n";
-    set_exit_code(2);
-    return;
+    return fail(printable(e.what()));
   }
   // A case past the oracle's limits is refused before anything of its size is computed or allocated.
-  if (const std::string limit = oracle_limit_error(c.problem); !limit.empty()) {
-    std::cerr << "error: " << printable(o.file) << ": " << limit << "\n";
-    set_exit_code(2);
-    return;
-  }
+  if (const std::string limit = oracle_limit_error(c.problem); !limit.empty())
+    return fail(printable(o.file) + ": " + limit);
   if (o.tile_size > 0) c.knobs.tile_size = o.tile_size;
   if (o.split_size > 0) c.knobs.split_size = o.split_size;
   const std::vector<const Variant*> variants = select_variants(o.variants, o.include_mutants || !o.variants.empty());
-  // The note's lines (a fuzzer's note is its whole report) under "note:", indented, made safe for the terminal.
+  // The note's lines (a fuzzer's note is its whole report) under "note:", indented.
   std::string note = printable(c.note);
   for (std::size_t at = note.find('\n'); at != std::string::npos; at = note.find('\n', at + 1))
     note.insert(at + 1, "        ");
   std::cout << "case " << printable(o.file) << (note.empty() ? "" : "\n  note: " + note) << "\n" << describe(c.problem)
             << "knobs: " << knobs_text(c.knobs) << "\n";
-  // A long case says how far the oracle has got, every two seconds, on stderr.
+  // A long case reports the oracle's progress on stderr every two seconds.
   const auto start = std::chrono::steady_clock::now();
   auto last = start;
   const OracleProgress progress = [&](std::size_t done, std::size_t total) {

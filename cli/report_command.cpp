@@ -169,9 +169,7 @@ void run_report_command(const ReportOptions& o, const std::string& program) {
     ProgressLine progress;
     report = reports::run_report(settings, [&](const reports::Progress& p) { progress.update(p); });
   } catch (const std::exception& e) {  // the report folder cannot be created or written, say
-    std::cerr << "error: " << printable(e.what()) << "\n";
-    set_exit_code(2);
-    return;
+    return fail(printable(e.what()));
   }
   add_plugin_arguments(report);
   if (!o.compare.empty())
@@ -184,9 +182,7 @@ void run_report_command(const ReportOptions& o, const std::string& program) {
               << std::filesystem::absolute(files.html).lexically_normal().string() << "\n  "
               << std::filesystem::absolute(files.json).lexically_normal().string() << "\n";
   } catch (const std::exception& e) {
-    std::cerr << "error: " << printable(e.what()) << "\n";
-    set_exit_code(2);
-    return;
+    return fail(printable(e.what()));
   }
   set_exit_code(report.non_mutants_passed() && !(report.comparison && report.comparison->worse()) ? 0 : 1);
 }

@@ -15,7 +15,7 @@ namespace pacheck::reports {
 struct CoverageCount {
   std::uint64_t found = 0;
   std::uint64_t hit = 0;
-  // 100 * hit / found; 100 when nothing was found (nothing to miss).
+  // 100 when nothing was found (nothing to miss).
   double percent() const { return found == 0 ? 100.0 : 100.0 * static_cast<double>(hit) / static_cast<double>(found); }
   void add(const CoverageCount& other) {
     found += other.found;
@@ -32,7 +32,7 @@ struct FolderCoverage {
 };
 
 struct CoverageSummary {
-  std::filesystem::path gcovr_summary;  // the file the figures were read from
+  std::filesystem::path gcovr_summary;  // the file read
   std::vector<FolderCoverage> folders;  // sorted by folder name
   FolderCoverage total;
 };
@@ -42,9 +42,9 @@ class CoverageFormatError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Parses gcovr's JSON summary: each of its "files" counts in its filename's first component (relative to gcovr's
-// --root), or in its parent directory's name when absolute (outside the root). Throws CoverageFormatError naming
-// what is wrong when the text is not a gcovr JSON summary.
+// Each of the summary's "files" counts in its filename's first component (relative to gcovr's --root), or in its
+// parent directory's name when absolute (outside the root). Throws CoverageFormatError naming what is wrong when the
+// text is not a gcovr JSON summary.
 CoverageSummary parse_gcovr_summary(const std::string& text);
 CoverageSummary read_gcovr_summary(const std::filesystem::path& file);
 

@@ -64,14 +64,14 @@ std::string ratio_class(double ratio) {
   return "";
 }
 
-// A table cell for an error/bound figure, shaded by ratio_class; `title` a tooltip.
+// An error/bound figure's table cell, shaded by ratio_class; `title` a tooltip.
 std::string ratio_cell(double value, const std::string& title = "") {
   return "<td class=\"" + ratio_class(value) + "\"" + (title.empty() ? "" : " title=\"" + title + "\"") + ">" +
          ratio(value) + "</td>";
 }
 
-// A histogram bar's class, from the worst error / bound of its elements (what the verdict uses), never from its
-// place on the ulp axis: far-off ulps of a cancelling output inside its bound are no alarm.
+// A histogram bar's class, from its elements' worst error / bound (what the verdict uses), never from its place on
+// the ulp axis: far-off ulps of a cancelling output inside its bound are no alarm.
 std::string bar_class(double worst_normalized) {
   if (std::isnan(worst_normalized) || std::isinf(worst_normalized)) return "b-nan";
   if (worst_normalized > 1) return "b-over";
@@ -228,7 +228,7 @@ void histograms(std::ostream& out, const VariantReport& v) {
   out << "</div>\n";
 }
 
-// Per shape dimension, a row per bucket: how the error/bound and the ulps of its elements spread.
+// Per shape dimension, a row per bucket: how its elements' error/bound and ulps spread.
 void breakdown_tables(std::ostream& out, const VariantReport& v) {
   out << "<h3>By problem shape</h3><p class=\"note\">Every element of every mode, bucketed by the problem's head dim, "
          "block size and GQA ratio (query heads per KV head), by its row's context length, and by the serving "

@@ -1,5 +1,5 @@
 // What a `pacheck report` run found: per variant, dtype and mode, the error statistics and property verdicts; the
-// kill matrix; the environment; the coverage figures. run_report.h fills it, report_files.h presents it.
+// kill matrix; the environment; the coverage figures. run_report.h fills it, report_files.h writes it.
 #pragma once
 
 #include <cstddef>
@@ -25,12 +25,12 @@ struct PropertyOutcome {
   std::string property;
   Verdict verdict = Verdict::passed;
   int cases = 0;
-  int failed_cases = 0;   // the report runs on past a failure
-  std::string failure;    // the last failing case's message, or why RapidCheck gave up or stopped
-  std::string replay;     // the last failing case's replay command, when the property saved one
+  int failed_cases = 0;  // the report runs on past a failure
+  std::string failure;   // the last failing case's message, or why RapidCheck gave up or stopped
+  std::string replay;    // the last failing case's replay command, when saved
 };
 
-// The compared output with the largest error over bound in a cell, saved as a case file.
+// A cell's compared output with the largest error / bound, saved as a case file.
 struct WorstCaseFile {
   std::string property;
   std::filesystem::path file;  // relative to the report folder
@@ -46,17 +46,17 @@ struct CellReport {
   int cases = 0;                     // over every property
   std::size_t compared_outputs = 0;  // compared with the oracle
   std::size_t elements = 0;
-  UlpHistogram histogram;         // scaled ulps, each bin with its worst error / bound
-  RatioHistogram ratio_histogram; // error / bound, the figure the verdict uses
-  double median_ulps = 0;         // scaled ulps (ulps of each element's scale, properties/agreement.h)
+  UlpHistogram histogram;          // scaled ulps
+  RatioHistogram ratio_histogram;  // error / bound
+  double median_ulps = 0;          // scaled ulps (of each element's scale, properties/agreement.h)
   double p99_ulps = 0;
   double worst_ulps = 0;
-  double raw_median_ulps = 0;     // raw ulps (of each element's own magnitude): blown up where outputs cancel
+  double raw_median_ulps = 0;  // raw ulps (of each element's own magnitude): blown up where outputs cancel
   double raw_p99_ulps = 0;
   double raw_worst_ulps = 0;
   ShapeBreakdown breakdown;
   double worst_normalized = 0;  // the largest error / bound of any element (above 1: the bound was broken)
-  double tightness_median = 0;  // per compared output, its worst error / bound: the median and p99 over outputs
+  double tightness_median = 0;  // of each compared output's worst error / bound
   double tightness_p99 = 0;
   std::optional<WorstCaseFile> worst;
   std::vector<PropertyOutcome> properties;
@@ -65,7 +65,7 @@ struct CellReport {
   bool passed() const;
 };
 
-// What the catalogue's property observed about a guarantee the variant declares (determinism, batch invariance).
+// What the catalogue observed of a guarantee a variant may declare (determinism, batch invariance).
 struct GuaranteeCheck {
   enum class Status { held, failed, not_applicable, not_in_catalogue, not_run };
   std::string property;  // "Determinism", "BatchIsolation"
@@ -100,17 +100,17 @@ struct Environment {
   std::string compiler;      // "GCC 12.2.0"
   std::string build_type;
   bool cuda_available = false;
-  std::string cuda_device;   // the device, or why there is none
+  std::string cuda_device;  // the device, or why there is none
   unsigned hardware_threads = 0;
   std::string generated_at;  // UTC, ISO 8601
   std::string command_line;
 };
 
-// Where a report is made: `source_root` is the checkout git is asked about; `command_line` is recorded as given.
+// `source_root` is the checkout git is asked about; `command_line` is recorded as given.
 Environment collect_environment(const std::filesystem::path& source_root, const std::string& command_line);
 
 // One figure of a cell in two reports: worse when it grew by more than a quarter and by more than its slack (0.01
-// of the bound for error/bound, one ulp for ulps), so run-to-run noise is not flagged.
+// for error/bound, one ulp for ulps), so run-to-run noise is not flagged.
 struct FigureChange {
   std::string figure;  // "error/bound median", "ulps p99", ...
   double before = 0;
@@ -121,21 +121,20 @@ struct FigureChange {
 struct CellComparison {
   std::string dtype;
   std::string mode;
-  std::string verdict_before;  // "pass", "fail", or "absent" when the cell is only in one report
+  std::string verdict_before;  // "pass", "fail", or "absent"
   std::string verdict_after;
   std::vector<FigureChange> figures;
   bool worse = false;  // a figure got worse, or the cell passed before and fails now
 };
 
 struct VariantComparison {
-  std::string before;  // the variant's name in the old report ("" when it is only in the new one)
+  std::string before;  // the variant's name in the old report ("" when only in the new one)
   std::string after;
   std::vector<CellComparison> cells;
   bool worse = false;
 };
 
-// `pacheck report --compare OLD_ulp.json`: the new report against an old one, variant by variant (paired by name,
-// or as --compare-pair names them), cell by cell.
+// `pacheck report --compare OLD_ulp.json`: variant by variant (paired by name, or by --compare-pair), cell by cell.
 struct Comparison {
   std::string old_file;
   std::string old_generated_at;
@@ -160,7 +159,7 @@ struct Report {
   std::string coverage_note;  // why there are none
   double seconds = 0;
   std::vector<std::string> written_files;  // the case files the run wrote, relative to out_dir (for the manifest)
-  std::optional<Comparison> comparison;     // with --compare
+  std::optional<Comparison> comparison;    // with --compare
 
   bool non_mutants_passed() const;  // every non-mutant variant that ran passed
 };

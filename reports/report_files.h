@@ -13,7 +13,7 @@
 
 namespace pacheck::reports {
 
-// ulp.json, schema in reports/README.md; bump kUlpJsonSchemaVersion when a field changes meaning or disappears.
+// ulp.json, schema in reports/README.md; bump the version when a field changes meaning or disappears.
 inline constexpr int kUlpJsonSchemaVersion = 3;
 
 nlohmann::json to_json(const Report& report);
@@ -22,17 +22,16 @@ nlohmann::json to_json(const Report& report);
 // report, or has another schema version.
 nlohmann::json read_ulp_json(const std::filesystem::path& file);
 
-// The report `after` against `before`, both as to_json wrote them. Variants pair by name; `pairs` maps a variant of
-// `after` to the name of its counterpart in `before` (a renamed kernel, or a mutant against its correct kernel).
+// `after` against `before`, both as to_json wrote them. Variants pair by name, or by `pairs`: a variant of `after`
+// -> its counterpart's name in `before` (a renamed kernel, or a mutant against its correct kernel).
 Comparison compare_reports(const nlohmann::json& before, const nlohmann::json& after,
                            const std::map<std::string, std::string>& pairs, const std::string& old_file);
 
-// A figure as JSON: a number, or the string "inf", "-inf" or "nan" (JSON has no number for them).
+// A number, or the string "inf", "-inf" or "nan" (JSON has no number for them).
 nlohmann::json json_number(double value);
 
-// index.html, one self-contained page (inline CSS and SVG, no script, no network): the summary, the comparison
-// (--compare), per variant its cells, histograms, shape breakdown and property verdicts, the kill matrix, the
-// coverage figures. reports/README.md explains each figure.
+// index.html, self-contained (inline CSS and SVG, no script, no network): the summary, the comparison, per variant
+// its cells, histograms, shape breakdown and property verdicts, the kill matrix, the coverage figures.
 std::string render_html(const Report& report);
 
 // Escapes &, <, >, " and ' for HTML text and attribute values.
@@ -42,7 +41,7 @@ std::string html_escape(const std::string& text);
 // coloured by its elements' worst error / bound.
 std::string histogram_svg(const Log2Histogram& histogram, const std::string& title, const std::string& unit);
 
-// The manifest's name in a report folder: a JSON list of the report's files, relative to the folder.
+// The manifest: a JSON list of the report's files, relative to its folder.
 inline constexpr const char* kManifestName = ".pacheck-report-manifest.json";
 
 struct ReportFiles {
@@ -51,14 +50,14 @@ struct ReportFiles {
   std::filesystem::path manifest;
 };
 
-// Removes the files the manifest in out_dir lists (entries that would leave out_dir are ignored), then the folders
-// under cases/, failures/ and mutants/ that this leaves empty. A folder without a manifest loses nothing.
+// Removes the files out_dir's manifest lists (ignoring entries that would leave out_dir), then the folders under
+// cases/, failures/ and mutants/ this leaves empty. A folder without a manifest loses nothing.
 void remove_previous_report(const std::filesystem::path& out_dir);
 
-// The files under out_dir's cases/, failures/ and mutants/, relative to out_dir (taken before and after a run).
+// The files under out_dir's cases/, failures/ and mutants/, relative to out_dir.
 std::set<std::string> case_files_in(const std::filesystem::path& out_dir);
 
-// Writes ulp.json, index.html and the manifest (those two, the manifest, and report.written_files). Throws
+// Writes ulp.json, index.html and the manifest (listing those, itself and report.written_files). Throws
 // std::runtime_error naming the file it could not write.
 ReportFiles write_report_files(const Report& report);
 

@@ -37,10 +37,10 @@ class Log2Histogram {
   void add(double value, double normalized_error, std::uint64_t count = 1);
   void merge(const Log2Histogram& other);  // throws std::invalid_argument for a histogram of other bins
   std::uint64_t count(int bin) const { return counts_.at(static_cast<std::size_t>(bin)); }
-  // The largest error / bound of an element in the bin (NaN counts as +infinity); 0 for an empty bin.
+  // The bin's largest error / bound (NaN counts as +infinity); 0 when empty.
   double worst_normalized(int bin) const { return worst_.at(static_cast<std::size_t>(bin)); }
   std::uint64_t total() const;
-  // The upper edge of the bin holding the nearest-rank q-quantile: "at least a fraction q is <= this"; 0 when empty.
+  // The upper edge of the bin holding the nearest-rank q-quantile (at least a fraction q is <= it); 0 when empty.
   double quantile_at_most(double q) const;
 
  private:
@@ -67,7 +67,7 @@ class Distribution {
  public:
   void add(double value, std::uint64_t count = 1);
   std::uint64_t size() const { return size_; }
-  // The smallest value v such that at least a fraction q of the values are <= v; 0 when empty.
+  // The smallest v with at least a fraction q of the values <= v; 0 when empty.
   double quantile(double q) const;
   double max() const { return counts_.empty() ? 0 : counts_.rbegin()->first; }
 
@@ -76,10 +76,10 @@ class Distribution {
   std::uint64_t size_ = 0;
 };
 
-// The elements of one bucket of a shape dimension (head dims 5-8, say): their error / bound and scaled ulps.
+// The elements of one bucket of a shape dimension (head dims 5-8, say).
 struct BucketStatistics {
   std::uint64_t elements = 0;
-  RatioHistogram normalized;  // error / bound: its quantiles, and the exact worst
+  RatioHistogram normalized;  // error / bound, for its quantiles
   double worst_normalized = 0;
   double worst_scaled_ulps = 0;
   void add(double normalized_error, double scaled_ulps);
@@ -95,7 +95,7 @@ struct ShapeBreakdown {
   static int bucket_of(int size);
   static std::string bucket_label(int bucket);  // "1", "2", "3-4", "5-8", ...
   std::map<int, BucketStatistics> dimensions[kDimensionCount];
-  // By feature_names ("plain", "window sinks", "fp8_e4m3", ...): each element once, under its problem's whole set.
+  // By feature_names ("plain", "window sinks", ...): each element once, under its problem's whole set.
   std::map<std::string, BucketStatistics> features;
   void merge(const ShapeBreakdown& other);
 };
@@ -112,14 +112,14 @@ struct WorstCase {
 // Collects the observations of every property run in one report cell (variant, dtype, mode).
 class CellStatistics {
  public:
-  // Observations without an agreement (properties that compare runs with each other) add nothing.
+  // One without an agreement (a property comparing runs with each other) adds nothing.
   void observe(const CaseObservation& observation);
 
   const UlpHistogram& histogram() const { return histogram_; }  // scaled ulps
   const RatioHistogram& ratio_histogram() const { return ratio_histogram_; }
   const Distribution& scaled_ulps() const { return scaled_ulps_; }
   const Distribution& raw_ulps() const { return raw_ulps_; }
-  // Per compared output: its worst error / bound (how much of its bound the output used).
+  // Each compared output's worst error / bound.
   const Distribution& tightness() const { return tightness_; }
   const ShapeBreakdown& breakdown() const { return breakdown_; }
   std::size_t compared_outputs() const { return compared_outputs_; }
