@@ -31,7 +31,7 @@ case "${1:-}" in
   report)
     build
     shift
-    # Writes pacheck-report/index.html and pacheck-report/ulp.json and prints where they are; later options win.
+    # Later options win.
     ./build/default/cli/pacheck report --out pacheck-report "$@"
     ;;
   test)

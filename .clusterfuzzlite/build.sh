@@ -1,7 +1,6 @@
 #!/bin/bash -eu
-# Builds the libFuzzer targets for ClusterFuzzLite (and OSS-Fuzz) with the toolchain's $CXX, $CXXFLAGS (the
-# sanitizer and -fsanitize=fuzzer-no-link) and $LIB_FUZZING_ENGINE, and puts each in $OUT with its seed corpus
-# (<target>_seed_corpus.zip) and dictionary (<target>.dict), as fuzz/run_fuzzers.sh seeds them locally.
+# Builds the libFuzzer targets for ClusterFuzzLite (and OSS-Fuzz) with the toolchain's $CXX, $CXXFLAGS and
+# $LIB_FUZZING_ENGINE into $OUT, each with its seed corpus (<target>_seed_corpus.zip) and dictionary (fuzz/README.md).
 cd "$SRC/pacheck"
 cmake -S . -B build/clusterfuzzlite -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER="$CXX" \
       -DCMAKE_CXX_FLAGS="$CXXFLAGS" -DPACHECK_FUZZ=ON -DPACHECK_FUZZ_ENGINE="$LIB_FUZZING_ENGINE" \

@@ -1,8 +1,6 @@
-// pacheck::test_main: the GoogleTest main of a kernel project's test executable, one test per (applicable property,
-// registered variant): Catalogue.<Property>/<variant> for CPU variants, GpuCatalogue.<Property>/<variant> for those
-// that need a GPU (skipped, saying why, without a device; the process first selects the GPU ctest assigned it).
-// Cases per property: RC_PARAMS's max_success, else PACHECK_TEST_CASES (pacheck_add_variant_tests(CASES n) defines
-// it; this file is compiled into each executable that links it), else 100.
+// pacheck::test_main: the GoogleTest main of a kernel project's test executable, one test per applicable property
+// and registered variant (pacheckConfig.cmake.in, pacheck_add_variant_tests, names them). Cases per property:
+// RC_PARAMS's max_success, else PACHECK_TEST_CASES (CASES n there), else 100.
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
@@ -53,7 +51,7 @@ class PropertyOnVariant : public ::testing::Test {
     ctx.variant = &variant_;
     ctx.limits = pacheck::limits_for(variant_.capabilities());
     const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    rc::detail::TestMetadata metadata;  // the id RC_PARAMS="reproduce=..." replays, as RapidCheck's gtest tests name it
+    rc::detail::TestMetadata metadata;  // the id RC_PARAMS="reproduce=..." replays, named as RapidCheck's gtest tests
     metadata.id = std::string(info->test_suite_name()) + "/" + info->name();
     metadata.description = metadata.id;
     rc::detail::TestParams params = rc::detail::configuration().testParams;
@@ -74,8 +72,8 @@ class PropertyOnVariant : public ::testing::Test {
   const pacheck::Variant& variant_;
 };
 
-// After the filter, before any test: when a GPU test will run, selects (and names) the GPU ctest assigned this process
-// (RESOURCE_GROUPS "gpus:1") before anything touches CUDA.
+// After the filter, before any test: when a GPU test will run, selects (and names) the GPU ctest assigned this
+// process (RESOURCE_GROUPS "gpus:1") before anything touches CUDA.
 class GpuSelection : public ::testing::Environment {
  public:
   void SetUp() override {
@@ -89,7 +87,7 @@ class GpuSelection : public ::testing::Environment {
     try {
       std::printf("pacheck: %s\n", pacheck::use_ctest_assigned_gpu().c_str());
     } catch (const std::exception& e) {
-      // Not a gtest failure: gtest would report the tests as skipped, and ctest would count them so.
+      // Not a gtest failure: the tests would be reported, and counted, as skipped.
       std::fprintf(stderr, "error: %s\n", e.what());
       std::exit(2);
     }

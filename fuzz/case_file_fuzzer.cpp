@@ -1,7 +1,6 @@
-// libFuzzer target: the case-file reader on arbitrary bytes. case_from_json must either return a valid case or
-// throw CaseFileError: any other exception, crash, sanitizer report, hang or allocation over libFuzzer's
-// -malloc_limit_mb is a bug. An accepted case must also survive a round trip bit for bit (write, read, write
-// gives the same text), so what replay reads is what the fuzzer saved.
+// libFuzzer target: the case-file reader on arbitrary bytes. case_from_json returns a valid case or throws
+// CaseFileError; anything else (another exception, a crash, a sanitizer report, a hang, an allocation over
+// -malloc_limit_mb) is a bug. An accepted case must round-trip bit for bit (write, read, write: the same text).
 #include <cstdint>
 #include <cstdio>
 #include <string>

@@ -1,17 +1,12 @@
 #!/usr/bin/env bash
-# Runs every libFuzzer target of build/fuzz for SECONDS, all at once, each in libFuzzer's fork mode over its share of
-# the cores (-fork=N, N = cores / targets, at least 1), starting from seeds written here (build/fuzz/seeds/<target>/)
-# and, for case_file, the case files of fuzz/regressions/. New corpus entries go to build/fuzz/corpus/<target>/, never
-# into a committed folder. Prints each target's executions and executions per second; exits non-zero if any target
-# found a crash, a sanitizer report, a leak, a timeout or an out-of-memory (the reproducer is saved as
-# build/fuzz/artifacts/<target>/crash-*; re-run it with `build/fuzz/fuzz/<target> FILE`).
+# Runs every libFuzzer target of build/fuzz for SECONDS, all at once, each in fork mode over its share of the cores;
+# prints each one's executions and rate, and exits non-zero on any finding (fuzz/README.md says where things go).
 #   fuzz/run_fuzzers.sh [SECONDS]       (default 60; build first with: cmake --preset fuzz && cmake --build --preset fuzz)
 #   fuzz/run_fuzzers.sh --seeds DIR     only write each target's seeds into DIR/<target>/ (.clusterfuzzlite/build.sh)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-# structured_problem's seeds: all zeros, all ones, and twelve pseudo-random strings of 16 to 96 bytes from a fixed
-# seed, so every run starts from the same corpus.
+# structured_problem's seeds: zeros, ones, and twelve pseudo-random strings of 16 to 96 bytes from a fixed seed.
 write_structured_seeds() {
   local dir=$1
   mkdir -p "$dir"
@@ -30,8 +25,8 @@ write_structured_seeds() {
     }
   }'
 }
-# case_file's seeds: malformed files the reader must refuse and one minimal valid case; three are
-# fuzz/regressions/block_size_one.json with one field made wrong, one is its first 700 bytes.
+# case_file's seeds: malformed files the reader must refuse (three are block_size_one.json with one field made wrong,
+# one its first 700 bytes) and one minimal valid case.
 write_case_file_seeds() {
   local dir=$1 base=fuzz/regressions/block_size_one.json
   mkdir -p "$dir"
@@ -76,10 +71,8 @@ for t in "${targets[@]}"; do
     exit 2
   fi
   mkdir -p "build/fuzz/corpus/$t" "build/fuzz/artifacts/$t"
-  # -malloc_limit_mb: any single allocation over 512 MiB is a finding (the case-file reader must never make one).
-  # -timeout: one input running over 10 s is a hang. -rss_limit_mb bounds each process. Fork mode ignores a worker's
-  # timeouts and out-of-memory exits by default (only crashes stop it), so all three are set to stop the run: every
-  # finding, an over-large allocation included, ends it with a non-zero status, as a single process would.
+  # A single allocation over 512 MiB is a finding (the case-file reader must never make one); an input over 10 s a
+  # hang. Fork mode ignores a worker's timeouts and OOMs by default: -ignore_*=0 make every finding stop the run.
   options=(-fork="$forks" -ignore_crashes=0 -ignore_timeouts=0 -ignore_ooms=0 -max_total_time="$seconds" -timeout=10
            -rss_limit_mb=2048 -malloc_limit_mb=512 -artifact_prefix="build/fuzz/artifacts/$t/")
   [ -f "fuzz/$t.dict" ] && options+=(-dict="fuzz/$t.dict")
@@ -91,7 +84,7 @@ done
 for i in "${!targets[@]}"; do
   t="${targets[$i]}"
   if wait "${pids[$i]}"; then result="clean"; else result="FAILED"; status=1; fi
-  # Fork mode's progress lines: "#EXECS: cov: C ft: F corp: N exec/s R oom/timeout/crash: ... time: Ts job: J".
+  # Fork mode's progress: "#EXECS: cov: C ft: F corp: N exec/s R oom/timeout/crash: ... time: Ts job: J".
   last=$(grep -E '^#[0-9]+: cov: ' "build/fuzz/$t.log" | tail -1)
   execs=$(sed -nE 's/^#([0-9]+): .*/\1/p' <<<"$last")
   rate=$(sed -nE 's/.* exec\/s ([0-9]+) .*/\1/p' <<<"$last")

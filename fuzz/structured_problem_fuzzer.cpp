@@ -1,11 +1,8 @@
-// libFuzzer target: bytes -> a valid, small problem (properties/problem_decoder.h) -> every CPU variant against
-// the exact oracle within its error bound, plus the masked-lane check: filling every unreferenced slot with
-// poison (NaN, +-Inf, the dtype's largest value) must leave each variant's output bit-identical and NaN-free.
-//
-// On a violation it prints the failure, saves the problem as a case file (in $PACHECK_FUZZ_FAILURE_DIR, default
-// the working directory) with its one-line replay command, and traps, so libFuzzer saves the input as crash-*.
-// PACHECK_FUZZ_VARIANTS=name[,name...] restricts the run to those variants (mutants allowed): that is how to
-// measure whether the fuzzer finds a known bug.
+// libFuzzer target: bytes -> a valid, small problem (properties/problem_decoder.h) -> every CPU variant within its
+// error bound of the oracle, and unchanged (bit-identical, NaN-free) when every unreferenced slot holds poison.
+// A violation is printed, saved as a case file (in $PACHECK_FUZZ_FAILURE_DIR, default the working directory) with
+// its replay command, and trapped, so libFuzzer saves the input as crash-*. PACHECK_FUZZ_VARIANTS=name[,name...]
+// restricts the run to those variants (mutants allowed).
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -91,13 +88,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const Problem clean = build_problem(decoded, Poison::none);
   const Problem poisoned = build_problem(decoded, decoded.poison);
   const Knobs& knobs = decoded.knobs;
-  // The decoder guarantees a valid problem; run_oracle validates again and would throw (a crash) if not.
+  // The decoder guarantees a valid problem; run_oracle validates again, throwing (a crash) if not.
   const OracleResult oracle = run_oracle(poisoned, oracle_split_sizes(poisoned, knobs));
   for (const Variant* v : g_variants) {
     const Capabilities caps = v->capabilities();
     if (!covers(caps, poisoned)) continue;
     const Output out = v->run(poisoned, knobs);
-    // Problems whose logits or sums overflow fp32 lie outside every error model; the masked-lane check still holds.
+    // Problems overflowing fp32 lie outside every error model; the masked-lane check still holds.
     if (oracle.fits_fp32) {
       const Agreement a = compare_with_oracle(poisoned, oracle, *v, knobs, out);
       if (!a.ok) report_and_trap("exceeds its error bound\n" + describe_failure(poisoned, *v, knobs, a), poisoned, knobs, *v);

@@ -23,16 +23,16 @@ ElementBound element_bound(const ErrorModel& model, const OracleResult& oracle, 
                                  2 * oracle.spread_centered_v[element]) +
                             model.weight_error * u * c;
   const double second_order = std::expm1(2 * largest_eps) - 2 * largest_eps;
-  // A row whose logit error overflows exp bounds nothing through C_j, not even where C_j = 0 (0 x inf is NaN): a
-  // key whose exact weight underflowed may then carry any weight.
+  // A logit error overflowing exp bounds nothing through C_j, even where C_j = 0 (0 x inf is NaN): a key whose exact
+  // weight underflowed may then carry any weight.
   const double remainder = second_order < kInf ? second_order * c : kInf;
   const double gamma = gamma_n(model.accumulation_chain, model.accumulator_unit_roundoff);
-  // Whatever its weights, a kernel returns a convex combination of the row's values, within D_j of o_j; summing
-  // and dividing with its own weights, not the exact ones, costs at most (2 gamma + 2u) D_j more.
+  // A kernel returns a convex combination of the row's values, within D_j of o_j; summing and dividing with its own
+  // weights costs at most (2 gamma + 2u) D_j more.
   const double any_weights = (1 + 2 * gamma + 2 * u) * oracle.max_deviation_v[element];
   const double weights = std::min(logit_term + remainder, any_weights);
   const double accumulation = gamma * (oracle.abs_weighted_v[element] + o);
-  // Below the normal range: 2^-150 per rounding of the accumulator and of a weight (at most w), times |v_tj|.
+  // Below the normal range: 2^-150 per accumulator rounding, and per weight rounding (at most w) times |v_tj|.
   const double underflow = model.accumulation_chain * 0x1p-149 +
                            2 * model.weight_error * model.weight_underflow * oracle.abs_sum_v[element];
 

@@ -1,13 +1,13 @@
-// The first-order error model that turns the oracle's condition quantities into a per-element error bound,
-// derived in oracle/ERROR_MODEL.md. With u = 2^-24 (every variant accumulates in fp32), for output element j:
-//   logit errors   eps_t = u * (a * L_t + 2 * (m - s_t)) + w * u: the dot product and scale (a = head_dim + 2
-//                  for a sequential dot), the subtractions before exp (they telescope to m - s_t), and exp's error
-//                  compounded over the rescales and merges (w, from the oracle's record counts); to first order
+// The first-order error model: the oracle's condition quantities to a per-element bound (oracle/ERROR_MODEL.md
+// derives it). With u = 2^-24 (every variant accumulates in fp32), for output element j:
+//   logit errors   eps_t = u * (a * L_t + 2 * (m - s_t)) + w * u: the dot product and scale (a = head_dim + 2 for
+//                  a sequential dot), the subtractions before exp (they telescope to m - s_t), exp's error
+//                  compounded over the rescales and merges (w, from the record counts); to first order
 //                  u * (a * CL_j + 2 * CM_j) + w * u * C_j.
 //   second order   (e^{2E} - 1 - 2E) * C_j, E the row's largest eps_t.
-//   any weights    the two above capped at (1 + 2 gamma_chain + 2u) * D_j: a kernel's output is a convex combination
-//                  of the row's values whatever its weights.
-//   accumulation   gamma_chain * (S_j + |o_j|): each term passes through at most `chain` roundings.
+//   any weights    the two above capped at (1 + 2 gamma_chain + 2u) * D_j: whatever its weights, a kernel returns a
+//                  convex combination of the row's values.
+//   accumulation   gamma_chain * (S_j + |o_j|): each term passes at most `chain` roundings.
 //   division       u * |o_j|.
 //   underflow      chain * 2^-149 + 2 w weight_underflow A_j: roundings below the normal range lose absolutely.
 //   output dtype   half an ulp of fp16 / bf16 at |o_j| + error (none for fp32).
@@ -28,10 +28,9 @@ struct ErrorModel {
   double weight_error = 0;        // w: per-key relative weight error, in units of u
   double accumulation_chain = 0;  // roundings along any one term's path into the accumulator or denominator
   double accumulator_unit_roundoff = kFp32UnitRoundoff;
-  // The absolute error of one rounding of a weight below its format's normal range (ERROR_MODEL.md, "Underflow").
-  double weight_underflow = 0x1p-150;
-  // An absolute error the output may carry whatever its magnitude: partial outputs stored in a narrower format lose
-  // half its subnormal spacing (ERROR_MODEL.md, "Declaring a model for an external kernel"). 0 for pacheck's own.
+  double weight_underflow = 0x1p-150;  // one rounding of a weight below its format's normal range ("Underflow")
+  // An absolute error whatever the output's magnitude, e.g. partials stored in a narrower format lose half its
+  // subnormal spacing ("Declaring a model for an external kernel"). 0 for pacheck's own.
   double absolute_error = 0;
 };
 

@@ -19,7 +19,7 @@ GatheredSequence gather_sequence(const Problem& p, int sequence) {
   g.keys.resize(row * seq.context_len);
   g.values.resize(row * seq.context_len);
   for (int t = 0; t < seq.context_len; ++t) {
-    // One token's slot holds all KV heads contiguously, so a slot is copied whole.
+    // A slot holds all KV heads contiguously: copied whole.
     const std::size_t src = p.kv_offset(sequence, t, 0);
     std::memcpy(&g.keys[row * t], &p.k_pool[src], row * sizeof(float));
     std::memcpy(&g.values[row * t], &p.v_pool[src], row * sizeof(float));
@@ -29,8 +29,8 @@ GatheredSequence gather_sequence(const Problem& p, int sequence) {
 
 namespace {
 
-// A row's logits in double and their magnitudes L_t, entry i for key first + i; slots[t] is key t's pool offset.
-// The options apply in problem.h's order, exactly (ALiBi, the scale) or within a few double ulps (tanh).
+// A row's logits in double and magnitudes L_t, entry i for key first + i; slots[t] is key t's pool offset. The
+// options apply in problem.h's order, exactly (ALiBi, the scale) or within a few double ulps (tanh).
 void row_logits(const Problem& p, const std::vector<std::size_t>& slots, const float* q, int query_head, int first,
                 int position, std::vector<double>& logits, std::vector<double>& magnitudes) {
   const int d = p.head_dim;
@@ -52,11 +52,11 @@ void row_logits(const Problem& p, const std::vector<std::size_t>& slots, const f
       mag += std::fabs(prod);
     }
     double logit = scale * dot;
-    // An infinite dot product (an e5m2 cache's inf) is infinite in fp32 too, so a kernel's logit is exact (or
-    // exactly +-cap under a soft cap): no magnitude, which would make the row's bounds NaN.
+    // An infinite dot product (an e5m2 cache's inf) is infinite in fp32 too: a kernel's logit is exact (or exactly
+    // +-cap), so no magnitude, which would make the row's bounds NaN.
     if (std::isinf(dot)) mag = 0;
     if (o.soft_cap) logit = *o.soft_cap * std::tanh(logit / *o.soft_cap);
-    // The bias's terms enter the magnitude: a kernel rounds the product and the sum (ERROR_MODEL.md).
+    // A kernel rounds the bias's product and sum: they enter the magnitude.
     const double bias = o.alibi_slopes.empty() ? 0.0 : static_cast<double>(o.alibi_slopes[query_head]) * (t - position);
     logits[i] = logit + bias;
     magnitudes[i] = std::fabs(scale) * mag + std::fabs(bias);
@@ -97,7 +97,7 @@ std::string oracle_limit_error(const Problem& p) {
     longest = std::max(longest, s.context_len);
     history += static_cast<double>(s.context_len) * p.num_kv_heads * p.head_dim;
     rows += static_cast<double>(s.num_queries) * p.num_query_heads;
-    // Row i of the sequence sees first_query_position + i + 1 keys: the sum over its queries.
+    // Row i sees first_query_position + i + 1 keys.
     const double first = s.first_query_position() + 1.0, last = s.context_len;
     multiply_adds += (first + last) * s.num_queries / 2 * p.num_query_heads * p.head_dim;
   }
@@ -144,7 +144,7 @@ OracleResult run_oracle(const Problem& p, const std::vector<int>& split_sizes, c
   double max_abs_v = 0;
   int max_keys = 0;
   double max_logit = 0;
-  // Every value a row reads must be finite: 0 * inf is NaN, and std::max would silently drop a NaN magnitude.
+  // Every value a row reads must be finite: 0 * inf is NaN, and std::max would drop a NaN magnitude.
   bool finite_inputs = std::all_of(p.queries.begin(), p.queries.end(), [](float x) { return std::isfinite(x); });
   const LogitOptions& options = p.options;
   // An fp8 cache's V is v_pool * v_scale, exact in double.
@@ -154,7 +154,6 @@ OracleResult run_oracle(const Problem& p, const std::vector<int>& split_sizes, c
                   });
   for (int s = 0; s < static_cast<int>(p.sequences.size()); ++s) {
     const Sequence& seq = p.sequences[s];
-    // Each key's slot (all KV heads) in the pools, through the table.
     const std::size_t slot_elements = static_cast<std::size_t>(p.num_kv_heads) * d;
     slots.resize(seq.context_len);
     // Keys before the first query's window are read by no row: they may hold anything (a recycled block's NaN).
@@ -177,7 +176,7 @@ OracleResult run_oracle(const Problem& p, const std::vector<int>& split_sizes, c
         const int kvh = p.kv_head_of(h);
         const std::size_t out_base = p.query_offset(s, i, h);
         row_logits(p, slots, &p.queries[out_base], h, first, position, logits, magnitudes);
-        // A sink is one more logit, first in line, whose value is 0 and whose logit is exact (magnitude 0).
+        // A sink is one more logit, first in line, value 0, exact (magnitude 0).
         const double sink = p.sink(h);
         const bool has_sink = sink != -std::numeric_limits<double>::infinity();
         if (has_sink) {
@@ -199,14 +198,14 @@ OracleResult run_oracle(const Problem& p, const std::vector<int>& split_sizes, c
         row.first_key = first;
         row.has_sink = has_sink;
         for (int t = 0; t < n; ++t) {
-          // A logit of exactly -inf (an e5m2 cache's inf) has weight exactly 0 in fp32 too: no error, and its
-          // infinite spread would make the row's bounds NaN.
+          // A logit of -inf (an e5m2 cache's inf) has weight exactly 0 in fp32 too: no error, and its infinite
+          // spread would make the row's bounds NaN.
           if (logits[t] == -std::numeric_limits<double>::infinity() && m > logits[t]) continue;
           row.max_logit_magnitude = std::max(row.max_logit_magnitude, magnitudes[t]);
           row.max_spread = std::max(row.max_spread, m - logits[t]);
         }
         const double tolerance = record_tolerance(row.max_logit_magnitude, fp32_logit_coefficient(p));
-        // The sink counted first (a kernel that starts from it), and once more for a kernel that joins it last.
+        // The sink counts first (a kernel starting from it), and once more (one joining it last).
         row.records = count_records(logits, 0, n, tolerance) + lead;
         // Splits cut the positions from 0, each folded from an empty state without the sink.
         for (std::size_t k = 0; k < split_sizes.size(); ++k) {

@@ -13,11 +13,9 @@ int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
 // An mma's error in units of u, relative to |C| + sum |A_k B_k| (ERROR_MODEL.md, "Tensor cores").
 constexpr double kMmaError = 72;
-// hi + lo reproduces an fp32 weight within 2^-18 = 64 u in bf16, 2^-22 = 4 u in fp16 (where lo is normal; below,
-// weight_underflow carries the loss).
+// hi + lo is an fp32 weight within 2^-18 = 64 u in bf16, 2^-22 = 4 u in fp16 (lo normal; else weight_underflow).
 constexpr double kBf16WeightSplitError = 64;
 constexpr double kFp16WeightSplitError = 4;
-// The tensor-core kernel's tile and warps.
 constexpr int kTensorCoreTileKeys = 64;
 constexpr int kTensorCoreWarps = 4;
 
@@ -33,20 +31,19 @@ ErrorModel tiled_kernel_error_model(const Problem& p, const OracleResult& oracle
                                     const TiledKernelShape& shape, int split_size) {
   const RowCondition& c = oracle.rows[row];
   const bool split_k = split_size > 0;
-  // The keys one block walks for this row's item: the whole context (fused) or one split.
+  // The keys one block walks for the row's item: the whole context (fused) or one split.
   const int item_keys = split_k ? std::min(split_size, c.context_len) : c.context_len;
   const int records_in_item = split_k ? oracle.records_in_splits(row, split_size) : c.records;
   const int splits = split_k ? c.chunks(split_size) : 1;
 
   ErrorModel m;
-  // CUDA's expf is within 2 ulp (4u): a weight's own, one per later raise of its item's max (records_in_item);
-  // split-K adds its split's merge factor and each later merge that raises the max (at most the row's records).
+  // expf within 2 ulp (4u): a weight's own, one per later raise of its item's max; split-K adds its merge factor and
+  // each later merge that raises the max (at most the row's records).
   m.weight_error = split_k ? 4.0 * (2 + records_in_item + c.records) : 4.0 * (1 + records_in_item);
-  // Split-K: each merge adds a multiply and an add to every term already merged.
+  // Each merge adds a multiply and an add to every term already merged.
   const double merge_chain = split_k ? 2.0 * splits : 0.0;
-  // A sink is one more term of the denominator, joined once.
   const int sink = c.has_sink ? 1 : 0;
-  // An fp8 cache's dequantisation: one rounding of each term of the logit and of P V (ERROR_MODEL.md, "fp8 caches").
+  // An fp8 cache's dequantisation rounds each term of the logit and of P V once ("fp8 caches").
   const int dequantisation = p.fp8_cache ? 1 : 0;
   if (!shape.tensor_cores) {
     m.logit_coefficient = fp32_logit_coefficient(p);
@@ -54,14 +51,14 @@ ErrorModel tiled_kernel_error_model(const Problem& p, const OracleResult& oracle
     m.accumulation_chain = c.num_keys + sink + records_in_item + shape.key_groups + 2 + merge_chain + dequantisation;
     return m;
   }
-  // A weight's bf16 hi and lo lose at most 2^-126 each, even if the hardware flushes subnormals; fp16's lose half
-  // its subnormal spacing, 2^-25 (the mma honours fp16 subnormals: a flush would fail the catalogue at once).
+  // bf16 hi and lo lose at most 2^-126 each, even if subnormals are flushed; fp16's half its subnormal spacing,
+  // 2^-25 (the mma honours fp16 subnormals: a flush would fail the catalogue at once).
   m.weight_underflow = shape.fp16_operands ? 0x1p-25 : 0x1p-126;
   const double weight_split = shape.fp16_operands ? kFp16WeightSplitError : kBf16WeightSplitError;
   // A logit is ceil(head_dim / 16) chained mma steps, then the scale multiply, then the options in fp32.
   m.logit_coefficient = kMmaError * ceil_div(p.head_dim, 16) + 2 + fp32_logit_option_cost(p) + dequantisation;
-  // A P V term passes the two mmas (hi, lo) of every tile of its item, then the weight split, the rescales, the
-  // warp sums, the merges, and 4 more for the end's adds (the denominator's chain is far shorter).
+  // A P V term passes the two mmas (hi, lo) of every tile of its item, the weight split, the rescales, the warp
+  // sums, the merges, and 4 for the end's adds (the denominator's chain is far shorter).
   const int tile = std::max(1, shape.tile_keys);
   m.accumulation_chain = kMmaError * 2 * ceil_div(item_keys, tile) + weight_split + records_in_item +
                          shape.key_groups + 2 + 2 + sink + merge_chain + dequantisation;
@@ -131,7 +128,7 @@ ErrorModel declared_error_model(const DeclaredErrorModel& declared, const Proble
   }
   const ErrorCoefficients& k = declared.coefficients;
   const int records = split_k ? oracle.records_in_splits(row, split_size) : c.records;
-  // Splits and tiles are counted from position 0, so a window's start inside one counts it whole.
+  // Splits and tiles count from position 0: a window starting inside one counts it whole.
   const int splits = split_k ? c.chunks(split_size) : 1;
   const int tiles = c.chunks(std::max(1, knobs.tile_size));
   ErrorModel m;
@@ -147,7 +144,7 @@ ErrorModel declared_error_model(const DeclaredErrorModel& declared, const Proble
                          dequantisation;
   m.accumulator_unit_roundoff = k.accumulator_unit_roundoff;
   m.weight_underflow = k.weight_underflow;
-  // A loss before the V scale is multiplied by the scale of the row's KV head.
+  // A loss before the V scale is multiplied by the row's KV head's scale.
   const int head = static_cast<int>(row % static_cast<std::size_t>(p.num_query_heads));
   const double v_scale = p.fp8_cache ? p.fp8_cache->v_scale(p.kv_head_of(head)) : 0;
   m.absolute_error = k.absolute_error + k.absolute_error_per_v_scale * v_scale;

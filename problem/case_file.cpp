@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <limits>
 #include <system_error>
+#include <utility>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -15,17 +16,20 @@ namespace {
 
 using json = nlohmann::json;
 
-// Limits that keep a hostile file from costing more than a bounded multiple of its size (CASE_FORMAT.md, "Limits"):
-// every allocation is proportional to bytes present in the file; declared sizes are only compared. A real serving
-// batch fits in a few hundred megabytes of hex.
+// A hostile file costs at most a bounded multiple of its size (CASE_FORMAT.md, "Errors and limits", gives each
+// limit's reason): allocations follow the bytes present; declared sizes are only compared.
 constexpr std::size_t kMaxCaseFileBytes = std::size_t{256} << 20;
-// case -> sequences -> sequence -> block_table -> id; refusing deeper nesting early stops a "[[[[..." tree.
-constexpr int kMaxDepth = 4;
-// Each JSON value costs the tree tens of bytes, so 256 MiB of "0," must not become gigabytes of tree; 2^20 values
-// allow block tables of a million entries in all.
-constexpr std::size_t kMaxJsonValues = std::size_t{1} << 20;
-// Strings from the file are quoted in error messages only up to this length.
-constexpr std::size_t kMaxQuotedChars = 40;
+constexpr int kMaxDepth = 4;                                  // case -> sequences -> sequence -> block_table -> id
+constexpr std::size_t kMaxJsonValues = std::size_t{1} << 20;  // each costs the parsed tree tens of bytes
+constexpr std::size_t kMaxQuotedChars = 40;                   // of a string from the file, in a message
+
+// The integer fields of the problem and of the knobs, in the order they are read.
+constexpr std::pair<const char*, int Problem::*> kShapeFields[] = {
+    {"num_query_heads", &Problem::num_query_heads}, {"num_kv_heads", &Problem::num_kv_heads},
+    {"head_dim", &Problem::head_dim},               {"block_size", &Problem::block_size},
+    {"num_blocks", &Problem::num_blocks}};
+constexpr std::pair<const char*, int Knobs::*> kKnobFields[] = {
+    {"tile_size", &Knobs::tile_size}, {"split_size", &Knobs::split_size}, {"num_splits", &Knobs::num_splits}};
 
 void append_escaped(std::string& out, unsigned char ch) {
   static const char* hex = "0123456789abcdef";
@@ -131,7 +135,7 @@ const json& field(const json& object, const char* name, const std::string& where
   return *it;
 }
 
-// The JSON integer as a 32-bit int; unsigned values checked as unsigned, so that 2^64 - 1 does not wrap to -1.
+// The JSON integer as a 32-bit int; unsigned values checked as unsigned, so 2^64 - 1 does not wrap to -1.
 std::optional<std::int32_t> as_int32(const json& v) {
   if (v.is_number_unsigned()) {
     const auto x = v.get<std::uint64_t>();
@@ -158,7 +162,7 @@ std::string string_field(const json& object, const char* name, const std::string
   return v.get<std::string>();
 }
 
-// Parses the text into a tree, refusing nesting and value counts the format never needs before they cost memory.
+// Refuses nesting and value counts the format never needs before they cost memory.
 json parse_bounded(std::string_view text) {
   if (text.size() > kMaxCaseFileBytes)
     throw CaseFileError("the case is " + std::to_string(text.size()) + " bytes, over the limit of " +
@@ -196,7 +200,7 @@ Sequence read_sequence(const json& value, const std::string& where) {
   return s;
 }
 
-// A kernel choice of the knobs: absent means automatic, so files that pin nothing read as they always did.
+// A kernel choice of the knobs: absent means automatic.
 template <typename Choice>
 void read_choice(const json& knobs, const char* name, std::optional<Choice> (*parse)(const std::string&),
                  const std::string& names, Choice& choice) {
@@ -214,9 +218,7 @@ Knobs read_knobs(const json& value) {
   const json& object = object_at(value, where);
   reject_unknown_fields(object, {"tile_size", "split_size", "num_splits", "layout", "merge"}, where);
   Knobs k;
-  k.tile_size = int_field(object, "tile_size", where);
-  k.split_size = int_field(object, "split_size", where);
-  k.num_splits = int_field(object, "num_splits", where);
+  for (const auto& [name, member] : kKnobFields) k.*member = int_field(object, name, where);
   if (k.tile_size <= 0) throw CaseFileError("knobs: tile_size must be positive, got " + std::to_string(k.tile_size));
   if (k.split_size <= 0) throw CaseFileError("knobs: split_size must be positive, got " + std::to_string(k.split_size));
   if (k.num_splits < 0)
@@ -231,7 +233,6 @@ std::vector<float> read_per_head(const json& object, const char* name, const std
   return decode_values(string_field(object, name, where), DType::f32, name);
 }
 
-// A single fp32 value as a hex bit pattern.
 float read_one_fp32(const std::string& text, const char* name) {
   const auto bits = decode_values(text, DType::f32, name);
   if (bits.size() != 1) throw CaseFileError(std::string("case file: '") + name + "' must hold exactly one fp32 value");
@@ -259,21 +260,17 @@ std::string case_to_json(const Case& c) {
   j["version"] = case_format_version(p);
   j["note"] = c.note;
   j["dtype"] = std::string(dtype_name(p.dtype));
-  j["num_query_heads"] = p.num_query_heads;
-  j["num_kv_heads"] = p.num_kv_heads;
-  j["head_dim"] = p.head_dim;
-  j["block_size"] = p.block_size;
-  j["num_blocks"] = p.num_blocks;
-  // The scale is stored as its fp32 bit pattern so it round-trips exactly; null means the default.
+  for (const auto& [name, member] : kShapeFields) j[name] = p.*member;
+  // Floats are stored as fp32 bit patterns, so they round-trip exactly; a null scale means the default.
   j["scale_bits"] = p.explicit_scale ? json(encode_values({*p.explicit_scale}, DType::f32)) : json(nullptr);
   json seqs = json::array();
   for (const Sequence& s : p.sequences)
     seqs.push_back({{"context_len", s.context_len}, {"num_queries", s.num_queries}, {"block_table", s.block_table}});
   j["sequences"] = seqs;
-  j["knobs"] = {{"tile_size", c.knobs.tile_size}, {"split_size", c.knobs.split_size}, {"num_splits", c.knobs.num_splits}};
+  for (const auto& [name, member] : kKnobFields) j["knobs"][name] = c.knobs.*member;
   if (c.knobs.pins.layout != KernelLayout::automatic) j["knobs"]["layout"] = knob_name(c.knobs.pins.layout);
   if (c.knobs.pins.merge != MergeShape::automatic) j["knobs"]["merge"] = knob_name(c.knobs.pins.merge);
-  // The logit options (version 2), each written only when set; floats as fp32 bit patterns, as the scale.
+  // The logit options (version 2), each written only when set.
   const LogitOptions& o = p.options;
   if (o.soft_cap) j["soft_cap_bits"] = encode_values({*o.soft_cap}, DType::f32);
   if (o.window) j["window"] = *o.window;
@@ -300,7 +297,7 @@ Case case_from_json(std::string_view text) {
   const std::string top = "case file";
   if (!j.is_object() || !j.contains("format") || j.at("format") != "pacheck-case")
     throw CaseFileError("not a pacheck case file (missing \"format\": \"pacheck-case\")");
-  // The version first: a newer file may differ in every other field, and "unsupported version" is the error that helps.
+  // The version first: a newer file may differ in every other field, and "unsupported version" is what helps.
   const int version = int_field(j, "version", top);
   if (version < 1 || version > kCaseFormatVersion)
     throw CaseFileError("unsupported case file version " + std::to_string(version) + " (this build reads versions 1 to " +
@@ -326,11 +323,7 @@ Case case_from_json(std::string_view text) {
   const auto parsed = parse_dtype(dtype);
   if (!parsed) throw CaseFileError("unknown dtype " + quote_for_message(dtype) + " (fp32, fp16 or bf16)");
   p.dtype = *parsed;
-  p.num_query_heads = int_field(j, "num_query_heads", top);
-  p.num_kv_heads = int_field(j, "num_kv_heads", top);
-  p.head_dim = int_field(j, "head_dim", top);
-  p.block_size = int_field(j, "block_size", top);
-  p.num_blocks = int_field(j, "num_blocks", top);
+  for (const auto& [name, member] : kShapeFields) p.*member = int_field(j, name, top);
   const json& scale = field(j, "scale_bits", top);
   if (!scale.is_null()) {
     if (!scale.is_string()) throw CaseFileError("case file: 'scale_bits' must be null or a string");
@@ -364,7 +357,7 @@ Case case_from_json(std::string_view text) {
 
 void write_case_file(const std::filesystem::path& path, const Case& c) {
   const std::string text = case_to_json(c) + "\n";
-  // Written to a temporary file and renamed into place, so a process killed mid-write leaves no truncated case.
+  // A temporary file renamed into place: a process killed mid-write leaves no truncated case.
   const std::filesystem::path temporary = path.string() + ".tmp" + std::to_string(::getpid());
   std::error_code ec;
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
@@ -401,7 +394,7 @@ Case read_case_file(const std::filesystem::path& path) {
                         std::to_string(kMaxCaseFileBytes) + " bytes");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw cannot_read("");
-  // Read at most the size checked above (plus one byte, to notice a file that grew meanwhile).
+  // At most the size checked above, plus one byte to notice a file that grew meanwhile.
   std::string text(static_cast<std::size_t>(size) + 1, '\0');
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
   text.resize(static_cast<std::size_t>(in.gcount()));

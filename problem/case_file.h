@@ -12,14 +12,13 @@
 
 namespace pacheck {
 
-// A case file's text (its note) safe for a terminal: control characters, escapes included, become \xNN; printable
+// Text from a case file (its note) safe for a terminal: control characters, ESC included, become \xNN; printable
 // ASCII and UTF-8 stay.
 std::string terminal_safe(std::string_view text);
 
-// The newest version this build reads and writes. It reads every version from 1 up and writes the lowest that
-// holds the case, so older builds still read it: 2 adds the logit options (CASE_FORMAT.md, "Versioning").
+// The newest version this build reads and writes; it reads every version from 1 up and writes the lowest that
+// holds the case (case_format_version): 2 adds the logit options and fp8 caches (CASE_FORMAT.md, "Versioning").
 inline constexpr int kCaseFormatVersion = 2;
-// The version case_to_json writes for this problem.
 int case_format_version(const Problem& problem);
 
 struct Case {

@@ -1,7 +1,6 @@
-// Storage dtypes of the KV pool, the queries and the output, and exact rounding into them.
-//
-// Every stored value is a float exactly representable in the problem's dtype, so the oracle sees precisely what
-// the kernel reads. Rounding goes straight from double, so the oracle's rounded value has no double rounding.
+// Storage dtypes of the KV pool, the queries and the output, and exact rounding into them. Every stored value is a
+// float exactly representable in the problem's dtype, so the oracle sees precisely what the kernel reads; rounding
+// goes straight from double, so the oracle's rounded value has no double rounding.
 #pragma once
 
 #include <cstdint>
@@ -54,7 +53,7 @@ bool is_representable(float x, Fp8Format format);
 std::uint8_t to_fp8_bits(float x, Fp8Format format);  // x must be representable; NaN becomes the quiet NaN
 float from_fp8_bits(std::uint8_t bits, Fp8Format format);
 
-// Bit patterns for the 16-bit dtypes (used by the CUDA host code and case files).
+// Bit patterns of the 16-bit dtypes (CUDA host code, case files).
 std::uint16_t to_f16_bits(float x);    // x must be representable in fp16
 std::uint16_t to_bf16_bits(float x);   // x must be representable in bf16
 float from_f16_bits(std::uint16_t bits);

@@ -8,9 +8,9 @@
 
 namespace pacheck {
 
-// Kernel choices a variant makes per launch while `automatic`, and a test or replay may pin, to reach a kernel the
+// Kernel choices a variant makes per launch while `automatic`, which a test or replay may pin to reach a kernel the
 // automatic rule picks only for shapes too large to test. Each is within the variant's error model; variants
-// without the choice ignore it. The CUDA variants' rules are in cuda/launch_rules.h.
+// without the choice ignore it. The CUDA variants' rules: cuda/launch_rules.h.
 //   layout  the bf16 tensor-core kernel's layout at head dims 65-128: deep, wide or wide-evict-first.
 //   merge   the split-K merge's thread shape: lanes (one head lane a thread) or warps (four a thread).
 enum class KernelLayout { automatic, deep, wide, wide_evict_first };
@@ -18,7 +18,7 @@ enum class MergeShape { automatic, lanes, warps };
 
 const char* knob_name(KernelLayout layout);
 const char* knob_name(MergeShape merge);
-// The choice a name means ("automatic", "deep", "wide-evict-first", ...), or nullopt for any other string.
+// The choice a name means ("automatic", "deep", "wide-evict-first", ...), or nullopt.
 std::optional<KernelLayout> parse_kernel_layout(const std::string& name);
 std::optional<MergeShape> parse_merge_shape(const std::string& name);
 // The names a parse accepts, for error messages: "automatic, deep, wide, wide-evict-first".
@@ -39,10 +39,10 @@ struct Knobs {
   KernelPins pins;
 };
 
-// The knobs as text, "tile_size=16 split_size=64 num_splits=0" and " layout=deep merge=warps" for pinned choices.
+// "tile_size=16 split_size=64 num_splits=0", then " layout=deep merge=warps" for pinned choices.
 std::string knobs_text(const Knobs& knobs);
 
-// The number of keys per split a split-K variant uses for a sequence of this context length.
+// Keys per split a split-K variant uses for a sequence of this context length.
 inline int effective_split_size(const Knobs& knobs, int context_len) {
   // In 64 bits: a case file may hold any positive num_splits, and context_len + num_splits must not overflow.
   if (knobs.num_splits > 0)

@@ -95,7 +95,7 @@ void check_values(std::vector<std::string>& errors, const char* field, const std
     if (!is_representable(values[i], format)) {
       errors.push_back(std::string(field) + "[" + std::to_string(i) + "] = " + float_text(values[i]) +
                        " is not representable in " + std::string(format_name(format)));
-      return;  // one is enough to name the problem
+      return;  // one names the problem
     }
   }
 }
@@ -113,7 +113,7 @@ void check_per_head(std::vector<std::string>& errors, const char* field, const s
     if (!ok(values[h])) {
       errors.push_back(std::string(field) + "[" + std::to_string(h) + "] = " + float_text(values[h]) + " " +
                        requirement);
-      return;  // one is enough to name the problem
+      return;
     }
 }
 
