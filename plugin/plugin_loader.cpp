@@ -27,10 +27,10 @@
 namespace pacheck {
 namespace {
 
-// The end of ABI 1's fields: a plugin's struct_size may be larger (a later revision appended fields), never smaller.
+// The end of ABI 1's first fields: a plugin's struct_size may be larger (fields appended since), never smaller.
 constexpr std::size_t kPluginMinimumSize = offsetof(pacheck_plugin, variants) + sizeof(pacheck_plugin::variants);
 constexpr std::size_t kVariantMinimumSize = offsetof(pacheck_variant, context) + sizeof(pacheck_variant::context);
-// Longer lists than these are taken for a wrong count: reading them would read past the plugin's data.
+// Longer lists are taken for a wrong count: reading them would read past the plugin's data.
 constexpr std::int32_t kMaxListEntries = 1024;
 constexpr std::uint32_t kMaxVariants = 1024;
 constexpr std::size_t kMessageSize = 1024;
@@ -42,7 +42,7 @@ struct PluginKernel {
   pacheck_run_fn run = nullptr;
   void* context = nullptr;
   bool device = false;
-  // The crash report's two halves around the signal number, built here because a signal handler cannot allocate.
+  // The crash report around the signal number, built here because a signal handler cannot allocate.
   std::string crash_before_signal;
   std::string crash_after_signal;
 };
@@ -61,7 +61,7 @@ extern "C" void report_plugin_crash(int signal_number) {
     (void)!::write(STDERR_FILENO, digits, static_cast<std::size_t>(n));
     (void)!::write(STDERR_FILENO, k->crash_after_signal.data(), k->crash_after_signal.size());
   }
-  ::signal(signal_number, SIG_DFL);  // then die of the same signal, so the exit status still says what happened
+  ::signal(signal_number, SIG_DFL);  // then die of the same signal, so the exit status says what happened
   ::raise(signal_number);
 }
 
@@ -118,7 +118,7 @@ cuda::DeviceBuffer<unsigned char> device_copy(const void* host, std::size_t byte
   return buffer;
 }
 
-// The same views in device memory: the inputs, the tables and the NaN-filled output copied over, the output back.
+// The same views in device memory: inputs, tables and the NaN-filled output copied over, the output back.
 void call_plugin_on_device(const PluginKernel& k, const plugin::HostInputs& in, const Problem& problem,
                            plugin::HostOutput& out, pacheck_run_args args) {
   const std::string what = "copying the problem to the device for " + where(k);
@@ -214,7 +214,7 @@ std::vector<DType> dtypes_of(std::uint32_t bits, const char* field) {
                        {PACHECK_DTYPE_BF16, DType::bf16}});
 }
 
-// The logit options a variant declares; 0 (and a plugin built before the field) declares none.
+// 0 (and a plugin built before the field) declares no logit option.
 LogitOptionSupport logit_options_of(std::uint32_t bits) {
   flags<std::uint32_t>(bits, PACHECK_LOGIT_SOFT_CAP | PACHECK_LOGIT_WINDOW | PACHECK_LOGIT_ALIBI | PACHECK_LOGIT_SINKS,
                        "logit_options", "PACHECK_LOGIT_SOFT_CAP, _WINDOW, _ALIBI, _SINKS", {});
@@ -318,7 +318,7 @@ ExternalVariantSpec spec_of(const pacheck_variant& v, const std::string& path) {
   return spec;
 }
 
-// A copy of a plugin's struct as this pacheck knows it: the fields past the plugin's struct_size stay zero (absent).
+// A copy of a plugin's struct as this pacheck knows it: fields past the plugin's struct_size stay zero (absent).
 template <typename Struct>
 Struct read_struct(const Struct* declared, std::size_t minimum_size, const char* type) {
   const std::uint32_t size = declared->struct_size;

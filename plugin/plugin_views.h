@@ -1,6 +1,6 @@
 // A Problem as the plugin ABI's plain views (include/pacheck/plugin.h): storage-dtype arrays, padded block tables,
 // per-sequence lengths and offsets, and an output buffer that converts back to floats. Conversions are exact: the
-// problem's floats are representable in its dtype, and the 16-bit patterns map one to one onto those floats.
+// problem's floats are representable in its dtype, and 16-bit patterns map one to one onto those floats.
 #pragma once
 
 #include <cstddef>
@@ -40,14 +40,13 @@ struct HostInputs {
   std::vector<std::uint8_t> k8_, v8_;
 };
 
-// The output in host memory, in the problem's dtype, filled with NaN so that an element the kernel leaves unwritten
-// fails.
+// The output in host memory, in the problem's dtype, NaN-filled so that an element the kernel leaves unwritten fails.
 class HostOutput {
  public:
   explicit HostOutput(const Problem& problem);
   void* data() { return dtype_ == DType::f32 ? static_cast<void*>(f32_.data()) : static_cast<void*>(bits_.data()); }
   std::size_t bytes() const { return dtype_ == DType::f32 ? f32_.size() * 4 : bits_.size() * 2; }
-  // The output as floats (the pacheck Output), exact.
+  // The pacheck Output, exact.
   std::vector<float> to_floats() const;
 
  private:
@@ -56,8 +55,8 @@ class HostOutput {
   std::vector<std::uint16_t> bits_;
 };
 
-// The run arguments over these host views, with contiguous strides, the logit options and the fp8 cache (slopes,
-// sinks and scales read in place from the problem, which must outlive the call). A device run swaps in its copies.
+// The run arguments over these host views: contiguous strides, the logit options and the fp8 cache (slopes, sinks
+// and scales read in place from the problem, which must outlive the call). A device run swaps in its copies.
 pacheck_run_args host_run_args(const Problem& problem, const Knobs& knobs, const HostInputs& inputs,
                                HostOutput& output);
 

@@ -3,15 +3,15 @@
  * A plugin is a shared library (-shared -fPIC) that defines, with PACHECK_PLUGIN_EXPORT,
  *     const pacheck_plugin* pacheck_plugin_entry(void);
  * `pacheck --plugin PATH` dlopens it, calls the entry point once, checks abi_version, validates every declaration
- * and registers each listed variant, which every property, the fuzzer, the reports and replay then run.
+ * and registers each variant for every property, the fuzzer, the reports and replay.
  *
  * Versions. PACHECK_PLUGIN_ABI_VERSION changes only when a field changes its meaning, type or place; pacheck refuses
  * another version (rebuild against its header). Within a version a struct grows only at its end, and each struct that
- * can grow starts with struct_size. pacheck reads a plugin's structs only up to its struct_size: a field past it is
- * zero, which always means "feature absent". An older pacheck ignores fields it does not know, safely: an appended
- * field only declares a feature, and a variant is only given problems whose features pacheck knows it declares.
- * pacheck_run_args goes the other way: a plugin reads no field past args->struct_size (PACHECK_HAS_FIELD; such a
- * field is zero, the feature off), and a feature's run field is set only for a variant that declared the feature.
+ * can grow starts with struct_size. pacheck reads a plugin's structs only up to their struct_size: a field past it is
+ * zero, which always means "feature absent". An older pacheck safely ignores fields it does not know: an appended
+ * field only declares a feature, and a variant only gets problems whose features pacheck knows it declares.
+ * Conversely a plugin reads no pacheck_run_args field past args->struct_size (PACHECK_HAS_FIELD; such a field is zero,
+ * the feature off), and a feature's run field is set only for a variant that declared the feature.
  *
  * Memory. What the entry point returns (plugin, variants, their strings and lists) is the plugin's and must stay
  * valid and unchanged while the library is loaded (pacheck copies what it needs and never unloads a plugin). What
@@ -51,8 +51,7 @@ extern "C" {
 /* Storage dtypes: flags in pacheck_variant.dtypes; pacheck_run_args.dtype holds exactly one. The queries, the output
  * and both KV pools (unless an fp8 cache: PACHECK_FP8_*) are in the problem's dtype: f32 elements are `float`, f16
  * and bf16 elements `uint16_t` bit patterns (IEEE binary16; bfloat16, the high half of a binary32). Every input value
- * is exactly representable in the dtype. Write the output rounded to the dtype (the error models assume round to
- * nearest even). */
+ * is exact in the dtype. Round the output to the dtype (the error models assume round to nearest even). */
 #define PACHECK_DTYPE_F32 (1u << 0)
 #define PACHECK_DTYPE_F16 (1u << 1)
 #define PACHECK_DTYPE_BF16 (1u << 2)
@@ -65,7 +64,7 @@ extern "C" {
 #define PACHECK_MODE_CONTINUATION (1u << 2)
 
 /* Logit options: flags in pacheck_variant.logit_options, the options the kernel computes (pacheck_run_args defines
- * them). A variant is never given a problem with an option it did not declare. */
+ * them); a variant never gets an option it did not declare. */
 #define PACHECK_LOGIT_SOFT_CAP (1u << 0)
 #define PACHECK_LOGIT_WINDOW (1u << 1)
 #define PACHECK_LOGIT_ALIBI (1u << 2)
@@ -74,12 +73,12 @@ extern "C" {
 /* fp8 KV caches: flags in pacheck_variant.fp8_caches, the formats the kernel reads; pacheck_run_args.fp8_cache holds
  * one of them, or 0 when the pools are in the dtype. OCP FP8 as PyTorch's float8_e4m3fn and float8_e5m2 (vLLM's
  * kv_cache_dtype fp8_e4m3, fp8_e5m2): e4m3 has bias 7, no infinities, NaN only as S.1111.111; e5m2 has bias 15 and
- * IEEE infinities and NaNs. A variant is never given a format it did not declare. */
+ * IEEE infinities and NaNs. A variant never gets a format it did not declare. */
 #define PACHECK_FP8_E4M3 (1u << 0)
 #define PACHECK_FP8_E5M2 (1u << 1)
 
-/* Whether a struct that starts with its struct_size holds `field` whole. Read a pacheck_run_args field appended after
- * ABI 1's first release only when PACHECK_HAS_FIELD(args, pacheck_run_args, field); otherwise take it as zero. */
+/* Whether a struct that starts with its struct_size holds `field` whole. Read a pacheck_run_args field appended
+ * within ABI 1 only when PACHECK_HAS_FIELD(args, pacheck_run_args, field); otherwise take it as zero. */
 #define PACHECK_HAS_FIELD(ptr, type, field) \
   ((ptr)->struct_size >= offsetof(type, field) + sizeof(((type*)0)->field))
 
@@ -87,8 +86,8 @@ extern "C" {
 #define PACHECK_MEMORY_HOST 1u   /* ordinary host memory */
 #define PACHECK_MEMORY_DEVICE 2u /* CUDA device memory (cudaMalloc) on the current device; needs a CUDA pacheck */
 
-/* Error models (oracle/ERROR_MODEL.md derives each), pacheck_variant.error_model: the bound each output element is
- * held to. Pick the stock model that describes the kernel's arithmetic, or give coefficients:
+/* Error models (oracle/ERROR_MODEL.md derives each), pacheck_variant.error_model: the bound on each output element.
+ * Pick the stock model that describes the kernel's arithmetic, or give coefficients:
  *   FP32_ONLINE_SOFTMAX: fp32 logits and sums, an exp within 2 ulp, one online softmax over the row's keys in tiles
  *     of any size, partial sums added in any order;
  *   FP32_SPLIT_K: the same per split of the effective split size (pacheck_run_args.split_size), splits merged in
@@ -118,9 +117,9 @@ typedef struct pacheck_error_coefficients {
 } pacheck_error_coefficients;
 
 /* The arguments of one run. Shapes count elements; strides are int64 and count elements of the dtype (bytes for an
- * fp8 cache's pools): element [i][h][d] of the queries is at queries + i * query_strides[0] + h * query_strides[1] +
- * d * query_strides[2]. Honour the strides (pacheck passes contiguous arrays today, and may pass others). Every
- * pointer is in the memory the variant declared. */
+ * fp8 cache's pools): queries[i][h][d] is at queries + i * query_strides[0] + h * query_strides[1] +
+ * d * query_strides[2]. Honour the strides (contiguous today; others may come). Every pointer is in the memory the
+ * variant declared. */
 typedef struct pacheck_run_args {
   uint32_t struct_size; /* sizeof(pacheck_run_args) as pacheck was built: read no field past it */
   uint32_t dtype;       /* one PACHECK_DTYPE_*: the storage of queries, output and (without fp8_cache) the pools */
@@ -138,8 +137,8 @@ typedef struct pacheck_run_args {
   float scale;               /* the softmax scale: logits are (q . k) * scale */
 
   /* Knobs: tile_size keys per online-softmax step (>= 1). A split-K kernel splits each sequence's keys into splits
-   * of the effective split size: ceil(context_len / num_splits) when num_splits > 0, else split_size (>= 1). A
-   * correct kernel's output may change with the knobs only within its error bound. */
+   * of the effective split size: ceil(context_len / num_splits) when num_splits > 0, else split_size (>= 1). The
+   * knobs may change a correct kernel's output only within its error bound. */
   int32_t tile_size;
   int32_t split_size;
   int32_t num_splits;
@@ -150,8 +149,7 @@ typedef struct pacheck_run_args {
   int64_t query_strides[3];
   /* [num_blocks][block_size][num_kv_heads][head_dim]: sequence s's key (and value) at logical position t is in block
    * block_tables[s][t / block_size], slot t % block_size. Slots and blocks a sequence does not reference may hold
-   * anything, NaN and infinities included: give them weight exactly 0 (never read them, or mask them before any
-   * sum). */
+   * anything, NaN and infinities included: give them weight exactly 0 (never read, or mask before any sum). */
   const void* k_pool;
   int64_t k_strides[4];
   const void* v_pool;
@@ -164,29 +162,29 @@ typedef struct pacheck_run_args {
   const int32_t* query_lens;   /* [num_sequences], each in 1 .. context_lens[s] */
   const int32_t* query_starts; /* [num_sequences + 1]: prefix sums of query_lens, query_starts[0] = 0 */
 
-  /* [total_queries][num_query_heads][head_dim] in the dtype, every element written by the kernel (pacheck fills it
-   * with NaN first, so an unwritten element fails). */
+  /* [total_queries][num_query_heads][head_dim] in the dtype; write every element (it arrives NaN-filled, so an
+   * unwritten one fails). */
   void* output;
   int64_t output_strides[3];
 
-  /* Appended within ABI 1 (read only when PACHECK_HAS_FIELD says so): the logit options of problem/problem.h,
-   * applied in this order for query head h at position pos and key t <= pos:
+  /* Appended within ABI 1 (PACHECK_HAS_FIELD): the logit options of problem/problem.h, applied in this order for
+   * query head h at position pos and key t <= pos:
    *   s_t = scale * (q . k_t)
    *   s_t = soft_cap * tanh(s_t / soft_cap)      when soft_cap > 0 (Gemma 2's soft-capping)
    *   s_t = s_t + alibi_slopes[h] * (t - pos)    when alibi_slopes is not null (ALiBi: older keys lose)
    *   key t is visible only if pos - t < window  when window > 0 (a sliding window: the last `window` positions)
    *   the softmax runs over the visible keys and one more logit, sinks[h], whose value is the zero vector (an
    *   attention sink), when sinks is not null; a sink of -inf is no sink for that head.
-   * Each is absent (0 or null) unless the problem sets it, which it does only for a variant that declared it
+   * Each is absent (0 or null) unless the problem sets it, only ever for a variant that declared it
    * (pacheck_variant.logit_options). The arrays are in the variant's declared memory. */
   float soft_cap;            /* finite and > 0; 0: no soft cap */
   int32_t window;            /* >= 1 (FlashInfer's window_left is window - 1); 0: no window */
   const float* alibi_slopes; /* [num_query_heads], each finite; null: no ALiBi */
   const float* sinks;        /* [num_query_heads], each finite or -inf; null: no sinks */
 
-  /* Appended within ABI 1 (read only when PACHECK_HAS_FIELD says so): an fp8 KV cache, set only for a variant that
-   * declared its format (pacheck_variant.fp8_caches). Then k_pool and v_pool hold the format's one-byte patterns
-   * (strides count bytes), and KV head g's exact key and value are
+  /* Appended within ABI 1 (PACHECK_HAS_FIELD): an fp8 KV cache, set only for a variant that declared its format
+   * (pacheck_variant.fp8_caches). Then k_pool and v_pool hold the format's one-byte patterns (strides count bytes),
+   * and KV head g's exact key and value are
    *   k = fp8 value of k_pool[...] * k_scales[num_k_scales == 1 ? 0 : g]
    *   v = fp8 value of v_pool[...] * v_scales[num_v_scales == 1 ? 0 : g]
    * (a scale per tensor or per KV head); queries and output stay in the dtype; the scale arrays are in the variant's
@@ -205,8 +203,8 @@ typedef struct pacheck_run_args {
 typedef int (*pacheck_run_fn)(void* context, const pacheck_run_args* args, char* message, size_t message_size);
 
 /* One variant: a kernel, what it can run, how exact it is, and how to run it. The lists (head_dims, block_sizes,
- * gqa_ratios) are optional: a count of 0 (and a null pointer) means "any". Every field appended within ABI 1 is
- * absent (0) in a plugin built before it. */
+ * gqa_ratios) are optional: a count of 0 (and a null pointer) means "any". A field appended within ABI 1 reads as 0
+ * (absent) from a plugin built before it. */
 typedef struct pacheck_variant {
   uint32_t struct_size;    /* sizeof(pacheck_variant) as the plugin was built */
   const char* name;        /* letters, digits, '_', '-', '.'; at most 64; unique among pacheck's and plugins' */
@@ -241,12 +239,12 @@ typedef struct pacheck_variant {
   uint32_t logit_options;
   /* Appended within ABI 1: PACHECK_FP8_* flags, the fp8 cache formats the kernel reads; 0, none. Every error model
    * covers the dequantisation: one fp32 rounding more on each term of the logit (K times its scale) and of P V (V
-   * times its scale; oracle/ERROR_MODEL.md, "fp8 caches"). A kernel that folds a scale elsewhere rounds no more in
-   * relative terms; one that rounds its output before the V scale sets absolute_error_per_v_scale. */
+   * times its scale; oracle/ERROR_MODEL.md, "fp8 caches"). Folding a scale elsewhere rounds no more in relative
+   * terms; a kernel that rounds its output before the V scale sets absolute_error_per_v_scale. */
   uint32_t fp8_caches;
   /* Appended within ABI 1: with an fp8 cache, the PACHECK_DTYPE_* flags of the query dtypes the kernel takes it with
-   * (0: all of dtypes), and a number every head dim is then a multiple of (0 or 1: any; at most 256). A problem
-   * outside them is never given to it. */
+   * (0: all of dtypes), and a number every head dim is then a multiple of (0 or 1: any; at most 256). It never gets
+   * a problem outside them. */
   uint32_t fp8_query_dtypes;
   uint32_t fp8_head_dim_multiple;
   /* Appended within ABI 1: with PACHECK_ERROR_MODEL_COEFFICIENTS and an fp8 cache, an absolute error in units of the

@@ -1,6 +1,6 @@
-# The bridge's Python side: what the C++ bridge calls (a kernel's output read into host memory, a kernel's exception
-# as text), pacheck.torch_inputs, a problem's arrays as torch tensors in its own dtype on the device a kernel wants,
-# and pacheck.torch_float8, an fp8 cache's bytes as torch float8 tensors.
+# The bridge's Python side: what the C++ bridge calls (a kernel's output read into host memory, its exception as
+# text), pacheck.torch_inputs (a problem's arrays as torch tensors in its dtype on the kernel's device) and
+# pacheck.torch_float8 (an fp8 cache's bytes as torch float8 tensors).
 from __future__ import annotations
 
 import dataclasses
@@ -31,8 +31,8 @@ def host_array(value):
 
 
 def exception_text(exc):
-    """The exception's traceback and message, after which its frames (and the chained exceptions' frames) are
-    cleared: their locals may hold views of a problem whose loan has ended."""
+    """The exception's traceback and message; then its and its chained exceptions' frames are cleared, since their
+    locals may hold views of a problem whose loan has ended."""
     text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     seen = set()
     while exc is not None and id(exc) not in seen:
@@ -44,11 +44,10 @@ def exception_text(exc):
 
 @dataclasses.dataclass(frozen=True)
 class TorchInputs:
-    """A problem's inputs as torch tensors: values in the problem's dtype (float32, float16 or bfloat16), tables
-    and lengths in int32, the per-head logit options in float32 (None when the problem does not set them; the
-    scalar options are problem.soft_cap and problem.window). For an fp8 cache (problem.kv_cache) the pools are
-    torch.float8_e4m3fn or torch.float8_e5m2 tensors of the fp8 values before their scales, and k_scales and v_scales
-    float32 [1] or [num_kv_heads] (None without a cache)."""
+    """A problem's inputs as torch tensors: values in the problem's dtype, tables and lengths in int32, the per-head
+    logit options in float32 (the scalar ones are problem.soft_cap and problem.window). With an fp8 cache
+    (problem.kv_cache) the pools are torch.float8_e4m3fn or torch.float8_e5m2 tensors of the fp8 values before their
+    scales."""
 
     queries: object  # [total_queries, num_query_heads, head_dim]
     k_pool: object  # [num_blocks, block_size, num_kv_heads, head_dim]
@@ -73,8 +72,8 @@ def _torch():
 
 def torch_float8(array, kv_cache):
     """An fp8 cache's uint8 bit patterns (problem.k_pool_storage, problem.v_pool_storage) as a torch float8 tensor
-    of the same shape: torch.float8_e4m3fn for kv_cache 'fp8_e4m3', torch.float8_e5m2 for 'fp8_e5m2'. On the CPU it
-    shares the array's memory (DLPack, then a view of the bytes), so it is valid as long as the array is."""
+    of the same shape: torch.float8_e4m3fn for kv_cache 'fp8_e4m3', torch.float8_e5m2 for 'fp8_e5m2'. It shares the
+    array's memory (DLPack, then a view of the bytes), so it is valid as long as the array is."""
     torch = _torch()
     formats = {"fp8_e4m3": "float8_e4m3fn", "fp8_e5m2": "float8_e5m2"}
     if kv_cache not in formats:
@@ -86,9 +85,9 @@ def torch_float8(array, kv_cache):
 
 
 def torch_inputs(problem, device="cpu") -> TorchInputs:
-    """The problem's arrays as torch tensors on `device`, exactly: every value of the float views is representable
-    in the problem's dtype, so torch's conversion to it rounds nothing. On the CPU an fp32 problem's value tensors
-    share the problem's memory, so they are valid only during the kernel call, like the problem's own views."""
+    """The problem's arrays as torch tensors on `device`, exactly: every float view's value is representable in the
+    problem's dtype, so the conversion rounds nothing. On the CPU an fp32 problem's value tensors share the problem's
+    memory: valid only during the kernel call, like its views."""
     torch = _torch()
     dtype = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}[problem.dtype]
 

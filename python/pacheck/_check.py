@@ -89,20 +89,16 @@ def _default_name(kernel) -> str:
     return cleaned or "kernel"
 
 
-def _replay_line(case_file: str, kernel, name: str, error_model, uses_splits: bool, features: dict) -> str:
+def _replay_line(case_file: str, kernel, name: str, error_model, features: dict) -> str:
     reference = getattr(kernel, "__name__", "")
     if not reference.isidentifier():
         reference = "kernel"
-    splits = ", uses_splits=True" if uses_splits else ""
-    declared = "".join(f", {key}={names!r}" for key, names in features.items() if names)
-    return (f"pacheck.replay({case_file!r}, {reference}, name={name!r}, error_model={error_model!r}{splits}"
-            f"{declared})")
+    declared = "".join(f", {key}={value!r}" for key, value in features.items() if value)
+    return f"pacheck.replay({case_file!r}, {reference}, name={name!r}, error_model={error_model!r}{declared})"
 
 
-def _raise_on_failure(outcome: dict, property: str, kernel, name: str, error_model, uses_splits: bool,
-                      features: dict) -> None:
-    """Raises what a run's outcome calls for: the kernel's interrupt, a KernelContractError, a give-up or a
-    PropertyFailure. Returns when the property held."""
+def _raise_on_failure(outcome: dict, property: str, kernel, name: str, error_model, features: dict) -> None:
+    """Raises the outcome's interrupt, KernelContractError, give-up or PropertyFailure; returns if the property held."""
     if outcome["interrupt"] is not None:
         raise outcome["interrupt"]
     if outcome["contract_error"] is not None:
@@ -116,7 +112,7 @@ def _raise_on_failure(outcome: dict, property: str, kernel, name: str, error_mod
     message = outcome["message"]
     replay = ""
     if case_file is not None:
-        replay = _replay_line(case_file, kernel, name, error_model, uses_splits, features)
+        replay = _replay_line(case_file, kernel, name, error_model, features)
         cli_line = f"replay: pacheck replay {case_file} --variant {name}"
         if cli_line in message:
             message = message.replace(cli_line, f"replay: {replay}")
@@ -135,23 +131,19 @@ def _require_int(what: str, value, low: int, high: int) -> None:
         raise ValueError(f"{what} must lie in {low}..{high}, got {value}")
 
 
-def _uses_splits(capabilities) -> bool:
-    return isinstance(capabilities, dict) and capabilities.get("uses_splits") is True
-
-
-def _features(capabilities) -> dict:
-    """The declared serving features, logit options and fp8 cache formats, each as a list of names (DeclaredKernel
-    has already checked them)."""
-    features = {}
+def _features(capabilities: dict) -> dict:
+    """What a replay line declares beyond the error model (DeclaredKernel has checked it): uses_splits, and the logit
+    options and fp8 cache formats as lists of names."""
+    features = {"uses_splits": capabilities.get("uses_splits") is True}
     for key in ("logit_options", "fp8_caches"):
-        declared = capabilities.get(key, []) if isinstance(capabilities, dict) else []
+        declared = capabilities.get(key, [])
         features[key] = [declared] if isinstance(declared, str) else list(declared)
     return features
 
 
 def property_names(declared, properties) -> list:
-    """The properties to run: every one that applies to the declaration when `properties` is None, else the name or
-    names given, each checked to exist and apply."""
+    """The properties to run: every one that applies to the declaration when `properties` is None, else those named,
+    each checked to exist and apply."""
     if properties is None:
         return declared.applicable_properties()
     names = [properties] if isinstance(properties, str) else list(properties)
@@ -187,8 +179,7 @@ def check(kernel, *, name: str, capabilities: dict, error_model, properties=None
     results = []
     for property in names:
         outcome = declared.run_property(property, cases, seed, bool(engine_shapes), os.fspath(failure_dir), reproduce)
-        _raise_on_failure(outcome, property, kernel, name, error_model, _uses_splits(capabilities),
-                          _features(capabilities))
+        _raise_on_failure(outcome, property, kernel, name, error_model, _features(capabilities))
         results.append(PropertyResult(property, outcome["cases"]))
     return results
 
@@ -198,11 +189,9 @@ def replay(case_file, kernel, *, error_model, uses_splits: bool = False, logit_o
     """Runs `kernel` on a saved case and compares its output with the oracle under `error_model`.
 
     Returns a ReplayResult when every element is within its bound; raises PropertyFailure (property
-    UlpBoundedAgreement) when one is not or the kernel raises, KernelContractError as check() does. `uses_splits`
-    selects the split-K form of the model, as the capability of that name does in check(). `logit_options` names
-    the logit options the kernel computes, as capabilities['logit_options'] does, and `fp8_caches` the fp8 cache
-    formats it reads, as capabilities['fp8_caches'] does: a case that sets another raises ValueError without calling
-    the kernel.
+    UlpBoundedAgreement) when one is not or the kernel raises, KernelContractError as check() does. `uses_splits`,
+    `logit_options` and `fp8_caches` declare what the capabilities of those names do in check(): a case that sets an
+    undeclared option or format raises ValueError without calling the kernel.
     """
     name = _default_name(kernel) if name is None else name
     capabilities = {"dtypes": list(ALL_DTYPES), "modes": list(ALL_MODES), "max_head_dim": 256,
@@ -213,7 +202,6 @@ def replay(case_file, kernel, *, error_model, uses_splits: bool = False, logit_o
     outcome = declared.replay(path)
     if outcome["note"]:
         outcome["message"] = f"case {path} ({outcome['note']})\n{outcome['message']}"
-    _raise_on_failure(outcome, "UlpBoundedAgreement", kernel, name, error_model, uses_splits,
-                      _features(capabilities))
+    _raise_on_failure(outcome, "UlpBoundedAgreement", kernel, name, error_model, _features(capabilities))
     return ReplayResult(case_file=path, problem=_pacheck.load_case(path), worst=WorstElement(**outcome["worst"]),
                         fits_fp32=outcome["fits_fp32"])

@@ -17,9 +17,9 @@ def property_tests(kernel, *, name: str, capabilities: dict, error_model, proper
         test_my_kernel = pacheck.pytest.property_tests(my_kernel, name="my_kernel", capabilities={...},
                                                        error_model="fp32_online_softmax", cases=200)
 
-    Each property becomes its own test, test_my_kernel[UlpBoundedAgreement] and so on, that runs pacheck.check on
-    that property alone and fails with its PropertyFailure. The declaration is checked when the module is
-    collected, so a bad one is a collection error naming what is wrong."""
+    Each property becomes its own test, test_my_kernel[UlpBoundedAgreement] and so on, running pacheck.check on it
+    alone and failing with its PropertyFailure. The declaration is checked at collection: a bad one is a collection
+    error naming what is wrong."""
     names = _check.property_names(_pacheck.DeclaredKernel(kernel, name, capabilities, error_model), properties)
 
     @pytest.mark.parametrize("pacheck_property", names)

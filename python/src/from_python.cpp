@@ -335,10 +335,11 @@ const std::vector<float>& values_of_bits(DType dtype) {
 // The storage dtype behind a DLPack dtype, when pacheck reads it.
 std::optional<DType> readable_dtype(nb::dlpack::dtype t) {
   using nb::dlpack::dtype_code;
+  const auto code = static_cast<dtype_code>(t.code);
   if (t.lanes != 1) return std::nullopt;
-  if (t.code == static_cast<std::uint8_t>(dtype_code::Float) && t.bits == 32) return DType::f32;
-  if (t.code == static_cast<std::uint8_t>(dtype_code::Float) && t.bits == 16) return DType::f16;
-  if (t.code == static_cast<std::uint8_t>(dtype_code::Bfloat) && t.bits == 16) return DType::bf16;
+  if (code == dtype_code::Float && t.bits == 32) return DType::f32;
+  if (code == dtype_code::Float && t.bits == 16) return DType::f16;
+  if (code == dtype_code::Bfloat && t.bits == 16) return DType::bf16;
   return std::nullopt;
 }
 

@@ -16,8 +16,7 @@
 
 namespace pacheck::python {
 
-// "fp32", "fp16", "bf16" or torch's names "float32", "float16", "bfloat16"; `what` names the argument in the
-// std::invalid_argument it throws otherwise.
+// "fp32", "fp16", "bf16" or torch's "float32", "float16", "bfloat16"; else std::invalid_argument naming `what`.
 DType parse_dtype_name(const std::string& name, const std::string& what);
 
 // The value whose name(value) is `name`, else std::invalid_argument listing the names.
@@ -37,8 +36,8 @@ Knobs parse_knobs(int tile_size, int split_size, int num_splits, const std::stri
 // A dict of Capabilities fields, by the keys python/README.md lists.
 Capabilities parse_capabilities(nanobind::handle declared);
 
-// The names of the logit options `options` sets, in the order they apply: "soft_cap", "window", "alibi_slopes",
-// "sinks", as capabilities['logit_options'] and Problem.logit_options spell them.
+// The names of the logit options `options` sets, in the order they apply, as capabilities['logit_options'] spells
+// them: "soft_cap", "window", "alibi_slopes", "sinks".
 std::vector<std::string> logit_option_names(const LogitOptions& options);
 
 // A stock model's name (stock_error_models.h) or a dict of ErrorCoefficients fields.
@@ -51,9 +50,9 @@ class KernelContractError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// `result` as floats: any DLPack-capable or array-like object (numpy, torch on CPU or CUDA, device arrays copied by
-// pacheck._bridge.host_array) of float32, float16 or bfloat16 [total_queries, num_query_heads, head_dim], any strides.
-// Throws KernelContractError naming `kernel`.
+// `result` as floats: any DLPack-capable or array-like object (device arrays copied by pacheck._bridge.host_array)
+// of float32, float16 or bfloat16 [total_queries, num_query_heads, head_dim], any strides. Throws
+// KernelContractError naming `kernel`.
 Output output_from(nanobind::handle result, const Problem& problem, const std::string& kernel);
 
 }  // namespace pacheck::python

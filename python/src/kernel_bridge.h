@@ -36,8 +36,8 @@ class DeclaredKernel {
                               const std::string& failure_dir, const std::optional<std::string>& reproduce);
   // Runs the kernel on a case file's problem and compares it with the oracle: the same keys, plus note and fits_fp32.
   nanobind::dict replay(const std::string& case_file);
-  // The kernel's output on `problem` as pacheck reads it (float32 numpy), lent as in a property run; the kernel's
-  // exceptions propagate.
+  // The kernel's output on `problem` as pacheck reads it (float32 numpy), lent as in a property run; its exceptions
+  // propagate.
   nanobind::object run(const ProblemObject& problem);
 
  private:
@@ -48,7 +48,7 @@ class DeclaredKernel {
 // The names of the catalogue's properties that apply to these capabilities (a dict, as check() takes them).
 std::vector<std::string> applicable_properties(nanobind::handle capabilities);
 
-// Adds DeclaredKernel, KernelContractError, the catalogue listing to the module.
+// Adds DeclaredKernel, KernelContractError and the catalogue listing to the module.
 void bind_kernel_bridge(nanobind::module_& m);
 
 }  // namespace pacheck::python

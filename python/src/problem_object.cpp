@@ -56,8 +56,9 @@ Shape query_shape(const Problem& p) {
 namespace {
 
 // A numpy array over `data` that keeps `owner` (the Python object holding the memory) alive.
-nb::object view(const float* data, Shape shape, nb::handle owner) {
-  return nb::cast(nb::ndarray<nb::numpy, float>(const_cast<float*>(data), shape.size(), shape.data(), owner));
+template <typename T>
+nb::object view(const T* data, const Shape& shape, nb::handle owner) {
+  return nb::cast(nb::ndarray<nb::numpy, T>(const_cast<T*>(data), shape.size(), shape.data(), owner));
 }
 
 const ProblemObject& object_of(nb::handle self) { return nb::cast<const ProblemObject&>(self); }
@@ -72,11 +73,7 @@ Shape pool_shape(const Problem& p) {
 // else the float view itself for fp32 and 16-bit patterns for fp16 and bf16.
 nb::object storage(nb::handle self, const std::vector<float> Problem::*array, Shape shape) {
   const Problem& p = problem_of(self);
-  if (p.fp8_cache && array != &Problem::queries) {
-    const std::vector<std::uint8_t>& bytes = object_of(self).fp8_bytes(array);
-    return nb::cast(nb::ndarray<nb::numpy, std::uint8_t>(const_cast<std::uint8_t*>(bytes.data()), shape.size(),
-                                                          shape.data(), self));
-  }
+  if (p.fp8_cache && array != &Problem::queries) return view(object_of(self).fp8_bytes(array).data(), shape, self);
   const std::vector<float>& values = p.*array;
   if (p.dtype == DType::f32) return view(values.data(), shape, self);
   std::vector<std::uint16_t> bits(values.size());

@@ -30,7 +30,7 @@ nanobind::object owned_array(std::vector<T> values, const Shape& shape) {
 
 // Either lent (pacheck's problem, shown to a kernel for one call) or owned (a loaded, generated or shrunk case). A lent
 // problem's float arrays are views into pacheck's memory: once the call returns, release() makes every further use
-// of the object raise, so that nothing reads memory pacheck has freed.
+// raise, so nothing reads memory pacheck has freed.
 class ProblemObject {
  public:
   ProblemObject(const Problem& lent, const Knobs& knobs) : problem_(&lent), knobs_(knobs) {}
@@ -41,8 +41,8 @@ class ProblemObject {
   const Knobs& knobs() const { return knobs_; }
   const std::string& note() const { return note_; }
   void release() { problem_ = nullptr; }
-  // An fp8 cache's pool (k_pool or v_pool) as the format's bytes, converted on first use and kept, so that every view
-  // of it shares one buffer.
+  // An fp8 cache's pool (k_pool or v_pool) as the format's bytes, converted on first use and kept: every view of it
+  // shares one buffer.
   const std::vector<std::uint8_t>& fp8_bytes(const std::vector<float> Problem::*pool) const;
 
  private:

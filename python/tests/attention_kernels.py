@@ -4,12 +4,12 @@ import numpy as np
 
 import pacheck
 
-# The declaration every kernel here shares: every dtype, mode and head dim, and the fp32 online softmax that the stock
-# model of that name bounds (logits and sums in fp32, exp rounded from double).
+# Every kernel here takes every dtype, mode and head dim, and is the fp32 online softmax that the stock model of that
+# name bounds (logits and sums in fp32, exp rounded from double).
 CAPABILITIES = {"dtypes": ["fp32", "fp16", "bf16"], "modes": ["decode", "prefill", "continuation"],
                 "max_head_dim": 256}
-# The same kernels compute every logit option (the stock model adds their fp32 cost) and read both fp8 cache formats
-# (every model adds the dequantisation's fp32 roundings).
+# They compute every logit option (the stock model adds their fp32 cost) and read both fp8 cache formats (every
+# model adds the dequantisation's fp32 roundings).
 ALL_OPTIONS = ["soft_cap", "window", "alibi_slopes", "sinks"]
 WITH_OPTIONS = dict(CAPABILITIES, logit_options=ALL_OPTIONS)
 WITH_FP8 = dict(WITH_OPTIONS, fp8_caches=["fp8_e4m3", "fp8_e5m2"])
@@ -63,7 +63,7 @@ def online_softmax_attention(problem, *, mask_shift=0, rescale_accumulator=True,
     a sequence's queries and heads, with the logit options in fp32 and an fp8 cache dequantised in fp32. Planted bugs:
     mask_shift > 0 lets each query see that many future keys; rescale_accumulator=False forgets to rescale the running
     sum of V when the max rises; alibi_sign=-1 flips the ALiBi bias; v_scale_on_k=True multiplies K by the V scales.
-    v_scale_last=True stores P V on the stored values in the dtype, then multiplies it by the V scales and stores it
+    v_scale_last=True stores P V over the stored values in the dtype, then multiplies it by the V scales and stores it
     again (as FlashInfer's fp8 decode wrapper does); tanh_error is the soft cap's tanh's relative error."""
     queries, k_pool, v_pool = problem.queries, problem.k_pool, problem.v_pool
     heads, dim, ratio = problem.num_query_heads, problem.head_dim, problem.gqa_ratio

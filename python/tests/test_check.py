@@ -32,16 +32,18 @@ def fail(kernel, tmp_path, property="UlpBoundedAgreement", cases=200):
 
 
 @pytest.mark.parametrize("kernel", [mask_off_by_one_kernel, unrescaled_accumulator_kernel])
-def test_a_planted_bug_fails_with_a_shrunk_case_and_a_replay_line(kernel, tmp_path):
-    failure = fail(kernel, tmp_path)
+def test_a_planted_bug_fails_with_a_shrunk_case_a_replay_line_and_a_reproduce_string(kernel, tmp_path):
+    failure = fail(kernel, tmp_path / "first")
     assert failure.property == "UlpBoundedAgreement"
     assert failure.kernel == kernel.__name__
-    assert failure.case_file == os.path.join(str(tmp_path), f"UlpBoundedAgreement-{kernel.__name__}.json")
+    assert failure.case_file == os.path.join(str(tmp_path / "first"), f"UlpBoundedAgreement-{kernel.__name__}.json")
     assert os.path.exists(failure.case_file)
-    # Shrunk: one sequence of a few keys, one head of dimension 1.
+    # Shrunk: one sequence of a few keys, one head of dimension 1; the mask bug to a two-token prefill.
     problem = failure.problem
     assert problem.num_sequences == 1 and problem.max_context_len <= 4
     assert problem.num_query_heads == 1 and problem.head_dim == 1
+    if kernel is mask_off_by_one_kernel:
+        assert problem.modes == ["prefill"] and problem.total_queries == 2
     worst = failure.worst
     assert worst.error > worst.bound and worst.violations >= 1 and worst.ulps > 1
     assert worst.got == pytest.approx(float(kernel(problem).reshape(-1)[worst.element]))
@@ -51,33 +53,23 @@ def test_a_planted_bug_fails_with_a_shrunk_case_and_a_replay_line(kernel, tmp_pa
     assert "pacheck replay " not in str(failure)  # the command-line replay cannot run a Python kernel
     assert failure.reproduce and failure.kernel_exception is None
 
-
-def test_the_mask_bug_shrinks_to_a_two_token_prefill(tmp_path):
-    problem = fail(mask_off_by_one_kernel, tmp_path).problem
-    assert problem.modes == ["prefill"] and problem.total_queries == 2
-
-
-def test_the_replay_line_and_replay_raise_the_same_failure_and_the_fixed_kernel_passes(tmp_path):
-    failure = fail(unrescaled_accumulator_kernel, tmp_path)
+    # The replay line and pacheck.replay raise the same failure, and the fixed kernel passes the case.
     with pytest.raises(pacheck.PropertyFailure) as again:
-        eval(failure.replay, {"pacheck": pacheck, "unrescaled_accumulator_kernel": unrescaled_accumulator_kernel})
+        eval(failure.replay, {"pacheck": pacheck, kernel.__name__: kernel})
     assert again.value.worst == failure.worst
     with pytest.raises(pacheck.PropertyFailure) as again:
-        pacheck.replay(failure.case_file, unrescaled_accumulator_kernel, error_model=ERROR_MODEL)
+        pacheck.replay(failure.case_file, kernel, error_model=ERROR_MODEL)
     assert again.value.worst == failure.worst
     assert again.value.case_file == failure.case_file
-    assert "UlpBoundedAgreement failed on unrescaled_accumulator_kernel" in str(again.value)  # the case's note
+    assert f"UlpBoundedAgreement failed on {kernel.__name__}" in str(again.value)  # the case's note
     fixed = pacheck.replay(failure.case_file, reference_kernel, error_model=ERROR_MODEL)
     assert fixed.worst.error <= fixed.worst.bound and fixed.fits_fp32
     assert fixed.problem.describe() == failure.problem.describe()
 
-
-def test_the_reproduce_string_reruns_exactly_the_failing_case(tmp_path):
-    failure = fail(mask_off_by_one_kernel, tmp_path / "first")
+    # The reproduce string re-runs exactly the failing case.
     with pytest.raises(pacheck.PropertyFailure) as again:
-        pacheck.check(mask_off_by_one_kernel, name="mask_off_by_one_kernel", capabilities=CAPABILITIES,
-                      error_model=ERROR_MODEL, properties=["UlpBoundedAgreement"], failure_dir=tmp_path / "second",
-                      reproduce=failure.reproduce)
+        pacheck.check(kernel, name=kernel.__name__, capabilities=CAPABILITIES, error_model=ERROR_MODEL,
+                      properties=["UlpBoundedAgreement"], failure_dir=tmp_path / "second", reproduce=failure.reproduce)
     assert again.value.problem.describe() == failure.problem.describe()
     assert again.value.worst == failure.worst
 

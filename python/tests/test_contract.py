@@ -82,40 +82,27 @@ def test_a_model_too_tight_for_the_kernel_fails_it(tmp_path):
                 cases=100, failure_dir=tmp_path)
 
 
-@pytest.mark.parametrize("name, message", [
-    ("", "the name is empty"),
-    ("my kernel", "the name may hold only letters, digits"),
-    ("k" * 65, "longer than 64 characters"),
+@pytest.mark.parametrize("arguments, error, message", [
+    (dict(name=""), ValueError, "the name is empty"),
+    (dict(name="my kernel"), ValueError, "the name may hold only letters, digits"),
+    (dict(name="k" * 65), ValueError, "longer than 64 characters"),
+    (dict(kernel=42), TypeError, "kernel must be callable"),
+    (dict(properties=["Ulp"]), ValueError, "unknown property 'Ulp'; properties: UlpBoundedAgreement"),
+    (dict(properties=[]), ValueError, "properties is empty"),
+    (dict(cases=0), ValueError, "cases must lie in 1.."),
+    (dict(seed=-1), ValueError, "seed must lie in 0.."),
+    (dict(cases=1.5), TypeError, "cases must be an int"),
+    (dict(properties=["Determinism"], reproduce="not base64!"), ValueError, "not a RapidCheck reproduce string"),
 ])
-def test_bad_names(name, message):
-    with pytest.raises(ValueError, match=message):
-        declare(name=name)
+def test_bad_names_properties_and_run_arguments(arguments, error, message):
+    with pytest.raises(error, match=message):
+        declare(**arguments)
 
 
-def test_the_kernel_must_be_callable():
-    with pytest.raises(TypeError, match="kernel must be callable"):
-        declare(kernel=42)
-
-
-def test_unknown_and_inapplicable_properties(tmp_path):
-    with pytest.raises(ValueError, match="unknown property 'Ulp'; properties: UlpBoundedAgreement"):
-        declare(properties=["Ulp"])
+def test_an_inapplicable_property_is_refused_before_anything_runs(tmp_path):
     with pytest.raises(ValueError, match="property SplitSizeInvariance does not apply to kernel 'kernel'"):
         declare(properties=["UlpBoundedAgreement", "SplitSizeInvariance"], failure_dir=tmp_path)
     assert not list(tmp_path.iterdir())  # nothing ran before the second name was refused
-    with pytest.raises(ValueError, match="properties is empty"):
-        declare(properties=[])
-
-
-def test_bad_run_arguments():
-    with pytest.raises(ValueError, match="cases must lie in 1.."):
-        declare(cases=0)
-    with pytest.raises(ValueError, match="seed must lie in 0.."):
-        declare(seed=-1)
-    with pytest.raises(TypeError, match="cases must be an int"):
-        declare(cases=1.5)
-    with pytest.raises(ValueError, match="not a RapidCheck reproduce string"):
-        declare(properties=["Determinism"], reproduce="not base64!")
 
 
 def test_applicable_properties_follow_the_capabilities():

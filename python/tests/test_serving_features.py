@@ -1,6 +1,5 @@
-# The serving features through the Python door, the logit options and fp8 KV caches: Problem exposes them, a kernel
-# declares those it takes and sees them during its call, one that declares none is never given them, and cases with
-# them catch a wrong kernel, shrunk.
+# The logit options and fp8 KV caches through the Python door: Problem exposes them, a kernel declares those it takes
+# and sees them during its call, one that declares none never gets them, and cases with them catch a wrong kernel.
 import sys
 
 import numpy as np
@@ -19,7 +18,7 @@ def with_options(dtype="fp32", **options):
 
 
 def saved(tmp_path, problem, name="case.json"):
-    """The path of a case file holding `problem`."""
+    """A case file holding `problem`."""
     path = tmp_path / name
     pacheck.save_case(str(path), problem)
     return path
