@@ -13,16 +13,12 @@ SAMPLES = REPO / "tests" / "fixtures" / "samples.json"
 sys.path.insert(0, str(BENCH))
 
 
-def run(args, stdin=None, env=None, cwd=None, timeout=300):
+def run(args, stdin=None, env=None):
     """Runs args (a script path first: .py under python3, .sh under bash) and returns the CompletedProcess."""
     command = [str(a) for a in args]
-    if command[0].endswith(".py"):
-        command.insert(0, sys.executable)
-    elif command[0].endswith(".sh"):
-        command.insert(0, "bash")
-    environment = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", **(env or {}))
-    return subprocess.run(command, input=stdin, capture_output=True, text=True, env=environment, cwd=cwd,
-                          timeout=timeout)
+    command[:0] = {".py": [sys.executable], ".sh": ["bash"]}.get(Path(command[0]).suffix, [])
+    return subprocess.run(command, input=stdin, capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1", **(env or {})))
 
 
 def assert_exits(test, args, status, message, stream="stderr", **run_args):
@@ -34,8 +30,8 @@ def assert_exits(test, args, status, message, stream="stderr", **run_args):
 
 
 def write_sample_logs(folder):
-    """Writes the sample output folder of run_gpu_suite.sh (tests/fixtures/samples.json) under folder;
-    returns folder. One JSON file holds it so the repository tracks no .log files."""
+    """Writes the sample logs folder of run_gpu_suite.sh (samples.json: the repository tracks no .log files) under
+    folder; returns folder."""
     folder = Path(folder)
     for name, text in json.loads(SAMPLES.read_text())["logs"].items():
         path = folder / name

@@ -146,7 +146,7 @@ class RunGpuSuite(unittest.TestCase):
         self.assertIn("RC_PARAMS=max_success=7", failed[0]["command"])
         self.assertIn("--gtest_filter=GpuCatalogue/\\*__cuda_fused:GpuKernelErrors\\*:GpuFused\\*",
                       self.logs()["logs/catalogue/GpuCatalogue__cuda_fused.log"])
-        self.assertEqual(catalogue[0]["worst"][0]["worst_error_over_bound"], 0.5)
+        self.assertEqual(catalogue[0]["worst"], {"cuda_fused": {"bf16": 0.5}})
 
         sanitizers = gpu["correctness"]["sanitizers"]["runs"]
         self.assertEqual(len(sanitizers), 2 * 4 * 7)
@@ -174,13 +174,14 @@ class RunGpuSuite(unittest.TestCase):
 
         flushes = gpu["benchmark"]["flushes"]
         self.assertEqual([f["flush"] for f in flushes], ["dirty", "clean"])
-        self.assertEqual(flushes[1]["rows"][0]["kernels"]["cuda_fused"]["us"], 45.0)  # the fake's clean flush
+        clean = dict(zip(flushes[1]["kernels"], flushes[1]["rows"][0]["times"]))
+        self.assertEqual(clean["cuda_fused"][0], 45.0)  # the fake's clean flush
         self.assertEqual(flushes[0]["sources"]["torch"]["status"], "skipped")
         self.assertEqual(flushes[0]["sources"]["flashinfer"]["status"], "skipped")
         self.assertIn("--clean-flush", logs["logs/bench/clean/ours.log"].splitlines()[0])
         self.assertIn("--dtype fp16", logs["logs/bench/clean/ours_fp16.log"].splitlines()[0])
         self.assertEqual(flushes[0]["sources"]["ours_fp16"]["status"], "ok")
-        self.assertIn("cuda_fused_fp16", flushes[0]["rows"][0]["kernels"])
+        self.assertIn("cuda_fused_fp16", flushes[0]["kernels"])
         options = {(r["option"], r["gqa"]): r for r in gpu["logit_options"]["rows"]}
         self.assertEqual(sorted(options), [(o, g) for o in ("alibi", "sinks", "soft_cap", "window") for g in (4, 8)])
         self.assertEqual(options[("soft_cap", 8)]["kernels"]["cuda_fused"]["cost"], 0.02)  # the fake's soft cap
@@ -201,11 +202,12 @@ class RunGpuSuite(unittest.TestCase):
         _, gpu = self.suite(CLEAN_FLUSH="0", SKIP_BENCH="1")
         runs = gpu["correctness"]["gpu_mutants"]["runs"]
         self.assertEqual([(r["seed"], r["status"]) for r in runs], [("1", "pass"), ("2", "fail"), ("3", "pass")])
+        self.assertEqual(gpu["correctness"]["gpu_mutants"]["mutants"]["gpu_mutant_a"], {
+            "description": "bug a", "cases_to_first_kill": {"1": 1, "2": 2, "3": 3},
+            "killed_by": {"Determinism": ["1", "2", "3"]}})
         logs = self.logs()
         self.assertIn("--sanitizers --sanitizer-cases 5", logs["logs/mutants/1.log"].splitlines()[0])
         self.assertNotIn("--sanitizers", logs["logs/mutants/2.log"].splitlines()[0])
-        self.assertEqual(runs[0]["mutants"][0], {"mutant": "gpu_mutant_a", "killed_by": ["Determinism"],
-                                                 "cases_to_first_kill": 1, "description": "bug a"})
         page = (self.out / "RESULTS.md").read_text()
         self.assertIn("| `gpu_mutant_a` | bug a | Determinism | 2 / 3 | - |", page)
         self.assertIn("| `gpu_mutant_b` | bug b | SURVIVED | 3 / 3 (survived 1 seeds) | - |", page)
@@ -234,20 +236,39 @@ CAT_CUOBJDUMP = '#!/bin/sh\n[ "$1" = -sass ] || exit 3\nexec cat "$2"\n'
 class SassDescriptorCheck(unittest.TestCase):
     """Tests of bench/sass_descriptor_check.py on small synthetic `cuobjdump -sass` listings."""
 
-    def check(self, kernels):
-        return run([SASS_SCRIPT], stdin=sass_listing(kernels))
+    def setUp(self):
+        self.folder = tempfile.TemporaryDirectory()
+        self.dir = Path(self.folder.name)
+        self.cuobjdump = write_executable(self.dir / "cuobjdump", CAT_CUOBJDUMP)
 
-    def test_a_clean_kernel_passes(self):
-        result = self.check([CLEAN_KERNEL])
-        self.assertEqual(result.returncode, 0, result.stdout)
-        self.assertIn("1 kernels with LDGSTS copies in the input, 0 reading an unwritten descriptor", result.stdout)
+    def tearDown(self):
+        self.folder.cleanup()
 
-    def test_a_copy_reading_an_unwritten_descriptor_fails_naming_the_kernel(self):
-        result = self.check([CLEAN_KERNEL, FAULTING_KERNEL])
-        self.assertEqual(result.returncode, 1)
-        self.assertIn("UNWRITTEN DESCRIPTOR UR[6]: 1 LDGSTS read desc[UR[6]] in faulting_kernel", result.stdout)
-        self.assertNotIn("in clean_kernel", result.stdout)
-        self.assertIn("2 kernels with LDGSTS copies in the input, 1 reading an unwritten descriptor", result.stdout)
+    def listing(self, name, kernels):
+        (self.dir / name).write_text(sass_listing(kernels))
+        return self.dir / name
+
+    def test_each_kernel_is_checked_on_its_own(self):
+        wide = ("wide", ["ULDC.64 UR4, c[0x0][0x208]", "LDGSTS.E.128 [R2], desc[UR5][R4.64]"])
+        narrow = ("narrow", ["UMOV UR4, 0x1", "LDGSTS.E.128 [R2], desc[UR5][R4.64]"])
+        writer = ("writer", ["ULDC.64 UR6, c[0x0][0x208]", "LDGSTS.E.128 [R2], desc[UR6][R4.64]"])
+        reader = ("reader", ["LDGSTS.E.128 [R2], desc[UR6][R4.64]"])
+        for kernels, status, found, absent in (
+                ([CLEAN_KERNEL], 0, ["1 kernels with LDGSTS copies in the input, 0 reading an unwritten descriptor"],
+                 []),
+                ([CLEAN_KERNEL, FAULTING_KERNEL], 1,
+                 ["UNWRITTEN DESCRIPTOR UR[6]: 1 LDGSTS read desc[UR[6]] in faulting_kernel",
+                  "2 kernels with LDGSTS copies in the input, 1 reading an unwritten descriptor"], ["in clean_kernel"]),
+                ([wide], 0, [], []),  # a 64-bit write covers the next register too
+                ([narrow], 1, ["UR[5]"], []),  # a 32-bit one does not
+                ([writer, reader], 1, ["in reader"], ["in writer"])):  # a write in another kernel does not count
+            with self.subTest(kernels=[name for name, _ in kernels]):
+                result = run([SASS_SCRIPT], stdin=sass_listing(kernels))
+                self.assertEqual(result.returncode, status, result.stdout)
+                for text in found:
+                    self.assertIn(text, result.stdout)
+                for text in absent:
+                    self.assertNotIn(text, result.stdout)
 
     def test_input_without_kernels_fails(self):
         for text in ("", "this is not SASS\n", sass_listing([NO_COPY_KERNEL])):
@@ -255,54 +276,22 @@ class SassDescriptorCheck(unittest.TestCase):
                 assert_exits(self, [SASS_SCRIPT], 1, "FAILED, no kernel with LDGSTS copies in the input", "stdout",
                              stdin=text)
 
-    def test_a_64_bit_write_covers_the_next_register_and_a_32_bit_one_does_not(self):
-        wide = ("wide", ["ULDC.64 UR4, c[0x0][0x208]", "LDGSTS.E.128 [R2], desc[UR5][R4.64]"])
-        narrow = ("narrow", ["UMOV UR4, 0x1", "LDGSTS.E.128 [R2], desc[UR5][R4.64]"])
-        self.assertEqual(self.check([wide]).returncode, 0)
-        result = self.check([narrow])
-        self.assertEqual(result.returncode, 1)
-        self.assertIn("UR[5]", result.stdout)
-
-    def test_a_write_in_another_kernel_does_not_count(self):
-        writer = ("writer", ["ULDC.64 UR6, c[0x0][0x208]", "LDGSTS.E.128 [R2], desc[UR6][R4.64]"])
-        reader = ("reader", ["LDGSTS.E.128 [R2], desc[UR6][R4.64]"])
-        result = self.check([writer, reader])
-        self.assertEqual(result.returncode, 1)
-        self.assertIn("in reader", result.stdout)
-        self.assertNotIn("in writer", result.stdout)
-
-    def test_files_are_read_through_cuobjdump(self):
-        with tempfile.TemporaryDirectory() as folder:
-            cuobjdump = write_executable(Path(folder) / "cuobjdump", CAT_CUOBJDUMP)
-            clean, faulting = Path(folder) / "clean.a", Path(folder) / "faulting.a"
-            clean.write_text(sass_listing([CLEAN_KERNEL]))
-            faulting.write_text(sass_listing([FAULTING_KERNEL]))
-            assert_exits(self, [SASS_SCRIPT, "--cuobjdump", cuobjdump, clean], 0,
-                         f"1 kernels with LDGSTS copies in {clean}, 0 reading", "stdout")
-            assert_exits(self, [SASS_SCRIPT, "--cuobjdump", cuobjdump, clean, faulting], 1, "in faulting_kernel",
-                         "stdout")
-
-    def test_cuobjdump_is_found_on_path(self):
-        with tempfile.TemporaryDirectory() as folder:
-            write_executable(Path(folder) / "cuobjdump", CAT_CUOBJDUMP)
-            library = Path(folder) / "library.a"
-            library.write_text(sass_listing([CLEAN_KERNEL]))
-            result = run([SASS_SCRIPT, library], env={"PATH": f"{folder}:/bin:/usr/bin"})
-            self.assertEqual(result.returncode, 0, result.stdout)
-
-    def test_a_failing_cuobjdump_is_an_error_naming_the_file(self):
-        with tempfile.TemporaryDirectory() as folder:
-            cuobjdump = write_executable(Path(folder) / "cuobjdump", CAT_CUOBJDUMP)
-            missing = Path(folder) / "missing.a"
-            assert_exits(self, [SASS_SCRIPT, "--cuobjdump", cuobjdump, missing], 2,
-                         f"cuobjdump -sass {missing} failed (exit 1)", "stdout")
+    def test_files_are_read_through_cuobjdump_given_or_on_path(self):
+        clean, faulting = self.listing("clean.a", [CLEAN_KERNEL]), self.listing("faulting.a", [FAULTING_KERNEL])
+        assert_exits(self, [SASS_SCRIPT, "--cuobjdump", self.cuobjdump, clean], 0,
+                     f"1 kernels with LDGSTS copies in {clean}, 0 reading", "stdout")
+        assert_exits(self, [SASS_SCRIPT, "--cuobjdump", self.cuobjdump, clean, faulting], 1, "in faulting_kernel",
+                     "stdout")
+        assert_exits(self, [SASS_SCRIPT, clean], 0, "0 reading", "stdout", env={"PATH": f"{self.dir}:/bin:/usr/bin"})
+        missing = self.dir / "missing.a"
+        assert_exits(self, [SASS_SCRIPT, "--cuobjdump", self.cuobjdump, missing], 2,
+                     f"cuobjdump -sass {missing} failed (exit 1)", "stdout")
 
     def test_a_missing_cuobjdump_skips_with_the_reason(self):
-        with tempfile.TemporaryDirectory() as folder:
-            assert_exits(self, [SASS_SCRIPT, "--cuobjdump", Path(folder) / "cuobjdump", "library.a"], 77,
-                         f"cuobjdump not found: {Path(folder) / 'cuobjdump'}", "stdout")
-            assert_exits(self, [SASS_SCRIPT, "library.a"], 77, "cuobjdump not found: none on PATH", "stdout",
-                         env={"PATH": folder})
+        assert_exits(self, [SASS_SCRIPT, "--cuobjdump", self.dir / "none", "library.a"], 77,
+                     f"cuobjdump not found: {self.dir / 'none'}", "stdout")
+        assert_exits(self, [SASS_SCRIPT, "library.a"], 77, "cuobjdump not found: none on PATH", "stdout",
+                     env={"PATH": str(self.dir / "empty")})
 
 
 SCRIPTS = (BENCH / "torch_sdpa_bench.py", BENCH / "flashinfer_bench.py")
@@ -323,18 +312,14 @@ class backends:
 class TimingScripts(unittest.TestCase):
     """Tests of the parts of gpu_timing.py, torch_sdpa_bench.py and flashinfer_bench.py that run without a GPU."""
 
-    def test_shapes_are_the_benchmarks(self):
+    def test_shapes_bytes_and_only_are_the_benchmarks(self):
         self.assertEqual(len(gpu_timing.SHAPES), 24)
-        self.assertEqual(gpu_timing.SHAPES[0], (4, 1, 1024))
-        self.assertEqual(gpu_timing.SHAPES[-1], (8, 256, 32768))
-
-    def test_bytes_are_what_paged_attention_bench_counts(self):
+        self.assertEqual((gpu_timing.SHAPES[0], gpu_timing.SHAPES[-1]), ((4, 1, 1024), (8, 256, 32768)))
         # paged_attention_bench printed 2.149 and 2.150 GB moved at batch 64, 8k for GQA 4 and 8.
         self.assertEqual(round(gpu_timing.bytes_moved(4, 64, 8192) / 1e9, 3), 2.149)
         self.assertEqual(round(gpu_timing.bytes_moved(8, 64, 8192) / 1e9, 3), 2.150)
         self.assertEqual(gpu_timing.bytes_moved(4, 1, 1024), 2 * 1024 * 8 * 128 * 2 + 2 * 32 * 128 * 2)
-
-    def test_only_picks_shapes_in_the_benchmarks_order(self):
+        # --only picks shapes in the benchmark's order.
         args = gpu_timing.parse_args("", "x.json", ["--only", "8,1,1024", "--only", "4,256,32768", "--clean-flush"])
         self.assertEqual(args.shapes, [(4, 256, 32768), (8, 1, 1024)])
         self.assertTrue(args.clean_flush)
@@ -347,58 +332,43 @@ class TimingScripts(unittest.TestCase):
                                      (["--repeats", "0"], "--repeats must be at least 1")):
                 assert_exits(self, [script] + options, 2, message)
 
-    def test_without_torch_both_scripts_record_the_skip(self):
-        with tempfile.TemporaryDirectory() as folder:
-            fake_module(folder, "torch", 'raise ImportError("sample: no torch in this test")\n')
-            for script in SCRIPTS:
+    def test_a_missing_module_is_a_recorded_skip_and_a_missing_device_an_error(self):
+        no_torch, no_flashinfer = (f'raise ImportError("sample: no {name} in this test")\n'
+                                   for name in ("torch", "flashinfer"))
+        for torch, flashinfer, script, skipped in (
+                (no_torch, "", SCRIPTS[0], "torch is not importable: sample: no torch in this test"),
+                (no_torch, "", SCRIPTS[1], "flashinfer is not importable: sample: no torch in this test"),
+                ("", no_flashinfer, SCRIPTS[1], "flashinfer is not importable: sample: no flashinfer in this test"),
+                (FAKE_TORCH_WITHOUT_A_DEVICE, '__version__ = "0.0.sample"\n', SCRIPTS[0], None),
+                (FAKE_TORCH_WITHOUT_A_DEVICE, '__version__ = "0.0.sample"\n', SCRIPTS[1], None)):
+            with self.subTest(script=script.name, skipped=skipped), tempfile.TemporaryDirectory() as folder:
+                fake_module(folder, "torch", torch)
+                fake_module(folder, "flashinfer", flashinfer)
                 output = Path(folder) / "out.json"
                 result = run([script, "--json", output, "--clean-flush"], env={"PYTHONPATH": folder})
-                self.assertEqual(result.returncode, 0, result.stderr)
-                self.assertEqual(len(result.stdout.splitlines()), 1)
-                self.assertIn("sample: no torch in this test", result.stdout)
-                document = json.loads(output.read_text())
-                self.assertIn("is not importable: sample: no torch in this test", document["skipped"])
-                self.assertEqual((document["results"], document["clean_flush"]), ([], True))
+                if skipped is None:
+                    self.assertEqual((result.returncode, result.stderr), (1, f"{script.stem}: no CUDA device\n"))
+                    self.assertFalse(output.exists())
+                    continue
+                self.assertEqual((result.returncode, result.stdout), (0, f"skipped: {skipped}\n"), result.stderr)
+                self.assertEqual(json.loads(output.read_text()), {"skipped": skipped, "clean_flush": True,
+                                                                  "results": []})
 
-    def test_without_flashinfer_its_script_records_the_skip(self):
-        with tempfile.TemporaryDirectory() as folder:
-            fake_module(folder, "torch", "")
-            fake_module(folder, "flashinfer", 'raise ImportError("sample: no flashinfer in this test")\n')
-            output = Path(folder) / "out.json"
-            result = run([SCRIPTS[1], "--json", output], env={"PYTHONPATH": folder})
-            self.assertEqual(result.returncode, 0, result.stderr)
-            self.assertEqual(result.stdout, "skipped: flashinfer is not importable: sample: no flashinfer in this "
-                                            "test\n")
-            self.assertEqual(json.loads(output.read_text())["skipped"],
-                             "flashinfer is not importable: sample: no flashinfer in this test")
-
-    def test_without_a_cuda_device_the_scripts_fail_saying_so(self):
-        with tempfile.TemporaryDirectory() as folder:
-            fake_module(folder, "torch", FAKE_TORCH_WITHOUT_A_DEVICE)
-            fake_module(folder, "flashinfer", '__version__ = "0.0.sample"\n')
-            for script in SCRIPTS:
-                result = run([script, "--json", Path(folder) / "out.json"], env={"PYTHONPATH": folder})
-                self.assertEqual(result.returncode, 1, script)
-                self.assertEqual(result.stderr, f"{script.stem}: no CUDA device\n")
-                self.assertFalse((Path(folder) / "out.json").exists())
-
-    def test_a_backend_error_becomes_the_rows_error(self):
-        def refuse(row):
-            raise RuntimeError("sample refusal\nsecond line")
-        with contextlib.redirect_stdout(io.StringIO()) as printed:
-            row = gpu_timing.timed_row("sample", 4, 1, 1024, refuse)
-        self.assertIn("error: sample refusal", printed.getvalue())
-        self.assertEqual(row, {"backend": "sample", "gqa": 4, "batch": 1, "context": 1024,
-                               "bytes": gpu_timing.bytes_moved(4, 1, 1024), "error": "sample refusal"})
-
-    def test_a_timed_row_has_ms_and_tbps(self):
+    def test_a_timed_row_has_ms_and_tbps_or_the_error_that_stopped_its_backend(self):
         def time_ms(row):
             row["resolved_backend"] = "sample"
             return 0.5
-        with contextlib.redirect_stdout(io.StringIO()):
+
+        def refuse(row):
+            raise RuntimeError("sample refusal\nsecond line")
+        with contextlib.redirect_stdout(io.StringIO()) as printed:
             row = gpu_timing.timed_row("sample", 8, 64, 8192, time_ms)
+            refused = gpu_timing.timed_row("sample", 4, 1, 1024, refuse)
         self.assertEqual((row["ms"], row["resolved_backend"]), (0.5, "sample"))
         self.assertAlmostEqual(row["tbps"], gpu_timing.bytes_moved(8, 64, 8192) / 0.5e-3 / 1e12)
+        self.assertIn("error: sample refusal", printed.getvalue())
+        self.assertEqual(refused, {"backend": "sample", "gqa": 4, "batch": 1, "context": 1024,
+                                   "bytes": gpu_timing.bytes_moved(4, 1, 1024), "error": "sample refusal"})
 
 
 LOG = """== base 4,1,1024 rep 1 dirty

@@ -1,11 +1,10 @@
-// The GPU suite (ctest label `gpu`): every catalogue property on every GPU variant, one gtest per (property,
-// variant), e.g. GpuCatalogue/GpuPropertyTest.Holds/UlpBoundedAgreement__cuda_fused, on the general draw and on
-// serving-engine shapes (GpuEngineShapes: where the tensor copies run), each with production's kernel choices, pinned
-// to the deep layout and warp-per-row merge (...Deep), and pinned to the wide layout (...Wide). The pins travel in
-// each case's knobs, so a case file replays the same kernels. RC_PARAMS sets the case counts; without a CUDA device
-// every test skips with the reason. At the end it prints each variant and dtype's worst error against its bound (as
-// JSON to $PACHECK_GPU_SUMMARY when set; bench/RESULTS.md quotes them). Each process first selects the GPU ctest
-// assigned it (RESOURCE_GROUPS "gpus:1") and prints which it runs on.
+// The GPU suite (ctest label `gpu`): one gtest per (property, variant), e.g.
+// GpuCatalogue/GpuPropertyTest.Holds/UlpBoundedAgreement__cuda_fused, on the general draw and on serving-engine shapes
+// (GpuEngineShapes: where the tensor copies run), each with production's kernel choices, pinned deep with the
+// warp-per-row merge (...Deep), and pinned wide (...Wide); the pins travel in each case file. RC_PARAMS sets the case
+// counts; without a device every test skips with the reason. At the end it prints each variant and dtype's worst
+// error against its bound (as JSON to $PACHECK_GPU_SUMMARY when set; bench/RESULTS.md quotes them). Each process first
+// selects the GPU ctest assigned it (RESOURCE_GROUPS "gpus:1") and prints it.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
@@ -172,9 +171,8 @@ Problem gqa_sequence(int context, int queries, int kv_heads, int gqa, int head_d
 
 // The split-K merge starts while the attention kernel runs; only griddepcontrol.wait keeps it from reading partial
 // states before they are stored. One plan launched back to back on two problems of one shape (the second's V
-// negated: every answer differs) must give each the answer of a plan launched once: a merge that read too early
-// would take the other problem's partial states. Batch 1, 32 splits of 512 keys: the merge starts long before the
-// attention kernel ends.
+// negated) must give each the answer of a plan launched once; a merge that read too early would take the other's
+// partial states. Batch 1, 32 splits of 512 keys: the merge starts long before the attention kernel ends.
 TEST(GpuSplitK, APlanLaunchedAgainMergesOnlyThatLaunchsPartialStates) {
   PACHECK_SKIP_WITHOUT_GPU();
   using namespace cuda;
@@ -218,10 +216,10 @@ TEST(GpuSplitK, APlanLaunchedAgainMergesOnlyThatLaunchsPartialStates) {
   }
 }
 
-// The kernels store several lanes at a time where the output is aligned for it, a lane at a time elsewhere
-// (write_item_result, merge_splits_kernel); the catalogue's outputs come from cudaMalloc, so only these tests run the
-// lane-a-thread stores at head dims that are a multiple of 4. One plan (split_sizes empty: fused) launched into the
-// problem's cudaMalloc'd output and into one an element past it must write the same bytes, in bf16, fp16 and fp32.
+// The kernels store several lanes at a time where the output is aligned for it, one elsewhere (write_item_result,
+// merge_splits_kernel); the catalogue's outputs come from cudaMalloc, so only these tests run the lane-a-thread
+// stores at head dims a multiple of 4. One plan (split_sizes empty: fused) launched into the cudaMalloc'd output and
+// into one an element past it must write the same bytes, in bf16, fp16 and fp32.
 void expect_a_shifted_output_gets_the_same_bits(const std::vector<int>& split_sizes, const KernelPins& pins,
                                                 const char* variant) {
   using namespace cuda;
@@ -281,9 +279,9 @@ void expect_within_bound(const Problem& p, const Variant& variant, const std::st
 
 // Every fp8 byte must be read as its value (subnormals, largest values, infinities, NaN): each byte stands in K and
 // V of one sequence at every dim position (key k, dim d: byte (k + 37 d) % 256, V another permutation); a second
-// sequence holds only finite values, so its rows stay finite. Every element within the variant's bound (NaN where
-// the oracle's is), with per-KV-head scales that are not powers of two; head dims 16 (padded rows) and 128
-// (swizzled); the softmax scale keeps the largest logits finite.
+// sequence holds only finite values, so its rows stay finite. Every element within the bound (NaN where the oracle's
+// is), with per-KV-head scales not powers of two; head dims 16 (padded rows) and 128 (swizzled); the softmax scale
+// keeps the largest logits finite.
 std::vector<std::uint8_t> fp8_bytes_in_every_position(int keys, int head_dim, int multiplier, bool finite_only,
                                                       Fp8Format format) {
   std::vector<std::uint8_t> bytes;

@@ -1,8 +1,7 @@
 // Replays every case file of fuzz/regressions/ (every bug found once lives there) against every registered
 // non-mutant CPU variant: one gtest per (file, variant), e.g. RegressionReplay/Agrees.padded_poison__cpu_streaming.
-// A case whose note says it was found on a mutant ("<Property> failed on <mutant>: ...", as pacheck writes
-// notes) must also still fail for that mutant: the regression keeps its teeth.
-// The tests are discovered when ctest runs, so a case file dropped into the folder is tested at once.
+// A case whose note says it was found on a mutant ("<Property> failed on <mutant>: ...", as pacheck writes notes)
+// must still fail for that mutant: the regression keeps its teeth.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -50,8 +50,8 @@ TEST(Oracle, GatherIsBitIdenticalToADirectLogicalRead) {
   }
 }
 
-// An independent computation: long double, reading the pool through the table itself (no gather), with the
-// exponentials normalised by the row's max, and the logit options written out from problem.h's definition.
+// An independent computation: long double, reading the pool through the table (no gather), the exponentials
+// normalised by the row's max, the logit options written out from problem.h's definition.
 std::vector<long double> long_double_attention(const Problem& p) {
   std::vector<long double> out(p.output_size());
   const LogitOptions& o = p.options;
@@ -245,8 +245,8 @@ TEST(Oracle, DefaultScaleIsOneOverRootHeadDim) {
 }
 
 TEST(Oracle, GqaHeadsReadTheirGroupsKvHead) {
-  // 4 query heads over 2 KV heads: heads 0, 1 read KV head 0 and heads 2, 3 read KV head 1. With a single key the
-  // output is that key's V exactly, which names the KV head that was read.
+  // 4 query heads over 2 KV heads: heads 0, 1 read KV head 0 and heads 2, 3 KV head 1. With a single key the output
+  // is that key's V exactly, naming the KV head read.
   Problem p = testing::single_sequence(1, 1, 2, 2, 1, [](int) { return 0.0; });
   p.num_query_heads = 4;
   p.queries.assign(4 * 2, 1.0f);
@@ -289,7 +289,6 @@ TEST(Oracle, FlagsNonFiniteValuesInReferencedSlots) {
     EXPECT_FALSE(run_oracle(q_bad).fits_fp32) << "q = " << bad;
   }
 }
-
 
 // An infinite K element of an e5m2 cache: a -inf logit has weight exactly 0 and a soft-capped one is exactly +-cap,
 // in fp32 as in the oracle, so neither may leave the row's bounds NaN.

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 #include "oracle/stock_error_models.h"
 #include "tests/fixtures/problem_builders.h"
@@ -16,7 +17,7 @@ Problem small_problem() { return testing::single_sequence(40, 3, 2, 8, 4, testin
 
 // One declaration of each kind; the explicit coefficients are distinct numbers, so that each quantity shows.
 const DeclaredErrorModel kFused{}, kSplit{StockErrorModel::fp32_split_k, {}},
-    kBf16{StockErrorModel::bf16_tensor_cores, {}};
+    kBf16{StockErrorModel::bf16_tensor_cores, {}}, kFp16{StockErrorModel::fp16_tensor_cores, {}};
 const DeclaredErrorModel kExplicit{std::nullopt, {1, 0.5, 2, 3, 5, 7, 0.25, 11, 13, 17, 0x1p-11, 0x1p-100, 0}};
 
 TEST(StockErrorModels, NamesRoundTripAndUnknownNamesAreRefused) {
@@ -99,35 +100,21 @@ TEST(StockErrorModels, SplitKAddsTheMergesToTheFusedModel) {
   }
 }
 
-TEST(StockErrorModels, Bf16TensorCoresCountMmaStepsAndTheWeightSplit) {
+// head_dim 8: one mma step of 16 columns, then the scale multiply. Tiles of 32 keys over the row's context of 40: two
+// mma passes per tile, the hi/lo split (bf16: 64 u; fp16: 4 u, 2^-11 of lo), four warps. fp16 also loses half its
+// subnormal spacing per half of a weight (where lo or hi falls below its normal range).
+TEST(StockErrorModels, TensorCoresCountMmaStepsAndTheWeightSplit) {
   const Problem p = small_problem();
   const Knobs knobs{32, 64, 0, {}};
   const OracleResult oracle = run_oracle(p);
-  for (std::size_t row = 0; row < oracle.rows.size(); ++row) {
-    const RowCondition& c = oracle.rows[row];
-    const ErrorModel m = declared_error_model(kBf16, p, oracle, row, knobs, false);
-    // head_dim 8: one mma step of 16 columns, then the scale multiply.
-    EXPECT_EQ(m.logit_coefficient, 72 + 2);
-    // Tiles of 32 keys over the row's context of 40: two mma passes per tile, the hi/lo split, four warps.
-    EXPECT_EQ(m.accumulation_chain, 72.0 * 2 * 2 + 64 + c.records + 4 + 2 + 2);
-    EXPECT_EQ(m.weight_underflow, 0x1p-126);
-  }
-}
-
-// fp16 operands: the same mma steps, a split of 4 u (2^-11 of lo) and an absolute loss of half fp16's subnormal
-// spacing per half of a weight (where lo or hi falls below fp16's normal range).
-TEST(StockErrorModels, Fp16TensorCoresSplitWeightsWithAnAbsoluteLoss) {
-  const Problem p = small_problem();
-  const Knobs knobs{32, 64, 0, {}};
-  const OracleResult oracle = run_oracle(p);
-  const DeclaredErrorModel tc{StockErrorModel::fp16_tensor_cores, {}};
-  for (std::size_t row = 0; row < oracle.rows.size(); ++row) {
-    const RowCondition& c = oracle.rows[row];
-    const ErrorModel m = declared_error_model(tc, p, oracle, row, knobs, false);
-    EXPECT_EQ(m.logit_coefficient, 72 + 2);
-    EXPECT_EQ(m.accumulation_chain, 72.0 * 2 * 2 + 4 + c.records + 4 + 2 + 2);
-    EXPECT_EQ(m.weight_underflow, 0x1p-25);
-  }
+  for (const auto& [declared, split, underflow] : {std::tuple{kBf16, 64, 0x1p-126}, {kFp16, 4, 0x1p-25}})
+    for (std::size_t row = 0; row < oracle.rows.size(); ++row) {
+      SCOPED_TRACE(std::string(stock_error_model_name(*declared.stock)) + " row " + std::to_string(row));
+      const ErrorModel m = declared_error_model(declared, p, oracle, row, knobs, false);
+      EXPECT_EQ(m.logit_coefficient, 72 + 2);
+      EXPECT_EQ(m.accumulation_chain, 72.0 * 2 * 2 + split + oracle.rows[row].records + 4 + 2 + 2);
+      EXPECT_EQ(m.weight_underflow, underflow);
+    }
 }
 
 TEST(StockErrorModels, ExplicitCoefficientsScaleWithTheirQuantities) {
@@ -151,8 +138,8 @@ TEST(StockErrorModels, ExplicitCoefficientsScaleWithTheirQuantities) {
   }
 }
 
-// small_problem with every logit option: a soft cap, a window of 11 keys (so that windows start inside splits of
-// 16 and tiles of 8), ALiBi and a sink on each head.
+// small_problem with every logit option: a soft cap, a window of 11 keys (windows start inside splits of 16 and tiles
+// of 8), ALiBi and a sink on each head.
 Problem problem_with_options() {
   Problem p = small_problem();
   p.options.soft_cap = 4.0f;
@@ -164,8 +151,7 @@ Problem problem_with_options() {
 }
 
 // Every model adds the options' fp32 cost (7 + 2) to its plain logit term and the sink's one term to its chain; a
-// window counts the splits and tiles its keys touch, cut from position 0. Without options each model is the one
-// pinned above, so no bound moves.
+// window counts the splits and tiles its keys touch, cut from position 0. Without options no bound moves.
 TEST(StockErrorModels, LogitOptionsAddTheirCostToEveryModel) {
   const Problem plain = small_problem();
   const Problem p = problem_with_options();
@@ -198,8 +184,8 @@ TEST(StockErrorModels, LogitOptionsAddTheirCostToEveryModel) {
   EXPECT_TRUE(straddles) << "some row's window straddles a split boundary, so the count from position 0 matters";
 }
 
-// An fp8 cache adds its dequantisation to every model, one rounding of each logit term (K times its scale) and one of
-// each P V term (V times its scale), in either format and with scales per tensor or per head; the weights keep theirs.
+// An fp8 cache adds its dequantisation to every model: one rounding of each logit term (K times its scale) and of each
+// P V term (V times its scale), in either format, scales per tensor or per head; the weights keep theirs.
 TEST(StockErrorModels, AnFp8CacheAddsItsDequantisationToEveryModel) {
   const Problem plain = small_problem();
   const Knobs knobs{8, 16, 0, {}};
@@ -220,8 +206,8 @@ TEST(StockErrorModels, AnFp8CacheAddsItsDequantisationToEveryModel) {
   }
 }
 
-// A loss before the V scale (a kernel that rounds its output before it multiplies by the scale) is declared per unit
-// of V scale: it grows with the scale of the row's KV head, and a problem without an fp8 cache has no such loss.
+// A loss before the V scale (an output rounded before its multiply by the scale) is declared per unit of V scale: it
+// grows with the row's KV head's scale, and without an fp8 cache there is none.
 TEST(StockErrorModels, AbsoluteErrorPerVScaleCountsOnlyWithAnFp8CacheTimesTheRowsScale) {
   // GQA 2: query heads 0 and 1 read KV head 0, heads 2 and 3 KV head 1.
   Problem plain = testing::single_sequence(12, 2, 4, 8, 4, testing::wobble);
@@ -242,8 +228,8 @@ TEST(StockErrorModels, AbsoluteErrorPerVScaleCountsOnlyWithAnFp8CacheTimesTheRow
   }
 }
 
-// A soft cap that costs more than fp32's (tanh.approx.f32) is declared apart from the plain logit: it adds to the
-// logit coefficient only where the problem has a soft cap, so the problems without one keep their bound.
+// A soft cap costing more than fp32's (tanh.approx.f32) is declared apart from the plain logit: it adds to the logit
+// coefficient only where the problem has a soft cap.
 TEST(StockErrorModels, SoftCapLogitConstantCountsOnlyWithASoftCap) {
   const Problem plain = small_problem();
   Problem capped = plain;

@@ -3,10 +3,7 @@
 // run's error, a crash, and logit options or an fp8 cache a plugin does not declare are reported or skipped.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
 #include <csignal>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -15,47 +12,18 @@
 #include "problem/case_file.h"
 #include "properties/catalogue.h"
 #include "tests/fixtures/problem_builders.h"
+#include "tests/fixtures/subprocess.h"
 
 namespace pacheck {
 namespace {
 
-std::string quoted(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-struct Subprocess {
-  int status = -1;  // as waitpid reports it (the shell's, which reports a child's death by signal N as 128 + N)
-  std::string output;
-  int exit_code() const { return WIFEXITED(status) ? WEXITSTATUS(status) : -1; }
-  // Whether the command died of the signal (itself, or as the shell reports a child that did).
-  bool died_of(int signal) const {
-    return (WIFSIGNALED(status) && WTERMSIG(status) == signal) || exit_code() == 128 + signal;
-  }
-};
-
-// A shell command with stderr merged into stdout.
-Subprocess shell(const std::string& command) {
-  Subprocess run;
-  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) {
-    ADD_FAILURE() << "cannot start " << command;
-    return run;
-  }
-  char buffer[4096];
-  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) run.output.append(buffer, n);
-  run.status = ::pclose(pipe);
-  return run;
-}
+using testing::occurrences;
+using testing::quoted;
+using testing::shell;
+using testing::Subprocess;
+namespace fs = std::filesystem;
 
 Subprocess pacheck(const std::string& arguments) { return shell(quoted(PACHECK_BINARY) + " " + arguments); }
-
-std::size_t occurrences(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
 
 // Whether `text` holds `what`; either way the message quotes both.
 ::testing::AssertionResult holds(const std::string& text, const std::string& what) {
@@ -75,17 +43,17 @@ std::string line_after(const std::string& text, const std::string& prefix) {
 class PluginCli : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::path(::testing::TempDir()) /
+    dir_ = fs::path(::testing::TempDir()) /
            (std::string("pacheck-plugin-cli-") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
   }
   void TearDown() override {
-    if (!HasFailure()) std::filesystem::remove_all(dir_);
+    if (!HasFailure()) fs::remove_all(dir_);
   }
   std::string failures() const { return quoted((dir_ / "failures").string()); }
   // The case file `pacheck check` saves for a failure of example_streaming.
-  std::filesystem::path failure_file(const std::string& property, const std::string& suffix = "") const {
+  fs::path failure_file(const std::string& property, const std::string& suffix = "") const {
     return dir_ / "failures" / (property + "-example_streaming" + suffix + ".json");
   }
   // `pacheck check --plugin PLUGIN --variant example_streaming ARGUMENTS --failures ...`.
@@ -93,11 +61,11 @@ class PluginCli : public ::testing::Test {
     return pacheck("check --plugin " + quoted(plugin) + " --variant example_streaming " + arguments + " --failures " +
                    failures());
   }
-  std::filesystem::path dir_;
+  fs::path dir_;
 };
 
 // `pacheck replay CASE --variant example_streaming --plugin PLUGIN`.
-Subprocess replay(const std::filesystem::path& file, const std::string& plugin) {
+Subprocess replay(const fs::path& file, const std::string& plugin) {
   return pacheck("replay " + quoted(file.string()) + " --variant example_streaming --plugin " + quoted(plugin));
 }
 
@@ -128,14 +96,14 @@ TEST_F(PluginCli, ThePlantedBugIsKilledShrunkAndReplayed) {
   EXPECT_TRUE(holds(r.output, "FAIL: UlpBoundedAgreement")) << "the summary's verdict";
   EXPECT_TRUE(holds(r.output, "; shrunk ")) << "RapidCheck shrank the counterexample";
   EXPECT_FALSE(holds(r.output, "; shrunk 0 times")) << "RapidCheck shrank the counterexample";
-  const std::filesystem::path saved = failure_file("UlpBoundedAgreement");
+  const fs::path saved = failure_file("UlpBoundedAgreement");
   const std::string replay_line = line_after(r.output, "replay: ");
   EXPECT_EQ(replay_line.substr(replay_line.find(" replay ")),
             " replay " + saved.string() + " --variant example_streaming --plugin " + PACHECK_PLUGIN_NO_RESCALE)
       << r.output;
   EXPECT_TRUE(holds(r.output, std::string("reproduce: ") + PACHECK_BINARY + " check --variant example_streaming " +
                                   "--plugin " + PACHECK_PLUGIN_NO_RESCALE + " --property "));
-  ASSERT_TRUE(std::filesystem::exists(saved)) << r.output;
+  ASSERT_TRUE(fs::exists(saved)) << r.output;
   const Case c = read_case_file(saved);
   EXPECT_LE(c.problem.sequences.size(), 2u) << "a shrunk case is small:\n" << describe(c.problem);
 
@@ -154,7 +122,7 @@ TEST_F(PluginCli, ACaseWithLogitOptionsPassesTheExampleAndKillsAWindowOffByOne) 
   p.options.alibi_slopes = {0.5f, 0.25f, -0.125f, 0.0f};
   p.options.sinks = {-INFINITY, 0.5f, -1.0f, 2.0f};
   validate(p);
-  const std::filesystem::path saved = dir_ / "logit_options.json";
+  const fs::path saved = dir_ / "logit_options.json";
   write_case_file(saved, Case{p, Knobs{}, "every logit option"});
 
   const Subprocess example = pacheck("replay " + quoted(saved.string()) + " --variant example_streaming" +
@@ -179,8 +147,8 @@ TEST_F(PluginCli, AnFp8KByTheVScaleIsKilledShrunkAndTheCaseSkipsAPluginWithoutFp
   EXPECT_TRUE(holds(r.output, "FAIL: UlpBoundedAgreement"));
   EXPECT_TRUE(holds(r.output, "; shrunk "));
   EXPECT_FALSE(holds(r.output, "; shrunk 0 times")) << "RapidCheck shrank the counterexample";
-  const std::filesystem::path saved = failure_file("UlpBoundedAgreement");
-  ASSERT_TRUE(std::filesystem::exists(saved)) << r.output;
+  const fs::path saved = failure_file("UlpBoundedAgreement");
+  ASSERT_TRUE(fs::exists(saved)) << r.output;
   const Case c = read_case_file(saved);
   ASSERT_TRUE(c.problem.fp8_cache.has_value()) << "only an fp8 cache shows the bug:\n" << describe(c.problem);
   EXPECT_LE(c.problem.sequences.size(), 2u) << "a shrunk case is small:\n" << describe(c.problem);
@@ -191,7 +159,7 @@ TEST_F(PluginCli, AnFp8KByTheVScaleIsKilledShrunkAndTheCaseSkipsAPluginWithoutFp
   // The case without its logit options (a sink may be what lets a single key's logit matter): still an fp8 cache.
   Problem fp8_only = c.problem;
   fp8_only.options = LogitOptions{};
-  const std::filesystem::path fp8_saved = dir_ / "fp8_only.json";
+  const fs::path fp8_saved = dir_ / "fp8_only.json";
   write_case_file(fp8_saved, Case{fp8_only, c.knobs, "an fp8 cache alone"});
   const Subprocess undeclared = replay(fp8_saved, PACHECK_PLUGIN_NO_SERVING_FEATURES);
   EXPECT_EQ(undeclared.exit_code(), 0) << undeclared.output;
@@ -214,7 +182,7 @@ TEST_F(PluginCli, EverySubcommandRefusesABadPluginNamingIt) {
 }
 
 TEST_F(PluginCli, EachBadPluginGivesItsError) {
-  const std::filesystem::path text = dir_ / "text.so";
+  const fs::path text = dir_ / "text.so";
   std::ofstream(text) << "a text file is not a shared library, whatever its name says;\n"
                           "it is long enough that the loader reads a whole header, and finds no ELF magic in it\n";
   const std::pair<std::string, std::string> cases[] = {
@@ -235,7 +203,7 @@ TEST_F(PluginCli, ARunsErrorFailsThePropertyWithItsMessage) {
   EXPECT_EQ(r.exit_code(), 1) << r.output;
   EXPECT_TRUE(holds(r.output, std::string("plugin ") + PACHECK_PLUGIN_RUN_FAILS +
                                   ": example_streaming's run returned 3: the kernel refuses head_dim "));
-  EXPECT_TRUE(std::filesystem::exists(failure_file("UlpBoundedAgreement"))) << "the refused problem is saved\n"
+  EXPECT_TRUE(fs::exists(failure_file("UlpBoundedAgreement"))) << "the refused problem is saved\n"
                                                                            << r.output;
 }
 
@@ -253,14 +221,14 @@ TEST_F(PluginCli, ACrashIsReportedWithItsCaseAndReplayLine) {
   for (const char* property : {"UlpBoundedAgreement", "Determinism"}) {
     EXPECT_TRUE(holds(r.output, crashed + " on " + property));
     EXPECT_TRUE(holds(r.output, "saved: " + failure_file(property, "-crash").string() + "\n"));
-    ASSERT_TRUE(std::filesystem::exists(failure_file(property, "-crash"))) << r.output;
+    ASSERT_TRUE(fs::exists(failure_file(property, "-crash"))) << r.output;
     EXPECT_NO_THROW(read_case_file(failure_file(property, "-crash"))) << "a whole case file";
   }
   // The parent survived both crashes: it printed its summary.
   EXPECT_TRUE(holds(r.output, "FAIL: UlpBoundedAgreement Determinism"));
 
   const std::string replay_line = line_after(r.output, "replay: ");
-  const std::filesystem::path saved = failure_file("UlpBoundedAgreement", "-crash");
+  const fs::path saved = failure_file("UlpBoundedAgreement", "-crash");
   EXPECT_EQ(replay_line, std::string(PACHECK_BINARY) + " replay " + saved.string() + " --variant example_streaming" +
                         " --plugin " + PACHECK_PLUGIN_CRASHES)
       << r.output;
@@ -281,7 +249,7 @@ TEST_F(PluginCli, FuzzAndReportReplayLinesLoadThePlugin) {
                                                                 " --property "))
       << fuzz.output;
 
-  const std::filesystem::path out = dir_ / "report";
+  const fs::path out = dir_ / "report";
   const Subprocess report = pacheck("report --plugin " + quoted(PACHECK_PLUGIN_NO_RESCALE) +
                                     " --variant example_streaming --cases 5 --kill-cases 0 --out " +
                                     quoted(out.string()));

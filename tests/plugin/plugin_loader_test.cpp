@@ -1,7 +1,6 @@
-// The plugin loader in process: nonsense declarations are refused naming the field and register nothing, later ABI
-// revisions are read, declarations become capabilities and error models, conversions through the ABI are exact,
-// run errors and dlopen failures are named, serving features reach only variants that declare them, and the example
-// plugin matches cpu_streaming bit for bit and holds its error models.
+// The plugin loader in process: nonsense declarations refused naming the field, later ABI revisions read,
+// declarations made capabilities and error models, exact conversions, run and dlopen errors named, serving features
+// given only to variants that declare them, and the example plugin bit for bit cpu_streaming within its models.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
@@ -65,14 +64,20 @@ const pacheck_plugin* kept_plugin(std::vector<pacheck_variant> variants) {
   return &plugins.back()->plugin;
 }
 
-// The PluginError message of registering `plugin` as `path`, or "" when it registered.
-std::string refusal(const pacheck_plugin* plugin, const std::string& path) {
+// The message of the Error `run` throws, or "" when it returns.
+template <class Error = PluginError, class Run>
+std::string thrown(const Run& run) {
   try {
-    register_plugin(plugin, path);
-  } catch (const PluginError& e) {
+    run();
+  } catch (const Error& e) {
     return e.what();
   }
   return "";
+}
+
+// Why registering `plugin` as `path` is refused, or "" when it registered.
+std::string refusal(const pacheck_plugin* plugin, const std::string& path) {
+  return thrown([&] { register_plugin(plugin, path); });
 }
 
 using Spoil = std::function<void(pacheck_variant&)>;
@@ -332,9 +337,9 @@ TEST(PluginLoader, EachStockModelNumberDeclaresThatModel) {
             0x1p-25);
 }
 
-// The terms of explicit coefficients that count only with a feature reach the model: absolute_error_per_v_scale times
-// the V scale of the row's KV head with an fp8 cache, soft_cap_logit_constant with a soft cap; absolute_error always.
-// A plugin built before those fields declares neither.
+// Explicit coefficients' feature terms reach the model: absolute_error_per_v_scale times the row's KV head's V scale
+// with an fp8 cache, soft_cap_logit_constant with a soft cap; absolute_error always. A plugin built before those
+// fields declares neither.
 TEST(PluginLoader, FeatureTermsOfCoefficientsReachTheModelOnlyWithTheirFeature) {
   // GQA 2: query heads 0 and 1 read KV head 0, heads 2 and 3 KV head 1.
   Problem plain = testing::single_sequence(12, 2, 4, 8, 4, testing::wobble);
@@ -396,7 +401,7 @@ TEST(PluginLoader, Fp8FormatFlagsBecomeCapabilities) {
   e5m2.fp8_head_dim_multiple = 16;
   pacheck_variant both = good_variant("declares_both_fp8");
   both.fp8_caches = PACHECK_FP8_E4M3 | PACHECK_FP8_E5M2;
-  // A plugin built before the field: its struct ends before fp8_caches, whatever lies past it.
+  // Built before the field, as above.
   pacheck_variant older = good_variant("declares_before_fp8_caches");
   older.fp8_caches = PACHECK_FP8_E4M3 | PACHECK_FP8_E5M2;
   older.struct_size = offsetof(pacheck_variant, fp8_caches);
@@ -496,12 +501,7 @@ TEST(PluginLoader, AnOutputLeftUnwrittenIsNaN) {
 }
 
 std::string run_error(const Variant& v) {
-  try {
-    v.run(queries_problem({1.0f}, DType::f32), Knobs{});
-  } catch (const std::runtime_error& e) {
-    return e.what();
-  }
-  return "";
+  return thrown<std::runtime_error>([&] { v.run(queries_problem({1.0f}, DType::f32), Knobs{}); });
 }
 
 TEST(PluginLoader, ARunsErrorCarriesItsMessage) {
@@ -515,8 +515,7 @@ TEST(PluginLoader, ARunsErrorCarriesItsMessage) {
             "not caught");
 }
 
-// What a run saw of the logit options and the fp8 cache (the format, the scales and both pools' bytes), copied
-// during the call, and how often it ran.
+// What a run saw of the logit options and the fp8 cache (format, scales, both pools' bytes), and how often it ran.
 struct Seen {
   int calls = 0;
   std::uint32_t struct_size = 0;
@@ -560,14 +559,9 @@ int record(void* context, const pacheck_run_args* a, char* message, std::size_t 
 // Three heads, so that each head's slope and sink has its own place.
 Problem three_head_problem() { return testing::single_sequence(9, 2, 3, 4, 4, testing::wobble); }
 
-// The invalid_argument message of running `v` on `p` (a caller that skipped the coverage check), or "" when it ran.
+// Why running `v` on `p` is refused (a caller that skipped the coverage check), or "" when it ran.
 std::string refused_run(const Variant& v, const Problem& p) {
-  try {
-    v.run(p, Knobs{});
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "";
+  return thrown<std::invalid_argument>([&] { v.run(p, Knobs{}); });
 }
 
 TEST(PluginLoader, TheLogitOptionsReachTheRunExactly) {
@@ -671,12 +665,7 @@ TEST(PluginLoader, AVariantIsNeverGivenAnFp8FormatItDoesNotDeclare) {
 // --- dlopen ---
 
 std::string load_error(const std::string& path) {
-  try {
-    load_plugin(path);
-  } catch (const PluginError& e) {
-    return e.what();
-  }
-  return "";
+  return thrown([&] { load_plugin(path); });
 }
 
 TEST(PluginLoader, NamesWhatIsWrongWithALibrary) {
@@ -743,8 +732,7 @@ RC_GTEST_PROP(PluginLoader, TheExampleMatchesCpuStreamingBitForBit, ()) {
   RC_ASSERT(example_matches_cpu_streaming(p, knobs_for(p, limits)));
 }
 
-// A generated problem of the catalogue's shapes, with an fp8 cache in a fifth of them and generated logit options,
-// and knobs for it.
+// A generated problem of the catalogue's shapes (an fp8 cache in a fifth, generated logit options), and its knobs.
 std::pair<Problem, Knobs> problem_with_options() {
   gen::Limits limits = gen::Limits{};
   limits.fp8_caches = {Fp8Format::e4m3, Fp8Format::e5m2};
@@ -755,8 +743,7 @@ std::pair<Problem, Knobs> problem_with_options() {
   return {std::move(p), knobs};
 }
 
-// The options and the fp8 cache pass through the ABI exactly and the example computes them as cpu_streaming does, to
-// the bit.
+// The options and the fp8 cache pass through the ABI exactly: the example still matches cpu_streaming to the bit.
 RC_GTEST_PROP(PluginLoader, TheExampleMatchesCpuStreamingBitForBitWithServingFeatures, ()) {
   const auto [p, knobs] = problem_with_options();
   RC_TAG(p.options.soft_cap.has_value(), p.options.window.has_value(), !p.options.alibi_slopes.empty(),
@@ -764,8 +751,7 @@ RC_GTEST_PROP(PluginLoader, TheExampleMatchesCpuStreamingBitForBitWithServingFea
   RC_ASSERT(example_matches_cpu_streaming(p, knobs));
 }
 
-// Both example variants, the stock model and the explicit coefficients, hold their bounds with the options' and the
-// dequantisation's costs.
+// Both example variants (stock model, explicit coefficients) hold their bounds with the options and dequantisation.
 RC_GTEST_PROP(PluginLoader, TheExampleHoldsItsErrorModelsWithServingFeatures, ()) {
   load_plugin(PACHECK_EXAMPLE_PLUGIN);
   const auto [p, knobs] = problem_with_options();

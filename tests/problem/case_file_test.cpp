@@ -11,6 +11,7 @@
 #include "problem/case_file.h"
 #include "problem/knobs.h"
 #include "tests/fixtures/problem_builders.h"
+#include "tests/fixtures/test_files.h"
 
 namespace pacheck {
 namespace {
@@ -107,12 +108,8 @@ TEST(CaseFile, AnFp8CacheRoundTripsWithTwoHexDigitsPerValue) {
 }
 
 void expect_error(const std::string& text, const std::string& fragment) {
-  try {
-    case_from_json(text);
-    FAIL() << "accepted: " << text.substr(0, 200);
-  } catch (const CaseFileError& e) {
-    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
-  }
+  EXPECT_TRUE(testing::contains(testing::thrown_message<CaseFileError>([&] { case_from_json(text); }), fragment))
+      << text.substr(0, 200);
 }
 
 // `text` with the first `from` replaced by `to`.
@@ -252,12 +249,8 @@ TEST(CaseFile, SingleByteCorruptionsParseOrFailCleanly) {
 }
 
 void expect_read_error(const std::filesystem::path& path, const std::string& fragment) {
-  try {
-    read_case_file(path);
-    FAIL() << path;
-  } catch (const CaseFileError& e) {
-    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
-  }
+  EXPECT_TRUE(testing::contains(testing::thrown_message<CaseFileError>([&] { read_case_file(path); }), fragment))
+      << path;
 }
 
 TEST(CaseFile, RefusesFilesThatAreNotRegularFiles) {

@@ -46,8 +46,8 @@ INSTANTIATE_TEST_SUITE_P(Catalogue, PropertyTest, ::testing::ValuesIn(all_pairs(
                            return info.param.property->name + "__" + info.param.variant->name();
                          });
 
-// The limits a variant's capabilities allow draw only the logit options it takes, so no variant is given one it
-// does not (a CUDA or plugin variant takes none): coverage never refuses a drawn problem for its options.
+// The limits a variant's capabilities allow draw only the logit options it takes: coverage never refuses a drawn
+// problem for its options.
 RC_GTEST_PROP(LimitsFor, DrawOnlyTheLogitOptionsAVariantTakes, ()) {
   Capabilities caps = Registry::instance().get("cpu_streaming").capabilities();
   caps.logit_options = {*rc::gen::arbitrary<bool>(), *rc::gen::arbitrary<bool>(), *rc::gen::arbitrary<bool>(),
@@ -60,8 +60,8 @@ RC_GTEST_PROP(LimitsFor, DrawOnlyTheLogitOptionsAVariantTakes, ()) {
   RC_ASSERT(coverage_gap(caps, p).empty());
 }
 
-// A failing property fails its gtest test with the failure in words (property, variant, shrunk case, worst element),
-// never RapidCheck's macro text or source line: a known failing mutant's failure is intercepted and read.
+// A failing property fails its gtest test in words (property, variant, shrunk case, worst element), never RapidCheck's
+// macro text or source line: a known failing mutant's failure is intercepted and read.
 TEST(PropertyInGtest, AFailureReadsInPlainWords) {
   ::testing::TestPartResultArray failures;
   {

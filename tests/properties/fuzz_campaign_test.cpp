@@ -1,6 +1,6 @@
 // The time-boxed fuzzer behind `pacheck fuzz`: clean on a correct variant until its budget; stops at a broken one
 // (a throwing one included) with a case file that replays it; reports a crash or hang with its round and problem;
-// skips a GPU variant without a device. The broken variants are local, so the registry is untouched.
+// skips a GPU variant without a device. The broken variants are local: the registry is untouched.
 #include <gtest/gtest.h>
 
 #include <chrono>

@@ -38,7 +38,7 @@ bool mutant_matches_correct_kernel(const Problem& p, const Knobs& knobs, mutants
   return bit_identical(mutants::run_kernel(mutants::Kernel::streaming, p, knobs, bug), correct);
 }
 
-// Whether the mutant of `bug` is within its error bound of the oracle, as UlpBoundedAgreement checks it.
+// Whether the mutant of `bug` is within its error bound of the oracle.
 bool mutant_agrees_with_oracle(const Problem& p, const Knobs& knobs, mutants::Bug bug) {
   const Variant& correct = Registry::instance().get("cpu_streaming");
   const OracleResult oracle = run_oracle(p);
@@ -46,7 +46,7 @@ bool mutant_agrees_with_oracle(const Problem& p, const Knobs& knobs, mutants::Bu
   return compare_with_oracle(p, oracle, correct, knobs, out).ok;
 }
 
-// Every logit of query head h that some row sees, with the cap and bias (`plain`: scale * q . k), in double.
+// Every logit of query head h some row sees, with the cap and bias (`plain`: scale * q . k), in double.
 std::vector<double> head_logits(const Problem& p, int h, bool plain = false) {
   std::vector<double> logits;
   const LogitOptions& o = p.options;
@@ -99,7 +99,7 @@ RC_GTEST_PROP(GeneratorCorners, ForksHoldTheFirstSequencesBlocksUpToTheirOwnLeng
 }
 
 RC_GTEST_PROP(GeneratorCorners, BelowSentinelPutsEveryLogitBelowMinus6e4AtTheDefaultScale, ()) {
-  ProblemSpec spec = *gen::problem_spec();  // any drawn shape, with this kind's values at the default scale
+  ProblemSpec spec = *gen::problem_spec();
   spec.values = ValueKind::below_sentinel;
   spec.explicit_scale.reset();
   const Problem p = materialize(spec);
@@ -116,8 +116,7 @@ RC_GTEST_PROP(GeneratorCorners, WithoutForksSharedTailReadWholeIsInvisible, ()) 
   RC_ASSERT(mutant_matches_correct_kernel(p, knobs, mutants::Bug::shared_tail_read_whole));
 }
 
-// Above the sentinel (extremely_negative logits reach about -1.6e4 at the default scale), scoring masked lanes -6e4
-// is exactly right.
+// Above the sentinel (extremely_negative logits reach about -1.6e4), scoring masked lanes -6e4 is exactly right.
 RC_GTEST_PROP(GeneratorCorners, AboveTheSentinelMaskedScoreSentinelIsInvisible, ()) {
   ProblemSpec spec = *gen::problem_spec();
   if (spec.values == ValueKind::below_sentinel) spec.values = ValueKind::normal;
@@ -206,7 +205,6 @@ TEST(GeneratorCorners, EachLogitOptionInAboutOneDrawInFourAtEveryCorner) {
   EXPECT_EQ(sink_kinds.size(), 4u);
 }
 
-// Limits that take some options draw only those.
 RC_GTEST_PROP(GeneratorCorners, LimitsDrawOnlyTheOptionsTheyTake, ()) {
   gen::Limits limits;
   limits.logit_options = {*rc::gen::arbitrary<bool>(), *rc::gen::arbitrary<bool>(), *rc::gen::arbitrary<bool>(),
@@ -278,7 +276,6 @@ TEST(GeneratorCorners, SaturatingCapsLieWellBelowMostLogits) {
   EXPECT_GT(saturated, logits / 2) << saturated << " of " << logits << " logits beyond twice the cap";
 }
 
-// From any draw with options, some chain of shrinks ends with none.
 TEST(GeneratorCorners, ShrinkingRemovesTheLogitOptions) {
   int shrunk = 0;
   for (std::uint64_t seed = 1; shrunk < 20 && seed < 400; ++seed) {
@@ -340,7 +337,7 @@ TEST(GeneratorCorners, AnFp8CacheInAboutOneDrawInFiveAtEveryScaleCorner) {
   EXPECT_EQ(scales.size(), 4u);
 }
 
-// Limits that take an fp8 cache only with some query dtypes and head dims (as the CUDA kernels) draw it just there.
+// Limits that take an fp8 cache only with some query dtypes and head dims (as the CUDA kernels) draw it only there.
 TEST(GeneratorCorners, AnFp8CacheOnlyWithTheQueryDtypesAndHeadDimsItIsTakenWith) {
   gen::Limits limits;
   limits.fp8_caches = {Fp8Format::e4m3, Fp8Format::e5m2};

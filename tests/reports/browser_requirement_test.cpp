@@ -3,46 +3,24 @@
 // PACHECK_REQUIRE_BROWSER=1. Label `cpu`: no browser is started.
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <string>
-#include <sys/wait.h>
+
+#include "tests/fixtures/subprocess.h"
 
 namespace pacheck::testing {
 namespace {
 
-struct SubprocessRun {
-  int exit_status = -1;
-  std::string output;
-};
-
 // The render tests, without a browser to find, and PACHECK_REQUIRE_BROWSER set to `require`.
-SubprocessRun run_render_tests_without_chromium(const std::string& require) {
-  const std::string command = "PACHECK_CHROMIUM=/nonexistent PACHECK_REQUIRE_BROWSER=" + require + " '" +
-                              PACHECK_RENDER_TEST + "' --gtest_filter='ReportRender.*' 2>&1";
-  SubprocessRun run;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) {
-    ADD_FAILURE() << "cannot start " << command;
-    return run;
-  }
-  char buffer[4096];
-  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) run.output.append(buffer, n);
-  const int status = ::pclose(pipe);
-  if (WIFEXITED(status)) run.exit_status = WEXITSTATUS(status);
-  return run;
-}
-
-std::size_t occurrences(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
+Subprocess run_render_tests_without_chromium(const std::string& require) {
+  return shell("PACHECK_CHROMIUM=/nonexistent PACHECK_REQUIRE_BROWSER=" + require + " " + quoted(PACHECK_RENDER_TEST) +
+               " --gtest_filter='ReportRender.*'");
 }
 
 // The run exited with `exit_status`, and every render test it started ended with `outcome` ("[  SKIPPED ]" or
 // "[  FAILED  ]"), saying `reason` and naming Debian's chromium package; no test ended with `other_outcome`.
-void expect_every_render_test(const SubprocessRun& run, int exit_status, const std::string& outcome,
+void expect_every_render_test(const Subprocess& run, int exit_status, const std::string& outcome,
                               const std::string& reason, const std::string& other_outcome) {
-  EXPECT_EQ(run.exit_status, exit_status) << run.output;
+  EXPECT_EQ(run.exit_code(), exit_status) << run.output;
   const std::size_t started = occurrences(run.output, "[ RUN      ] ReportRender.");
   EXPECT_GE(started, 3u) << run.output;
   // gtest names a skipped or failed test twice: where it ran, and in the closing summary.

@@ -16,10 +16,13 @@
 #include <unordered_map>
 #include <vector>
 
-#include "test_files.h"
+#include "tests/fixtures/subprocess.h"
+#include "tests/fixtures/test_files.h"
 
 namespace pacheck::testing {
 namespace {
+
+namespace fs = std::filesystem;
 
 struct RgbaImage {
   int width = 0;
@@ -34,7 +37,7 @@ class PngError : public std::runtime_error {
 
 // Any PNG libpng reads (every bit depth, palette, greyscale, interlaced) as 8-bit RGBA, with libpng's simplified
 // API. Throws PngError naming the file and what is wrong: it cannot be opened, it is not a PNG, or libpng's complaint.
-RgbaImage read_png(const std::filesystem::path& path) {
+RgbaImage read_png(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw PngError("cannot open " + path.string());
   // libpng's own message for a file that is not a PNG is terse; the signature check names the problem.
@@ -83,12 +86,6 @@ ImageContent image_content(const RgbaImage& image) {
   return content;
 }
 
-std::string shell_quote(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 // $PACHECK_CHROMIUM, else chromium or chromium-browser on PATH.
 std::optional<std::string> find_chromium() {
   if (const char* chosen = std::getenv("PACHECK_CHROMIUM"); chosen && *chosen) {
@@ -100,7 +97,7 @@ std::optional<std::string> find_chromium() {
   std::string dir;
   while (std::getline(dirs, dir, ':'))
     for (const char* name : {"chromium", "chromium-browser"}) {
-      const std::filesystem::path candidate = std::filesystem::path(dir) / name;
+      const fs::path candidate = fs::path(dir) / name;
       if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
     }
   return std::nullopt;
@@ -118,20 +115,20 @@ struct Rendering {
   int status = -1;
   std::vector<std::string> console;  // the page's console messages, as Chromium logs them
   std::string log;
-  std::filesystem::path screenshot;
+  fs::path screenshot;
 };
 
-Rendering render(const std::string& chromium, const std::filesystem::path& page, const std::filesystem::path& work) {
+Rendering render(const std::string& chromium, const fs::path& page, const fs::path& work) {
   Rendering r;
   r.screenshot = work / "screenshot.png";
-  const std::filesystem::path log = work / "chromium.log";
-  const std::string command = "timeout 120 " + shell_quote(chromium) +
+  const fs::path log = work / "chromium.log";
+  const std::string command = "timeout 120 " + quoted(chromium) +
                               " --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run"
-                              " --window-size=1400,2400 --user-data-dir=" + shell_quote((work / "profile").string()) +
-                              " --screenshot=" + shell_quote(r.screenshot.string()) +
+                              " --window-size=1400,2400 --user-data-dir=" + quoted((work / "profile").string()) +
+                              " --screenshot=" + quoted(r.screenshot.string()) +
                               " --enable-logging=stderr --v=0 " +
-                              shell_quote("file://" + std::filesystem::absolute(page).string()) + " >" +
-                              shell_quote(log.string()) + " 2>&1";
+                              quoted("file://" + fs::absolute(page).string()) + " >" +
+                              quoted(log.string()) + " 2>&1";
   r.status = std::system(command.c_str());
   r.log = read_text(log);
   std::istringstream lines(r.log);
@@ -160,9 +157,9 @@ bool has_colour(const RgbaImage& image, std::uint32_t rgb) {
 }
 
 // `pacheck report ARGUMENTS`, its output appended to `log`; the exit status.
-int run_report(const std::string& arguments, const std::filesystem::path& log) {
+int run_report(const std::string& arguments, const fs::path& log) {
   const std::string command =
-      std::string(PACHECK_BINARY) + " report " + arguments + " >>" + shell_quote(log.string()) + " 2>&1";
+      std::string(PACHECK_BINARY) + " report " + arguments + " >>" + quoted(log.string()) + " 2>&1";
   return std::system(command.c_str());
 }
 
@@ -180,7 +177,7 @@ class ReportRender : public ::testing::Test {
     GTEST_SKIP() << no_chromium_reason();
   }
   // Renders a report page into `image`: chromium succeeded, the page logged nothing, the screenshot is not blank.
-  void render_page(const std::filesystem::path& page, const std::filesystem::path& work, RgbaImage& image) {
+  void render_page(const fs::path& page, const fs::path& work, RgbaImage& image) {
     const Rendering r = render(chromium_, page, work);
     ASSERT_EQ(r.status, 0) << "chromium failed:\n" << r.log;
     EXPECT_EQ(r.console, std::vector<std::string>{}) << "the page logged to the console";
@@ -191,15 +188,15 @@ class ReportRender : public ::testing::Test {
 };
 
 TEST_F(ReportRender, TheReportPageRendersWithoutConsoleMessages) {
-  const std::filesystem::path dir = fresh_dir("report");
-  const std::filesystem::path out = dir / "report";
+  const fs::path dir = fresh_dir("report");
+  const fs::path out = dir / "report";
   // One variant and few cases keep it quick; the kill matrix and the coverage section (from a small gcovr summary)
   // are on the page too.
-  ASSERT_EQ(run_report("--out " + shell_quote(out.string()) + " --variant cpu_streaming --cases 2 --kill-cases 1 "
-                       "--coverage " + shell_quote(PACHECK_COVERAGE_SAMPLE), dir / "report.log"), 0)
+  ASSERT_EQ(run_report("--out " + quoted(out.string()) + " --variant cpu_streaming --cases 2 --kill-cases 1 "
+                       "--coverage " + quoted(PACHECK_COVERAGE_SAMPLE), dir / "report.log"), 0)
       << read_text(dir / "report.log");
-  ASSERT_TRUE(std::filesystem::exists(out / "index.html"));
-  ASSERT_TRUE(std::filesystem::exists(out / "ulp.json"));
+  ASSERT_TRUE(fs::exists(out / "index.html"));
+  ASSERT_TRUE(fs::exists(out / "ulp.json"));
   RgbaImage image;
   ASSERT_NO_FATAL_FAILURE(render_page(out / "index.html", dir, image));
   EXPECT_EQ(image.width, 1400);
@@ -213,19 +210,19 @@ TEST_F(ReportRender, TheReportPageRendersWithoutConsoleMessages) {
   const std::string html = read_text(out / "index.html");
   EXPECT_TRUE(contains(html, "id=\"kill-matrix\"><h2>Mutant kill matrix</h2><p class=\"note\">Every property"));
   EXPECT_TRUE(contains(html, "<td class=\"l\">variants/</td>")) << "the coverage table is missing";
-  std::filesystem::remove_all(dir);
+  fs::remove_all(dir);
 }
 
 // The compare view: pv_in_bf16 (its PV accumulator in bf16) against cpu_streaming; its red "worse" cells sit under
 // the summary, in the screenshot.
 TEST_F(ReportRender, TheCompareViewRendersItsFlags) {
-  const std::filesystem::path dir = fresh_dir("compare");
-  const std::filesystem::path log = dir / "report.log";
+  const fs::path dir = fresh_dir("compare");
+  const fs::path log = dir / "report.log";
   const std::string quick = " --cases 2 --kill-cases 0";
-  ASSERT_EQ(run_report("--out " + shell_quote((dir / "before").string()) + quick + " --variant cpu_streaming", log), 0)
+  ASSERT_EQ(run_report("--out " + quoted((dir / "before").string()) + quick + " --variant cpu_streaming", log), 0)
       << read_text(log);
-  const int status = run_report("--out " + shell_quote((dir / "after").string()) + quick + " --variant pv_in_bf16 " +
-                                    "--compare " + shell_quote((dir / "before/ulp.json").string()) +
+  const int status = run_report("--out " + quoted((dir / "after").string()) + quick + " --variant pv_in_bf16 " +
+                                    "--compare " + quoted((dir / "before/ulp.json").string()) +
                                     " --compare-pair cpu_streaming=pv_in_bf16",
                                 log);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << "a precision loss exits 1\n" << read_text(log);
@@ -233,21 +230,21 @@ TEST_F(ReportRender, TheCompareViewRendersItsFlags) {
   RgbaImage image;
   ASSERT_NO_FATAL_FAILURE(render_page(dir / "after" / "index.html", dir, image));
   EXPECT_TRUE(has_colour(image, 0xfbd0cb)) << "no cell flagged worse in the screenshot: did the comparison render?";
-  std::filesystem::remove_all(dir);
+  fs::remove_all(dir);
 }
 
 TEST_F(ReportRender, ABlankPageIsCaughtAsBlank) {
-  const std::filesystem::path dir = fresh_dir("blank");
+  const fs::path dir = fresh_dir("blank");
   std::ofstream(dir / "blank.html") << "<!DOCTYPE html><html><head><link rel=\"icon\" href=\"data:,\"></head>"
                                        "<body style=\"background:#fff\"></body></html>";
   const Rendering r = render(chromium_, dir / "blank.html", dir);
   ASSERT_EQ(r.status, 0) << r.log;
   EXPECT_NE(blank_screenshot_problem(image_content(read_png(r.screenshot))), "");
-  std::filesystem::remove_all(dir);
+  fs::remove_all(dir);
 }
 
 TEST_F(ReportRender, AConsoleErrorIsCaught) {
-  const std::filesystem::path dir = fresh_dir("console");
+  const fs::path dir = fresh_dir("console");
   std::ofstream(dir / "noisy.html") << "<!DOCTYPE html><html><head><link rel=\"icon\" href=\"data:,\"></head><body>"
                                        "<p>text</p><script>console.error('pacheck-render-test-error')</script>"
                                        "</body></html>";
@@ -255,11 +252,11 @@ TEST_F(ReportRender, AConsoleErrorIsCaught) {
   ASSERT_EQ(r.status, 0) << r.log;
   ASSERT_EQ(r.console.size(), 1u) << r.log;
   EXPECT_TRUE(contains(r.console[0], "pacheck-render-test-error"));
-  std::filesystem::remove_all(dir);
+  fs::remove_all(dir);
 }
 
 TEST(PngImage, ReadsWhatLibpngWroteAndRejectsTheRest) {
-  const std::filesystem::path dir = fresh_dir("png");
+  const fs::path dir = fresh_dir("png");
   // A 2x1 RGB image (one red, one blue pixel) and a 1x1 greyscale one, written by libpng.
   const auto write = [&](const std::string& name, png_uint_32 format, png_uint_32 width, std::vector<png_byte> pixels) {
     png_image image{};
@@ -281,7 +278,7 @@ TEST(PngImage, ReadsWhatLibpngWroteAndRejectsTheRest) {
   EXPECT_EQ(image_content(rgb).differing_from_background, 1u);
   EXPECT_EQ(read_png(dir / "grey.png").pixels, std::vector<std::uint32_t>{0x808080ffu});
 
-  const auto rejects = [](const std::filesystem::path& path, const std::string& mentions) {
+  const auto rejects = [](const fs::path& path, const std::string& mentions) {
     EXPECT_TRUE(contains(thrown_message<PngError>([&] { read_png(path); }), mentions));
   };
   std::ofstream(dir / "text.png") << "<!DOCTYPE html>";
@@ -297,7 +294,7 @@ TEST(PngImage, ReadsWhatLibpngWroteAndRejectsTheRest) {
   std::ofstream(dir / "corrupt.png", std::ios::binary) << corrupt;
   rejects(dir / "corrupt.png", "libpng cannot decode " + (dir / "corrupt.png").string() + ": ");
   rejects(dir / "missing.png", "cannot open " + (dir / "missing.png").string());
-  std::filesystem::remove_all(dir);
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -8,12 +8,14 @@
 
 #include "cuda/device_probe.h"
 #include "problem/case_file.h"
+#include "properties/fuzz_campaign.h"
 #include "properties/runner.h"
 #include "reports/gcovr_summary.h"
 #include "reports/report_files.h"
 #include "reports/run_report.h"
 #include "reports/ulp_statistics.h"
-#include "test_files.h"
+#include "tests/fixtures/problem_builders.h"
+#include "tests/fixtures/test_files.h"
 
 namespace pacheck::reports {
 namespace {
@@ -22,6 +24,7 @@ using testing::contains;
 using testing::fresh_dir;
 using testing::read_text;
 using testing::thrown_message;
+namespace fs = std::filesystem;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -141,14 +144,7 @@ TEST(Distribution, CountsRepeatsAndTreatsNanAsInfinity) {
 }
 
 Problem tiny_problem(DType dtype) {
-  Problem p;
-  p.num_query_heads = 1;
-  p.num_kv_heads = 1;
-  p.head_dim = 2;
-  p.block_size = 2;
-  p.num_blocks = 1;
-  p.dtype = dtype;
-  p.sequences.push_back(Sequence{{0}, 2, 1});
+  Problem p = pacheck::testing::single_sequence(2, 1, 1, 2, 2, [](int) { return 0.0; }, dtype);
   p.k_pool = {1, 0, 0, 1};
   p.v_pool = {1, 2, 3, 4};
   p.queries = {1, 1};
@@ -278,26 +274,26 @@ TEST(GcovrSummary, RejectsWhatIsNotAGcovrSummary) {
 }
 
 TEST(GcovrSummary, ReadingNamesTheFile) {
-  const auto message = [](const std::filesystem::path& file) {
+  const auto message = [](const fs::path& file) {
     return thrown_message<CoverageFormatError>([&] { read_gcovr_summary(file); });
   };
   EXPECT_TRUE(contains(message("/nonexistent/gcovr-summary.json"),
                        "cannot open the gcovr JSON summary /nonexistent/gcovr-summary.json"));
-  const std::filesystem::path dir = fresh_dir("gcovr_read");
+  const fs::path dir = fresh_dir("gcovr_read");
   std::ofstream(dir / "bad.json") << "{}";
   const std::string bad = message(dir / "bad.json");
   EXPECT_EQ(bad.rfind((dir / "bad.json").string() + ": not a gcovr JSON summary", 0), 0u) << bad;
-  std::filesystem::remove_all(dir);
+  fs::remove_all(dir);
 }
 
 TEST(AttachCoverage, LinksGcovrsPagesRelativeToTheReportFolder) {
-  const std::filesystem::path dir = fresh_dir("coverage");
-  std::filesystem::create_directories(dir / "cov" / "html");
+  const fs::path dir = fresh_dir("coverage");
+  fs::create_directories(dir / "cov" / "html");
   std::ofstream(dir / "cov" / "gcovr-summary.json") << coverage_sample().dump();
   std::ofstream(dir / "cov" / "html" / "index.html") << "<html></html>";
   Report report;
   report.out_dir = dir / "out";
-  std::filesystem::create_directories(report.out_dir);
+  fs::create_directories(report.out_dir);
   attach_coverage(report, dir / "cov" / "gcovr-summary.json");
   ASSERT_TRUE(report.coverage.has_value()) << report.coverage_note;
   EXPECT_EQ(report.coverage_html, "../cov/html/index.html");
@@ -315,48 +311,39 @@ TEST(AttachCoverage, LinksGcovrsPagesRelativeToTheReportFolder) {
   attach_coverage(bad, dir / "bad.json");
   EXPECT_FALSE(bad.coverage.has_value());
   EXPECT_TRUE(contains(bad.coverage_note, "could not be read"));
-  std::filesystem::remove_all(dir);
+  fs::remove_all(dir);
 }
 
 // --- a real run
 
 // cpu_streaming renamed, with narrower capabilities, and optionally lossy: every fp32 output rounded to bf16's 8
 // significant bits first, under cpu_streaming's error model, so it breaks its bound.
-class StreamingForTest final : public Variant {
+class StreamingForTest final : public ForwardingVariant {
  public:
-  struct Options {
-    std::string name;
-    bool lossy = false;
-    bool needs_gpu = false;
-    std::vector<DType> dtypes = {DType::f32};
-    std::vector<Mode> modes = {Mode::decode};
-  };
-  explicit StreamingForTest(Options options) : options_(std::move(options)) {}
-  std::string name() const override { return options_.name; }
-  std::string description() const override { return "cpu_streaming, for report_test"; }
+  explicit StreamingForTest(std::string name, bool lossy = false, bool needs_gpu = false)
+      : ForwardingVariant(Registry::instance().get("cpu_streaming")), name_(std::move(name)), lossy_(lossy),
+        needs_gpu_(needs_gpu) {}
+  std::string name() const override { return name_; }
   Capabilities capabilities() const override {
-    Capabilities c = inner().capabilities();
-    c.needs_gpu = options_.needs_gpu;
-    c.dtypes = options_.dtypes;
-    c.modes = options_.modes;
+    Capabilities c = inner_.capabilities();
+    c.needs_gpu = needs_gpu_;
+    c.dtypes = {DType::f32};
+    c.modes = {Mode::decode};
     return c;
   }
   Output run(const Problem& p, const Knobs& k) const override {
-    Output out = inner().run(p, k);
-    if (options_.lossy)
+    Output out = inner_.run(p, k);
+    if (lossy_)
       for (float& x : out) x = round_to_dtype_f(round_to_dtype(x, DType::bf16), p.dtype);
     return out;
   }
-  ErrorModel error_model(const Problem& p, const OracleResult& o, std::size_t row, const Knobs& k) const override {
-    return inner().error_model(p, o, row, k);
-  }
 
  private:
-  static const Variant& inner() { return Registry::instance().get("cpu_streaming"); }
-  Options options_;
+  std::string name_;
+  bool lossy_, needs_gpu_;
 };
 
-ReportSettings small_settings(const std::filesystem::path& out, std::vector<const Variant*> variants) {
+ReportSettings small_settings(const fs::path& out, std::vector<const Variant*> variants) {
   ReportSettings s;
   s.out_dir = out;
   s.cases = 3;
@@ -369,7 +356,7 @@ ReportSettings small_settings(const std::filesystem::path& out, std::vector<cons
 }
 
 TEST(RunReport, CoversEveryDtypeAndModeOfACpuVariant) {
-  const std::filesystem::path dir = fresh_dir("cells");
+  const fs::path dir = fresh_dir("cells");
   const Variant& streaming = Registry::instance().get("cpu_streaming");
   int last_done = 0, total = 0;
   const Report r = run_report(small_settings(dir, {&streaming}), [&](const Progress& p) {
@@ -434,13 +421,13 @@ TEST(RunReport, CoversEveryDtypeAndModeOfACpuVariant) {
   const std::string html = read_text(files.html);
   EXPECT_TRUE(contains(html, "<svg"));
   EXPECT_TRUE(contains(html, v.cells[0].worst->replay));
-  std::filesystem::remove_all(dir);
+  fs::remove_all(dir);
 }
 
 TEST(RunReport, APrecisionLossMovesTheHistogramAndTheTightness) {
-  const std::filesystem::path dir = fresh_dir("lossy");
-  const StreamingForTest exact({"exact_streaming_for_report_test"});
-  const StreamingForTest lossy({"lossy_streaming_for_report_test", true});
+  const fs::path dir = fresh_dir("lossy");
+  const StreamingForTest exact("exact_streaming_for_report_test");
+  const StreamingForTest lossy("lossy_streaming_for_report_test", true);
   ReportSettings settings = small_settings(dir, {&exact, &lossy});
   settings.cases = 8;
   const Report r = run_report(settings);
@@ -492,11 +479,11 @@ TEST(RunReport, APrecisionLossMovesTheHistogramAndTheTightness) {
         EXPECT_EQ(o.replay.rfind("pacheck replay failures/", 0), 0u) << o.replay;
         const std::size_t from = o.replay.find(" replay ") + 8;
         const std::string file = o.replay.substr(from, o.replay.find(" --variant") - from);
-        EXPECT_TRUE(std::filesystem::exists(dir / file)) << o.replay;
+        EXPECT_TRUE(fs::exists(dir / file)) << o.replay;
         EXPECT_EQ(o.failure.find(dir.string()), std::string::npos) << o.failure;
       }
   EXPECT_TRUE(found_replay);
-  std::filesystem::remove_all(dir);
+  fs::remove_all(dir);
 }
 
 // The page's alarm classes: a broken bound (cell, bar), a non-finite bar, a failed verdict or property, a worse
@@ -512,7 +499,7 @@ std::vector<std::string> alarm_classes_in(const std::string& html) {
 }
 
 TEST(RunReport, ACorrectVariantsPageRaisesNoAlarm) {
-  const std::filesystem::path dir = fresh_dir("no_alarm");
+  const fs::path dir = fresh_dir("no_alarm");
   const Variant& streaming = Registry::instance().get("cpu_streaming");
   const Report r = run_report(small_settings(dir, {&streaming}));
   ASSERT_TRUE(r.non_mutants_passed());
@@ -533,15 +520,14 @@ TEST(RunReport, ACorrectVariantsPageRaisesNoAlarm) {
   const std::vector<std::string> alarms = alarm_classes_in(render_html(broken));
   EXPECT_NE(std::find(alarms.begin(), alarms.end(), "class=\"over\""), alarms.end());
   EXPECT_NE(std::find(alarms.begin(), alarms.end(), "class=\"b-over\""), alarms.end());
-  std::filesystem::remove_all(dir);
+  fs::remove_all(dir);
 }
 
-// Two runs of one variant name, before and after a change: the comparison flags the precision loss, and nothing
-// between two runs of the same kernel.
+// Two runs of one variant name, before and after a change: the precision loss is flagged, a rerun flags nothing.
 TEST(CompareReports, FlagsAPrecisionLossAndNothingElse) {
-  const std::filesystem::path dir = fresh_dir("compare");
-  const StreamingForTest exact({"streaming_for_compare_test"});
-  const StreamingForTest lossy({"streaming_for_compare_test", true});
+  const fs::path dir = fresh_dir("compare");
+  const StreamingForTest exact("streaming_for_compare_test");
+  const StreamingForTest lossy("streaming_for_compare_test", true);
   const nlohmann::json before = to_json(run_report(small_settings(dir / "before", {&exact})));
   const nlohmann::json again = to_json(run_report(small_settings(dir / "again", {&exact})));
   const nlohmann::json after = to_json(run_report(small_settings(dir / "after", {&lossy})));
@@ -583,12 +569,12 @@ TEST(CompareReports, FlagsAPrecisionLossAndNothingElse) {
   EXPECT_TRUE(contains(html, "id=\"comparison\""));
   EXPECT_TRUE(contains(html, "class=\"worse\""));
   EXPECT_TRUE(contains(html, "Precision got worse"));
-  std::filesystem::remove_all(dir);
+  fs::remove_all(dir);
 }
 
 TEST(RunReport, GpuVariantsRunOnlyWithADevice) {
-  const std::filesystem::path dir = fresh_dir("gpu");
-  const StreamingForTest gpu_variant({"pretend_gpu_for_report_test", false, true});
+  const fs::path dir = fresh_dir("gpu");
+  const StreamingForTest gpu_variant("pretend_gpu_for_report_test", false, true);
   const Report r = run_report(small_settings(dir, {&gpu_variant}));
   ASSERT_EQ(r.variants.size(), 1u);
   std::string reason;
@@ -606,29 +592,29 @@ TEST(RunReport, GpuVariantsRunOnlyWithADevice) {
     EXPECT_EQ(j["variants"][0]["skip_reason"], reason);
     EXPECT_TRUE(contains(render_html(r), html_escape(reason)));
   }
-  std::filesystem::remove_all(dir);
+  fs::remove_all(dir);
 }
 
 TEST(RunReport, ReplacesWhatItsManifestListsAndKeepsTheUsersFiles) {
-  const std::filesystem::path dir = fresh_dir("stale");
-  std::filesystem::create_directories(dir / "failures" / "old");
-  std::filesystem::create_directories(dir / "cases");
+  const fs::path dir = fresh_dir("stale");
+  fs::create_directories(dir / "failures" / "old");
+  fs::create_directories(dir / "cases");
   std::ofstream(dir / "failures" / "old" / "stale.json") << "{}";
   std::ofstream(dir / "cases" / "mine.json") << "{}";
   std::ofstream(dir / "notes.txt") << "mine";
   std::ofstream(dir / kManifestName) << "[\"failures/old/stale.json\"]";
-  const StreamingForTest narrow({"narrow_streaming_for_report_test"});
+  const StreamingForTest narrow("narrow_streaming_for_report_test");
   ReportSettings settings = small_settings(dir, {&narrow});
   settings.cases = 1;
   for (int run = 0; run < 2; ++run) {
     const Report r = run_report(settings);
     write_report_files(r);
-    EXPECT_FALSE(std::filesystem::exists(dir / "failures" / "old" / "stale.json"));
-    EXPECT_TRUE(std::filesystem::exists(dir / "notes.txt"));  // not the report's: left alone
-    EXPECT_TRUE(std::filesystem::exists(dir / "cases" / "mine.json")) << "run " << run;
-    EXPECT_TRUE(std::filesystem::exists(dir / "cases" / "narrow_streaming_for_report_test" / "fp32-decode-worst.json"));
+    EXPECT_FALSE(fs::exists(dir / "failures" / "old" / "stale.json"));
+    EXPECT_TRUE(fs::exists(dir / "notes.txt"));  // not the report's: left alone
+    EXPECT_TRUE(fs::exists(dir / "cases" / "mine.json")) << "run " << run;
+    EXPECT_TRUE(fs::exists(dir / "cases" / "narrow_streaming_for_report_test" / "fp32-decode-worst.json"));
   }
-  std::filesystem::remove_all(dir);
+  fs::remove_all(dir);
 }
 
 // --- run_property narrowing
@@ -659,7 +645,7 @@ TEST(RunPropertyNarrowing, GeneratesOnlyTheRequestedDtypeAndMode) {
 }
 
 TEST(RunPropertyNarrowing, NamingOnlyUnsupportedDtypesIsAnError) {
-  const StreamingForTest f32_only({"f32_decode_streaming_for_report_test"});
+  const StreamingForTest f32_only("f32_decode_streaming_for_report_test");
   RunOptions options;
   options.only_dtypes = {DType::f16};
   EXPECT_TRUE(contains(
@@ -713,7 +699,7 @@ Report synthetic_report() {
 }
 
 TEST(CompareReports, ReadsOnlyAReportOfTheSameSchema) {
-  const std::filesystem::path dir = fresh_dir("compare_read");
+  const fs::path dir = fresh_dir("compare_read");
   const auto refuses = [&](const std::string& text, const std::string& mentions) {
     std::ofstream(dir / "old.json") << text;
     EXPECT_TRUE(contains(thrown_message<std::runtime_error>([&] { read_ulp_json(dir / "old.json"); }), mentions));
@@ -724,7 +710,7 @@ TEST(CompareReports, ReadsOnlyAReportOfTheSameSchema) {
   EXPECT_THROW(read_ulp_json(dir / "missing.json"), std::runtime_error);
   std::ofstream(dir / "good.json") << to_json(synthetic_report()).dump();
   EXPECT_EQ(read_ulp_json(dir / "good.json")["variants"].size(), 2u);
-  std::filesystem::remove_all(dir);
+  fs::remove_all(dir);
 }
 
 TEST(HtmlPage, ShowsEveryVariantWithoutScriptsOrNetwork) {
@@ -791,14 +777,14 @@ TEST(Environment, NamesTheRevisionCompilerAndDevice) {
   EXPECT_EQ(elsewhere.git_revision.rfind("unknown", 0), 0u) << elsewhere.git_revision;
 }
 
-void write_file(const std::filesystem::path& path, const std::string& text) {
-  std::filesystem::create_directories(path.parent_path());
+void write_file(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
   std::ofstream(path) << text;
 }
 
 TEST(ReportFiles, RemovesOnlyWhatItsManifestListsInsideTheFolder) {
-  const std::filesystem::path root = fresh_dir("manifest");
-  const std::filesystem::path out = root / "report";
+  const fs::path root = fresh_dir("manifest");
+  const fs::path out = root / "report";
   write_file(out / "cases/v/ours.json", "{}");
   write_file(out / "cases/v/user.json", "{}");
   write_file(out / "failures/w/ours.json", "{}");
@@ -806,23 +792,23 @@ TEST(ReportFiles, RemovesOnlyWhatItsManifestListsInsideTheFolder) {
   write_file(out / kManifestName, "[\"cases/v/ours.json\", \"failures/w/ours.json\", \"../outside.txt\", \"" +
                                       (root / "outside.txt").string() + "\", 7]");
   remove_previous_report(out);
-  EXPECT_FALSE(std::filesystem::exists(out / "cases/v/ours.json"));
-  EXPECT_TRUE(std::filesystem::exists(out / "cases/v/user.json"));
-  EXPECT_FALSE(std::filesystem::exists(out / "failures/w")) << "a folder the removal left empty goes too";
-  EXPECT_TRUE(std::filesystem::exists(root / "outside.txt")) << "an entry outside the folder is ignored";
+  EXPECT_FALSE(fs::exists(out / "cases/v/ours.json"));
+  EXPECT_TRUE(fs::exists(out / "cases/v/user.json"));
+  EXPECT_FALSE(fs::exists(out / "failures/w")) << "a folder the removal left empty goes too";
+  EXPECT_TRUE(fs::exists(root / "outside.txt")) << "an entry outside the folder is ignored";
   EXPECT_EQ(case_files_in(out), (std::set<std::string>{"cases/v/user.json"}));
-  std::filesystem::remove_all(root);
+  fs::remove_all(root);
 }
 
 TEST(ReportFiles, AFolderWithoutAManifestOrWithAForeignOneLosesNothing) {
-  const std::filesystem::path out = fresh_dir("foreign");
+  const fs::path out = fresh_dir("foreign");
   write_file(out / "cases/user.json", "{}");
   remove_previous_report(out);
-  EXPECT_TRUE(std::filesystem::exists(out / "cases/user.json"));
+  EXPECT_TRUE(fs::exists(out / "cases/user.json"));
   write_file(out / kManifestName, "{\"cases/user.json\": 1}");
   remove_previous_report(out);
-  EXPECT_TRUE(std::filesystem::exists(out / "cases/user.json"));
-  std::filesystem::remove_all(out);
+  EXPECT_TRUE(fs::exists(out / "cases/user.json"));
+  fs::remove_all(out);
 }
 
 }  // namespace

@@ -1,8 +1,6 @@
 // The laws of the online-softmax state (variants/online_softmax.h): the empty state is the identity of merge; merge
-// commutes (bit for bit) and associates within bound; a tiled fold equals merged per-tile states within bound. The
-// bounds are the error model's (oracle/error_model.h) with exact logits. Each law is also run against a broken merge
-// (no rescale to the common max, its own max kept, the empty max as 0, a rescale straight to the final max) to
-// show that it can fail.
+// commutes (bit for bit) and associates within bound; a tiled fold equals merged per-tile states within bound (the
+// error model's bounds with exact logits). Each law is also shown to fail on a broken merge.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
@@ -224,7 +222,7 @@ TEST(OnlineSoftmaxLaws, MaskedKeysNeverTouchTheirValues) {
   for (int j = 0; j < kLanes; ++j) EXPECT_EQ(out[j], v0[j]);
 }
 
-// Whether a property, run as RapidCheck would (fixed seed, 200 cases), fails on some case: how a law is shown to bite.
+// Whether a property, run as RapidCheck would (fixed seed, 200 cases), fails on some case.
 bool fails_on_some_case(const std::function<void()>& property) {
   rc::detail::TestParams params;
   params.seed = 7;
@@ -239,7 +237,6 @@ bool fails_on_some_case(const std::function<void()>& property) {
 // other. Each law is a predicate of its step, so that a plausible mistake in the step is shown to break it.
 const float kExtremes[] = {-INFINITY, -1e30f, -88.5f, -3.25f, -0.0f, 0.0f, 1e-7f, 2.5f, 87.0f, 1e30f, INFINITY, NAN};
 
-// The textbook forms: the select around the exp.
 float selected_rescale_factor(float m_old, float m_new) { return m_old == -INFINITY ? 0.0f : expf(m_old - m_new); }
 float selected_key_weight(float score, float m) { return score == -INFINITY ? 0.0f : expf(score - m); }
 
@@ -268,7 +265,7 @@ bool is_the_key_weight(const Exp2& weight) {
 
 TEST(OnlineSoftmaxLaws, TheKeyWeightIsTheSelectedExp) {
   EXPECT_TRUE(is_the_key_weight(key_weight));
-  // Broken: the weight of the difference alone, which is NaN for a masked key against an empty max (-inf - -inf).
+  // Broken: the weight of the difference alone, NaN for a masked key against an empty max.
   EXPECT_FALSE(is_the_key_weight([](float score, float m) { return expf(score - m); }));
 }
 
@@ -320,7 +317,7 @@ TEST(OnlineSoftmaxLaws, TheRaiseIsTheTextbookRaiseAndLeavesMaskedTilesAlone) {
 }
 
 // merge_in_order, the GPU split-K reduce's phased merge, is successive merges bit for bit (any NaN as any other), over
-// any parts: empty ones anywhere, maxima +inf or NaN now and then.
+// any parts.
 constexpr int kParts = 5;
 using Parts = State[kParts];
 using MergeInOrder = std::function<void(State&, const Parts&)>;
@@ -329,8 +326,8 @@ void merge_in_order_is_successive_merges(const MergeInOrder& merge_in_order) {
   const History h = *history();
   Parts parts;
   for (State& part : parts) part.init(kLanes);
-  // Each part folds a random range (or none: empty); now and then a part's max is +inf and the start's NaN, where
-  // an empty part's factors are NaN and only skipping it, as merge does, leaves the state alone.
+  // Each part folds a random range or none; now and then a part's max is +inf and the start's NaN, where an empty
+  // part's factors are NaN and only skipping it, as merge does, leaves the state alone.
   for (State& part : parts) {
     if (*rc::gen::inRange(0, 4) == 0) continue;
     const int begin = *rc::gen::inRange(0, h.size());
@@ -385,7 +382,7 @@ TEST(OnlineSoftmaxLaws, APhasedMergeAgainstTheFinalMaxIsNotSuccessiveMerges) {
   EXPECT_TRUE(fails_on_some_case([&] { merge_in_order_is_successive_merges(final_max_merge); }));
 }
 
-// The laws bite: a merge that ignores the per-state max breaks the bounded laws on some history.
+// A merge that ignores the per-state max breaks the bounded laws on some history.
 bool law_fails(void (*law)(const Merge&)) {
   return fails_on_some_case([law] { law(merge_ignoring_max); });
 }
@@ -397,8 +394,8 @@ TEST(OnlineSoftmaxLaws, ABrokenMergeBreaksTiledFoldEquivalence) {
   EXPECT_TRUE(law_fails(tiled_fold_equals_merged_tiles));
 }
 
-// Identity and commutativity survive that bug, so they are shown to bite on theirs: a merge keeping its own max,
-// and an empty state that is not empty.
+// Identity and commutativity survive that bug, so they bite on theirs: a merge keeping its own max, and an empty
+// max read as 0.
 void merge_keeping_own_max(State& into, const State& other) {
   if (other.m == -INFINITY) return;
   const float factor = rescale_factor(other.m, into.m == -INFINITY ? other.m : into.m);
@@ -412,7 +409,7 @@ TEST(OnlineSoftmaxLaws, AnAsymmetricMergeBreaksCommutativity) {
 }
 
 TEST(OnlineSoftmaxLaws, AMergeTreatingTheEmptyMaxAsZeroBreaksTheIdentity) {
-  // A merge treating the empty max as 0 (a common init bug) rescales real states by exp(-m).
+  // A common init bug: it rescales real states by exp(-m).
   const Merge zero_max_empty = [](State& into, const State& other) {
     State o = other;
     if (o.m == -INFINITY) o.m = 0;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tests/fixtures/problem_builders.h"
+#include "tests/fixtures/test_files.h"
 #include "variants/mutants/mutant.h"
 #include "variants/variant.h"
 
@@ -53,12 +54,8 @@ TEST(Registry, GetNamesEveryKnownVariantWhenTheNameIsUnknown) {
   registry.add(std::make_unique<NamedVariant>("alpha", false));
   EXPECT_EQ(registry.get("alpha").name(), "alpha");
   EXPECT_EQ(registry.find("gamma"), nullptr);
-  try {
-    registry.get("gamma");
-    FAIL() << "an unknown name was accepted";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(), "unknown variant 'gamma'; registered variants: alpha, beta");
-  }
+  EXPECT_EQ(testing::thrown_message<std::invalid_argument>([&] { registry.get("gamma"); }),
+            "unknown variant 'gamma'; registered variants: alpha, beta");
 }
 
 TEST(Registry, RefusesASecondVariantOfTheSameName) {
