@@ -3,18 +3,16 @@
 #
 #   bench/ab_compare.sh OUT BASE_BENCH OTHER_BENCH [MORE_BENCH...]
 #
-# Each BENCH is a paged_attention_bench binary (or BENCH.xz beside where it should be: decompressed in place),
-# named in the table by its file name, so the names must differ: build each version of the kernels in a build
-# folder of its own and copy its bench/paged_attention_bench to a name of its own. Two copies of one build measure
-# the method's own noise (an A/A run).
+# Each BENCH is a paged_attention_bench binary (or BENCH.xz, decompressed in place), named in the table by its file
+# name, so the names must differ: build each version in a build folder of its own and copy its
+# bench/paged_attention_bench to a name of its own. Two copies of one build measure the method's noise (an A/A run).
 # Each pass of PASSES (a flush each: dirty, the flush's lines left dirty in the L2, or clean, --clean-flush) runs
 # every shape of SHAPES on each binary in turn, one benchmark run each (the median of its repeats; --stages adds
 # split-K's attention kernel alone), so that the GPU's drift touches every binary alike; after each pass, torch's
 # SDPA on TORCH_SHAPES (empty: none), so that the comparison with cuDNN comes from the same minutes.
-# Writes, in OUT: ab.log (every run's rows), ab_table.txt (every run of each binary and its mean change against
-# the base: ab_table.py), gpu.txt (the GPU, driver and serial, and the start and end times); prints the last two
-# and torch's rows.
-# Settings (environment): SHAPES (GQA,BATCH,CONTEXT list), PASSES, TORCH_SHAPES, BENCH_ARGS (more options for
+# Writes, in OUT: ab.log (every run's rows), ab_table.txt (every run of each binary and its mean change against the
+# base: ab_table.py), gpu.txt (the GPU, driver and serial, the start and end times); prints the last two and torch's
+# rows. Settings (environment): SHAPES (GQA,BATCH,CONTEXT list), PASSES, TORCH_SHAPES, BENCH_ARGS (more options for
 # every benchmark run).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Tables an interleaved A/B log of paged_attention_bench builds: ab_table.py LOG BENCH[,BENCH...]
 
-A log (ab_compare.sh writes them) is a sequence of '== <bench> <shape> [<config>] rep <n> <flush>' headers, each
-followed by the benchmark's rows for that run (gqa batch context kernel split ms GB TB/s); sections headed
-'== torch ...' (torch's SDPA, run between passes) are skipped. Prints, per (shape, config, flush, kernel), every
-run's time in microseconds for each bench, and each bench's mean change against the first one.
+A log (ab_compare.sh writes them) is '== <bench> <shape> [<config>] rep <n> <flush>' headers, each followed by the
+benchmark's rows for that run (gqa batch context kernel split ms GB TB/s); '== torch ...' sections (torch's SDPA,
+run between passes) are skipped. Prints, per (shape, config, flush, kernel), every run's time in microseconds for
+each bench, and each bench's mean change against the first one.
 """
 import collections
 import sys
@@ -15,7 +15,7 @@ class LogError(Exception):
 
 
 def benchmark_row(fields):
-    """(kernel, ms) of a benchmark row, or None for any other line (a warning, an error message)."""
+    """(kernel, ms) of a benchmark row, or None for any other line (a warning, an error)."""
     if len(fields) < 8:
         return None
     try:
@@ -52,7 +52,7 @@ def read(path):
 
 
 def shape_order(key):
-    """Batch, then context, then GQA: the order in which the shapes' costs grow."""
+    """Batch, then context, then GQA: the order of the shapes' costs."""
     gqa, batch, context = (int(x) for x in key[0].split(","))
     return (batch, context, gqa) + key[1:]
 

@@ -6,51 +6,44 @@
 The logs folder (run_gpu_suite.sh writes it): environment.txt (KEY=value lines; "absent: why" for a missing tool),
 catalogue/SUITE__KERNEL.log (+ .summary.json, the worst error per dtype), sanitizer/KERNEL__TOOL__SUITE.log (the
 catalogue suite whose draw it ran), mutants/SEED.log (+ SEED.json, `pacheck mutants --gpu --json`), sass/BINARY.log,
-bench/FLUSH/{ours,ours_fp16,ours_fp8_e4m3,ours_fp8_e5m2,torch,flashinfer,flashinfer_fp8_e4m3,flashinfer_fp8_e5m2}
-.{log,json} (ours_fp16: paged_attention_bench --dtype fp16; *_fp8_*: --kv-cache fp8_*; a source with neither file is
-skipped, not run), options/OPTION__GQA.{log,json} (paged_attention_bench with a logit option, or
-none, or a context of the window's length: window_reference). A log is "command: ..." then the output then "exit N",
-or one line "skipped: why"; a folder holding skipped.log was skipped whole, one holding error.log could not start its
-runs.
+bench/FLUSH/SOURCE.{log,json} (SOURCE: see SOURCES; a source with neither file is skipped, not run),
+options/OPTION__GQA.{log,json} (paged_attention_bench with a logit option, or none, or a context of the window's
+length: window_reference). A log is "command: ..." then the output then "exit N", or one line "skipped: why"; a
+folder holding skipped.log was skipped whole, one holding error.log could not start its runs.
 
-results.json:
-  {"schema": 1, "gpus": [GPU, ...]}: one entry per GPU, its latest run (results_page.py --add replaces it).
+results.json (schema 2):
+  {"schema": 2, "gpus": [GPU, ...]}: one entry per GPU, its latest run (results_page.py --add replaces it).
   GPU: {"environment": {"gpu", "driver", "cuda_driver", "cuda_runtime", "compute_sanitizer", "cuobjdump",
                         "python", "torch", "flashinfer", "commit", "date", "command",
                         "absent": {TOOL: why}},   (a tool absent has no version key, its reason here)
         "correctness": {"cases_per_property", "sanitizer_cases",
                         "catalogue": {"runs": [{"suite", "kernel", "status", "exit", "tests_run", "passed",
                                                 "skipped", "failed": [test],
-                                                "worst": [{"variant", "dtype", "worst_error_over_bound"}]}]}
-                                     or {"skipped": why} or {"error": what},
-                        "sanitizers": {"runs": [{"kernel", "tool", "suite", "status", "exit", "errors"}]}
-                                      or {"skipped": why} or {"error": what},
+                                                "worst": {VARIANT: {DTYPE: worst error / bound}}}]},
+                        "sanitizers": {"runs": [{"kernel", "tool", "suite", "status", "exit", "errors"}]},
                         "gpu_mutants": {"runs": [{"seed", "status", "exit", "cases_per_property",
-                                                  "mutants": [{"mutant", "description", "killed_by": [property],
-                                                               "cases_to_first_kill" (null: survived),
-                                                               "sanitizers": [tool that killed it]}],
-                                                  "sanitizers_skipped"?: why}]}
-                                       or {"skipped": why}},  (status pass: every mutant died)
-        "sass_check": {"runs": [{"binary", "status", "exit", "kernels_checked", "kernels_unwritten"}]}
-                      or {"skipped": why} or {"error": what},
+                                                  "sanitizers_skipped"?: why}],   (pass: every mutant died)
+                                        "mutants": {MUTANT: {"description", "cases_to_first_kill": {SEED: n or
+                                                    null (survived)}, "killed_by": {PROPERTY: [SEED]},
+                                                    "sanitizers"?: {SEED: [tool that killed it]}}}}},
+        "sass_check": {"runs": [{"binary", "status", "exit", "kernels_checked", "kernels_unwritten"}]},
         "benchmark": {"flushes": [{"flush": "dirty"|"clean", "copy_tbps", "repeats",
-                                   "sources": {"ours"|"ours_fp16"|"ours_fp8_e4m3"|...|"flashinfer_fp8_e5m2":
-                                                   {"status": "ok"|"skipped"|"failed", "reason"?, versions...}},
+                                   "sources": {SOURCE: {"status": "ok"|"skipped"|"failed", "reason"?, versions...}},
+                                   "kernels": [NAME],
                                    "rows": [{"gqa", "batch", "context", "bytes",
-                                             "kernels": {NAME: {"us", "tbps", "split_size"?}
-                                                         (ours_fp16's NAME: cuda_fused_fp16, cuda_splitk_fp16;
-                                                          an fp8 source's: its kernels' + _fp8_e4m3 or _fp8_e5m2)
-                                                         or {"error"}}}]}]},
+                                             "times": [per NAME: [us, tbps] or [us, tbps, split_size], {"error"},
+                                                       or null (not timed on this shape)]}]}]},
         "logit_options": {"rows": [{"option", "gqa", "batch", "context", "against",
-                                    "kernels": {NAME: {"us", "reference_us", "cost"}} or "error"}]}
-                         or {"skipped": why}}
-  status is pass, fail, timeout or skipped (then "reason"); a run that failed or timed out also keeps "command"
-  and "tail" (its last lines), and "unreadable" where the JSON it was writing was cut off with it. Kernel names:
-  our variants as paged_attention_bench names them (cuda_fused, cuda_splitk, ...), torch_cudnn, torch_flash,
-  flashinfer_cuda_cores, flashinfer_tensor_cores. Later sections (say "mutants", "multi_gpu") go beside these in a
-  GPU entry; results_page.py lists those it does not render by name. In bench/results.json, "earlier": {SECTION:
-  {"commit", "date", "command"}} names the run a section was kept from when a later run of another commit skipped
-  it (results_page.py --add).
+                                    "kernels": {NAME: {"us", "reference_us", "cost"}} or "error"}]}}
+  A section of runs may instead be {"skipped": why} or {"error": what} (benchmark, logit_options: {"skipped": why}).
+  status is pass, fail, timeout or skipped (then "reason"); a pass implies exit 0, no failed test and no sanitizer
+  error, so those keys are left out. A run that failed or timed out also keeps "command" and "tail" (its last
+  lines), and "unreadable" where the JSON it was writing was cut off with it. Kernel names: our variants as
+  paged_attention_bench names them (cuda_fused, cuda_splitk, ...; + _fp16 for --dtype fp16, + _fp8_e4m3 or _fp8_e5m2
+  on an fp8 cache), torch_cudnn, torch_flash, flashinfer_cuda_cores, flashinfer_tensor_cores (+ the fp8 suffixes).
+  Other sections go beside these in a GPU entry (external_kernels: external_results.py); results_page.py lists those
+  it does not render by name. In bench/results.json, "earlier": {SECTION: {"commit", "date", "command"}} names the
+  run a section was kept from when a later run of another commit skipped it (results_page.py --add).
 """
 import argparse
 import json
@@ -58,11 +51,11 @@ import re
 import sys
 from pathlib import Path
 
-SCHEMA = 1
+SCHEMA = 2
 ABOUT = "GPU runs of bench/run_gpu_suite.sh, the latest per GPU; schema in bench/collect_results.py"
 TIMEOUT_EXITS = (124, 137)
 TAIL_LINES = 8
-WORST_KEYS = ("variant", "dtype", "worst_error_over_bound")  # of a catalogue run's summary: what the page shows
+PASS_IMPLIES = ("exit", "failed", "errors")  # exit 0, [], 0 in a run that passed: not recorded
 
 
 class LogError(Exception):
@@ -94,18 +87,18 @@ def tail(lines):
 
 
 def outcome(run, log, passed):
-    """Sets run's status from the log's exit status and passed (the run's own evidence of a pass), and keeps the
-    command and the last lines of a run that did not pass."""
+    """Sets run's status from the log's exit status and passed (the run's own evidence of a pass); a run that did
+    not pass keeps its command and last lines, one that did drops what a pass implies."""
     if log["exit"] in TIMEOUT_EXITS:
         run["status"] = "timeout"
-    elif log["exit"] == 0 and passed:
-        run["status"] = "pass"
     else:
-        run["status"] = "fail"
-    if run["status"] != "pass":
+        run["status"] = "pass" if log["exit"] == 0 and passed else "fail"
+    if run["status"] == "pass":
+        for key in PASS_IMPLIES:
+            run.pop(key, None)
+    else:
         run["command"] = log["command"]
         run["tail"] = tail(log["lines"]) + ([] if log["exit"] is not None else ["(no exit status: cut off)"])
-    return run
 
 
 def read_json(path):
@@ -118,9 +111,8 @@ def read_json(path):
 
 
 def read_run_json(run, log, path, empty):
-    """The JSON a run wrote beside its log (empty when there is none). A run cut off (timed out, or no exit status)
-    may have left it empty or half written: then it reads as empty, and run["unreadable"] says why. A run that ended
-    by itself and left bad JSON is an error."""
+    """The JSON a run wrote beside its log (empty when none). One cut off with its run (timed out, or no exit status)
+    reads as empty, and run["unreadable"] says why; a run that ended by itself and left bad JSON is an error."""
     if not path.exists():
         return empty
     try:
@@ -155,6 +147,15 @@ def runs_in(folder, fields, read_run):
     return {"runs": runs}
 
 
+def worst_by_variant(worst):
+    """{variant: {dtype: worst error / bound}} of a catalogue summary's entries: what the page shows."""
+    table = {}
+    for entry in worst:
+        if "worst_error_over_bound" in entry:
+            table.setdefault(entry.get("variant"), {})[entry.get("dtype")] = entry["worst_error_over_bound"]
+    return table
+
+
 def catalogue_run(run, log, path):
     text = "\n".join(log["lines"])
 
@@ -170,7 +171,7 @@ def catalogue_run(run, log, path):
     worst = read_run_json(run, log, summary, [])
     if not isinstance(worst, list):
         raise LogError(f"{summary}: expected a list of worst errors per variant and dtype")
-    run["worst"] = [{k: w[k] for k in WORST_KEYS if k in w} for w in worst]
+    run["worst"] = worst_by_variant(worst)
     if log["exit"] == 0 and run["tests_run"] and not run["passed"] and run["skipped"]:
         reason = re.search(r": Skipped\n(.+)", text)
         run.update(status="skipped", reason=reason.group(1).strip() if reason else "every test skipped")
@@ -188,7 +189,21 @@ def sanitizer_run(run, log, path):
     outcome(run, log, bool(found) and sum(found) == 0)
 
 
-def mutants_run(run, log, path):
+def add_mutants(table, seed, entries, descriptions, killers):
+    """Adds a seed's kill matrix entries ({"mutant", "killed_by", "cases_to_first_kill"}) and killers ({mutant:
+    [sanitizer tool that killed it]}) to table, gpu_mutants' "mutants"."""
+    for entry in entries:
+        name = entry["mutant"]
+        row = table.setdefault(name, {"description": descriptions.get(name, ""), "cases_to_first_kill": {},
+                                      "killed_by": {}})
+        row["cases_to_first_kill"][seed] = entry["cases_to_first_kill"]
+        for prop in entry["killed_by"]:
+            row["killed_by"].setdefault(prop, []).append(seed)
+        if name in killers:
+            row.setdefault("sanitizers", {})[seed] = killers[name]
+
+
+def mutants_run(table, run, log, path):
     matrix = read_run_json(run, log, path.with_suffix(".json"), {})
     run["exit"] = log["exit"]
     run["cases_per_property"] = matrix.get("cases_per_property")
@@ -196,10 +211,15 @@ def mutants_run(run, log, path):
     if "skipped" in sanitizers:
         run["sanitizers_skipped"] = sanitizers["skipped"]
     killers = {m: [r["tool"] for r in runs if r.get("killed")] for m, runs in sanitizers.get("runs", {}).items()}
-    run["mutants"] = [dict(entry, description=matrix.get("descriptions", {}).get(entry["mutant"], ""),
-                           **({"sanitizers": killers[entry["mutant"]]} if entry["mutant"] in killers else {}))
-                      for entry in matrix.get("per_mutant", [])]
-    outcome(run, log, bool(run["mutants"]) and all(m["cases_to_first_kill"] for m in run["mutants"]))
+    entries = matrix.get("per_mutant", [])
+    add_mutants(table, run["seed"], entries, matrix.get("descriptions", {}), killers)
+    outcome(run, log, bool(entries) and all(e["cases_to_first_kill"] for e in entries))
+
+
+def gpu_mutants(folder):
+    table = {}
+    section = runs_in(folder, ("seed",), lambda run, log, path: mutants_run(table, run, log, path))
+    return dict(section, mutants=table) if "runs" in section else section
 
 
 def sass_run(run, log, path):
@@ -237,17 +257,12 @@ def environment(logs):
     return env
 
 
-# The benchmark scripts' JSON: which of their results' fields names the kernel, and the name it gets here.
-SOURCES = (
-    ("ours", "variant", lambda name: name),
-    ("ours_fp16", "variant", lambda name: name + "_fp16"),
-    ("ours_fp8_e4m3", "variant", lambda name: name + "_fp8_e4m3"),
-    ("ours_fp8_e5m2", "variant", lambda name: name + "_fp8_e5m2"),
-    ("torch", "backend", lambda name: "torch_" + name),
-    ("flashinfer", "backend", lambda name: name),
-    ("flashinfer_fp8_e4m3", "backend", lambda name: name + "_fp8_e4m3"),
-    ("flashinfer_fp8_e5m2", "backend", lambda name: name + "_fp8_e5m2"),
-)
+# The benchmark scripts' JSON (ours_fp16: paged_attention_bench --dtype fp16; *_fp8_*: --kv-cache fp8_*): the field
+# of their results that names the kernel, and the name it gets here.
+SOURCES = {"ours": ("variant", "{}"), "ours_fp16": ("variant", "{}_fp16"), "ours_fp8_e4m3": ("variant", "{}_fp8_e4m3"),
+           "ours_fp8_e5m2": ("variant", "{}_fp8_e5m2"), "torch": ("backend", "torch_{}"),
+           "flashinfer": ("backend", "{}"), "flashinfer_fp8_e4m3": ("backend", "{}_fp8_e4m3"),
+           "flashinfer_fp8_e5m2": ("backend", "{}_fp8_e5m2")}
 
 
 def source(folder, name):
@@ -277,22 +292,33 @@ def source(folder, name):
     return {"status": "ok", **facts}, document
 
 
+def timing(us, tbps, split_size=None):
+    """A benchmark row's entry for a timed kernel: [us, tbps], or [us, tbps, split_size]."""
+    return [us, tbps] + ([split_size] if split_size is not None else [])
+
+
 def kernel_entry(result, path):
     if "error" in result:
         return {"error": result["error"]}
     try:
-        entry = {"us": round(float(result["ms"]) * 1000, 3), "tbps": round(float(result["tbps"]), 4)}
+        return timing(round(float(result["ms"]) * 1000, 3), round(float(result["tbps"]), 4), result.get("split_size"))
     except (KeyError, TypeError, ValueError) as error:
         raise LogError(f"{path}: a result without a numeric ms and tbps: {result}") from error
-    if result.get("split_size") is not None:
-        entry["split_size"] = result["split_size"]
-    return entry
+
+
+def tabulate(flush, rows):
+    """Sets flush's "kernels" (every name in rows) and "rows", each row's {NAME: entry} "kernels" made "times" in
+    that order."""
+    flush["kernels"] = list(dict.fromkeys(name for row in rows for name in row["kernels"]))
+    flush["rows"] = [{**{k: v for k, v in row.items() if k != "kernels"},
+                      "times": [row["kernels"].get(name) for name in flush["kernels"]]} for row in rows]
+    return flush
 
 
 def flush_results(folder):
     flush = {"flush": folder.name, "sources": {}}
     rows = {}
-    for name, key, kernel_name in SOURCES:
+    for name, (key, kernel_name) in SOURCES.items():
         summary, document = source(folder, name)
         flush["sources"][name] = summary
         if document is None:
@@ -302,7 +328,7 @@ def flush_results(folder):
         for result in document["results"]:
             try:
                 shape = (int(result["gqa"]), int(result["batch"]), int(result["context"]))
-                kernel = kernel_name(str(result[key]))
+                kernel = kernel_name.format(result[key])
             except (KeyError, TypeError, ValueError) as error:
                 raise LogError(f"{folder / name}.json: a result without gqa, batch, context and {key}: "
                                f"{result}") from error
@@ -311,8 +337,7 @@ def flush_results(folder):
             if row["bytes"] is None and "fp8" not in name:  # a row's bytes are bf16 K/V's; an fp8 kernel has its tbps
                 row["bytes"] = result.get("bytes")
             row["kernels"][kernel] = kernel_entry(result, f"{folder / name}.json")
-    flush["rows"] = [rows[shape] for shape in sorted(rows)]
-    return flush
+    return tabulate(flush, [rows[shape] for shape in sorted(rows)])
 
 
 def benchmark(logs):
@@ -345,8 +370,8 @@ def option_times(path):
 
 
 def logit_options(logs):
-    """Step 4b: per option and GQA ratio, each kernel's time with the option, without it, and the cost (with /
-    without - 1); a run that failed says so in place of its figures."""
+    """Step 4b: per option and GQA ratio, each kernel's time with the option, without, and the cost (with / without
+    - 1); a run that failed says so in place of its figures."""
     folder = logs / "options"
     if not folder.is_dir():
         return {"skipped": "no logit-option runs"}
@@ -384,7 +409,7 @@ def collect(logs):
     correctness["catalogue"] = runs_in(logs / "catalogue", ("suite", "kernel"), catalogue_run)
     correctness["sanitizers"] = runs_in(logs / "sanitizer", ("kernel", "tool", "suite"), sanitizer_run)
     if (logs / "mutants").is_dir():
-        correctness["gpu_mutants"] = runs_in(logs / "mutants", ("seed",), mutants_run)
+        correctness["gpu_mutants"] = gpu_mutants(logs / "mutants")
     bench = benchmark(logs)
     ours = [f["sources"]["ours"] for f in bench.get("flushes", []) if f["sources"]["ours"]["status"] == "ok"]
     if ours and "cuda_runtime" in ours[0]:

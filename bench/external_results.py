@@ -17,15 +17,27 @@ import re
 import sys
 from pathlib import Path
 
+import results_page
+
 HERE = Path(__file__).resolve().parent
+
+
+def kernel_entries(checks, cases):
+    """[{"name", "held": [property], "failed"?: [property], "cases"?: {property: its cases where not `cases`}}] of
+    (kernel, property, status, cases) checks, in order."""
+    kernels = {}
+    for name, prop, status, count in checks:
+        kernel = kernels.setdefault(name, {"name": name, "held": []})
+        kernel.setdefault("held" if status == "pass" else "failed", []).append(prop)
+        if count != cases:
+            kernel.setdefault("cases", {})[prop] = count
+    return list(kernels.values())
 
 
 def from_check_json(path):
     document = json.loads(Path(path).read_text())
-    kernels = [{"name": k["name"], "properties": [{"property": p["property"], "status": p["status"],
-                                                   "cases": p["cases"]} for p in k["properties"]]}
-               for k in document["kernels"]]
-    return kernels, document["cases_per_property"]
+    return [(k["name"], p["property"], p["status"], p["cases"]) for k in document["kernels"]
+            for p in k["properties"]], document["cases_per_property"]
 
 
 def from_pytest_log(path, cases, properties):
@@ -41,20 +53,16 @@ def from_pytest_log(path, cases, properties):
     for entry in kernels.values():
         for prop in properties:
             entry.setdefault(prop, "pass")
-    return [{"name": name, "properties": [{"property": p, "status": s, "cases": cases} for p, s in props.items()]}
-            for name, props in kernels.items()], cases
+    return [(name, p, s, cases) for name, props in kernels.items() for p, s in props.items()], cases
 
 
 def from_pacheck_log(path):
-    kernels, cases = {}, 0
+    checks = []
     for line in Path(path).read_text().splitlines():
         m = re.match(r"\s+(\w+)\s+(\S+)\s+(\d+) cases\s+(pass|FAIL|GAVE UP)$", line)
         if m:
-            kernels.setdefault(m.group(2), []).append(
-                {"property": m.group(1), "status": "pass" if m.group(4) == "pass" else "fail",
-                 "cases": int(m.group(3))})
-            cases = max(cases, int(m.group(3)))
-    return [{"name": name, "properties": props} for name, props in kernels.items()], cases
+            checks.append((m.group(2), m.group(1), "pass" if m.group(4) == "pass" else "fail", int(m.group(3))))
+    return checks, max((c[3] for c in checks), default=0)
 
 
 def main(argv=None):
@@ -74,11 +82,12 @@ def main(argv=None):
     source.add_argument("--pacheck-log")
     o = parser.parse_args(argv)
     if o.check_json:
-        kernels, cases = from_check_json(o.check_json)
+        checks, cases = from_check_json(o.check_json)
     elif o.pytest_log:
-        kernels, cases = from_pytest_log(o.pytest_log, o.cases, [p for p in o.properties.split(",") if p])
+        checks, cases = from_pytest_log(o.pytest_log, o.cases, [p for p in o.properties.split(",") if p])
     else:
-        kernels, cases = from_pacheck_log(o.pacheck_log)
+        checks, cases = from_pacheck_log(o.pacheck_log)
+    kernels = kernel_entries(checks, cases)
     if not kernels:
         parser.error("no kernel results found in the given output")
     results = json.loads(Path(o.results).read_text())
@@ -97,7 +106,7 @@ def main(argv=None):
     entry["kernels"] = kernels
     section.append(entry)
     gpus[0]["external_kernels"] = section
-    Path(o.results).write_text(json.dumps(results, indent=0) + "\n")  # as results_page.py writes it
+    Path(o.results).write_text(results_page.dumps(results) + "\n")
     print(f"recorded {len(kernels)} kernels in {o.results}")
     return 0
 

@@ -4,11 +4,11 @@
 The KV cache is what paged_attention_bench reads: K and V pools of [blocks, block_size 16, 8 KV heads, 128] bf16
 (NHD layout), blocks for the largest batch x context plus 1024, handed to the sequences in one shuffled order, so
 that each sequence's blocks lie scattered through the pool. Per shape the wrapper is planned once, then run() is
-timed: with use_tensor_cores False (the CUDA-core decode kernel) and True (the prefill kernel used for decode),
-the backend otherwise left to FlashInfer (the JSON records what it resolved to). Shapes, bytes, flush and timing
-are paged_attention_bench's (gpu_timing.py). --kv-cache fp8_e4m3|fp8_e5m2 stores the pools as an fp8 cache (the
-same values rounded, scale 0.25 for K and V) and plans the wrapper with that kv_data_type, as paged_attention_bench
---kv-cache does; the bytes counted are then a byte per K or V element.
+timed with use_tensor_cores False (the CUDA-core decode kernel) and True (the prefill kernel used for decode), the
+backend left to FlashInfer (the JSON records what it resolved to). Shapes, bytes, flush and timing are
+paged_attention_bench's (gpu_timing.py). --kv-cache fp8_e4m3|fp8_e5m2: the pools as an fp8 cache (the same values
+rounded, scale 0.25 for K and V), planned with that kv_data_type, as paged_attention_bench --kv-cache; bytes count a
+byte per K or V element.
 
   python3 flashinfer_bench.py [--json FILE] [--repeats N] [--only G,B,C ...] [--clean-flush] [--kv-cache C]
 
@@ -24,8 +24,6 @@ import gpu_timing  # noqa: E402 (after the line above)
 
 BACKENDS = (("flashinfer_cuda_cores", False), ("flashinfer_tensor_cores", True))
 WORKSPACE_BYTES = 128 << 20  # FlashInfer's recommended float workspace
-
-
 FP8_SCALE = 0.25  # the fp8 cache's K and V scale (a power of two, as paged_attention_bench's)
 
 
@@ -39,7 +37,7 @@ def scattered_pools(torch, kv_cache):
     shape = (num_blocks, gpu_timing.BLOCK_SIZE, gpu_timing.KV_HEADS, gpu_timing.HEAD_DIM)
     k_pool = torch.empty(shape, dtype=torch.bfloat16, device="cuda").uniform_(-1, 1)
     v_pool = torch.empty_like(k_pool).uniform_(-1, 1)
-    if kv_cache != "bf16":  # values spanning the fp8 range's middle, as paged_attention_bench fills its cache
+    if kv_cache != "bf16":  # values in the fp8 range's middle, as paged_attention_bench's
         k_pool = (4 * k_pool).to(kv_dtype(torch, kv_cache))
         v_pool = (4 * v_pool).to(kv_dtype(torch, kv_cache))
     order = torch.randperm(num_blocks, generator=torch.Generator().manual_seed(7)).to(torch.int32).cuda()

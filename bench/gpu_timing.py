@@ -1,10 +1,9 @@
 """The decode shapes and timing method of paged_attention_bench, shared by the scripts that time other kernels.
 
 Shapes: bf16 K/V, head dim 128, block size 16, 8 KV heads, GQA 4 and 8, batch 1/8/64/256, context 1k/8k/32k.
-Bytes: K + V that must be read, plus Q and the output. Time: the median over repeats of CUDA-event time, after
-three warm-up calls, the L2 flushed before each repeat (256 MB written; with --clean-flush then 256 MB read, so
-that the L2 holds clean lines rather than the flush's dirty ones when the timed call starts).
-torch is imported inside the functions that need it, so that a script can record its absence.
+Bytes: K + V read, plus Q and the output. Time: the median CUDA-event time over repeats, after three warm-up calls,
+the L2 flushed before each repeat (256 MB written; with --clean-flush then 256 MB read, leaving clean lines rather
+than the flush's dirty ones). torch is imported where needed, so that a script can record its absence.
 """
 import argparse
 import json
@@ -29,9 +28,7 @@ def bytes_moved(gqa, batch, context, kv_bytes=2):
 
 
 def parse_args(description, default_json, argv=None):
-    """The options every timing script takes: --json, --repeats, --only G,B,C (repeatable), --clean-flush,
-    --kv-cache (bf16, or an fp8 cache for the scripts that time one). args.shapes is the list of shapes to run, in
-    the benchmark's order."""
+    """The options every timing script takes; args.shapes: the shapes to run, in the benchmark's order."""
     parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--json", default=default_json, help="write the results here")
     parser.add_argument("--repeats", type=int, default=20, help="timed runs per shape (the median is kept)")
@@ -64,7 +61,7 @@ def write_json(path, document):
 
 
 def record_skip(args, reason):
-    """Says on one line why nothing was timed and writes a JSON that records it; the exit status for main()."""
+    """Says why nothing was timed, on one line and in the JSON; the exit status for main()."""
     print(f"skipped: {reason}")
     write_json(path=args.json, document={"skipped": reason, "clean_flush": args.clean_flush, "results": []})
     return 0
@@ -108,8 +105,8 @@ def median_ms(fn, repeats, flush):
 
 
 def timed_row(backend, gqa, batch, context, time_ms, kv_bytes=2):
-    """One result row as the scripts' JSON holds it: ms and TB/s, or the error that stopped the backend.
-    time_ms(row) returns the median time in ms; it may add facts to the row (what the backend resolved to)."""
+    """A result row of the JSON: ms and TB/s, or the error that stopped the backend. time_ms(row) returns the median
+    ms; it may add facts to the row (what the backend resolved to)."""
     moved = bytes_moved(gqa, batch, context, kv_bytes)
     row = {"backend": backend, "gqa": gqa, "batch": batch, "context": context, "bytes": moved}
     try:
@@ -127,9 +124,9 @@ def print_header():
 
 
 def main(script, description, needs, load, measure):
-    """A timing script's main(): its options; when load() raises ImportError, a JSON that records the skip (needs
-    names what is missing); the device check; the rows of measure(args) written as JSON. load() returns torch and
-    the versions of what the script times, {name: version}, which the JSON records."""
+    """A timing script's main(): its options; when load() raises ImportError, a JSON recording the skip (needs names
+    what is missing); the device check; measure(args)'s rows as JSON. load() returns torch and the versions of what
+    the script times, {name: version}, which the JSON records."""
     args = parse_args(description, f"{script}.json")
     try:
         torch, versions = load()

@@ -1,19 +1,19 @@
 // The decode benchmark of the CUDA kernels. Not a test: bench/run_gpu_suite.sh runs it on a GPU.
 //
-// It measures the device-to-device copy bandwidth (read + written), then the bandwidth of cuda_fused and
-// cuda_splitk on decode: bf16 (--dtype fp16: fp16) queries, K/V and output, head dim 128, block size 16, 8 KV heads,
-// GQA 4 and 8, batch 1/8/64/256, context 1k/8k/32k, every sequence's blocks scattered through one pool. Bandwidth:
-// (K + V bytes read + Q + output) / the median CUDA-event time over repeats, the L2 flushed before each. It prints
-// a table and writes JSON; bench/torch_sdpa_bench.py and bench/flashinfer_bench.py time others on the same shapes.
+// It measures the device-to-device copy bandwidth (read + written), then cuda_fused's and cuda_splitk's on decode:
+// bf16 (--dtype fp16: fp16) queries, K/V and output, head dim 128, block size 16, 8 KV heads, GQA 4 and 8, batch
+// 1/8/64/256, context 1k/8k/32k, every sequence's blocks scattered through one pool. Bandwidth: (K + V read + Q +
+// output) / the median CUDA-event time over repeats, the L2 flushed before each. It prints a table and writes JSON;
+// bench/torch_sdpa_bench.py and bench/flashinfer_bench.py time others on the same shapes.
 //
 // --layout, --merge: pin the kernel choices (problem/knobs.h; else launch_rules.h's). --only GQA,BATCH,CONTEXT: one
 // shape, on the grid or off it. --split N: N keys per split, not the split filling the GPU in one wave.
 // Diagnostics: --sequential-pool (blocks in pool order), --stages (also split-K's attention kernel without its
 // merge: splitk_no_merge), --clean-flush (a read of a second buffer after the flush leaves clean L2 lines, not dirty
 // ones written back during the kernel), --warm-metadata (the plan, sequence records, block tables, query rows'
-// sequences and queries read back into the L2 after each flush, as a serving engine's upload would leave them).
-// Logit options, for their cost against a run without: --soft-cap CAP, --window W (the last W keys per query; bytes
-// and the split count only the keys read), --alibi (geometric slopes), --sinks (logit 0 per query head).
+// sequences and queries read back into the L2 after each flush, as a serving engine's upload leaves them).
+// Logit options, for their cost: --soft-cap CAP, --window W (the last W keys per query; bytes and the split count
+// only the keys read), --alibi (geometric slopes), --sinks (logit 0 per query head).
 // --kv-cache fp8_e4m3|fp8_e5m2: K and V as an fp8 cache, scales per KV head; bytes count a byte per K or V element.
 //
 //   paged_attention_bench [--json FILE] [--repeats N] [--tile-size N] [--layout L] [--merge M] [--only G,B,C]
@@ -60,13 +60,10 @@ struct Options {
   std::string json_path = "paged_attention_bench.json";
   int repeats = 20;
   int tile_size = 64;  // at least the kernels' largest tile for this shape (the kernel caps it)
-  KernelPins pins;  // --layout, --merge: the kernel choices every launch pins (automatic: launch_rules.h's rules)
+  KernelPins pins;  // --layout, --merge (automatic: launch_rules.h's rules)
   int only_gqa = 0, only_batch = 0, only_context = 0;
   int split = 0;  // cuda_splitk's keys per split; 0: split_size_filling_gpu
-  bool sequential_pool = false;  // blocks handed out in pool order (a diagnostic: scattered is the benchmark)
-  bool stages = false;  // also time split-K's attention kernel without its merge (a diagnostic)
-  bool clean_flush = false;  // the flush leaves clean lines in the L2, not dirty ones (a diagnostic)
-  bool warm_metadata = false;  // after each flush, the plan and the batch's metadata read back (a diagnostic)
+  bool sequential_pool = false, stages = false, clean_flush = false, warm_metadata = false;  // the diagnostics
   float soft_cap = 0.0f;  // the logit options every launch computes (DeviceBatch's: 0 and false are none)
   int window = 0;
   bool alibi = false, sinks = false;
@@ -112,14 +109,13 @@ void fill_pool(std::uint16_t* data, std::size_t count, std::uint64_t seed, const
 }
 
 
-// What read_through sums of one element: any function of all its bits would do.
+// What read_through sums of an element: any function of all its bits.
 __device__ inline unsigned element_bits(const uint4& v) { return v.x ^ v.y ^ v.z ^ v.w; }
 __device__ inline unsigned element_bits(unsigned char v) { return v; }
 
-// Reads every element of `data` (the grid strides over it); it writes their sum only where it equals one value
-// and a destination is given (never, as the benchmark calls it), which keeps the compiler from dropping the reads.
-// After it the L2 holds `data`'s clean lines: the clean flush reads 16-byte pieces, --warm-metadata bytes (its
-// buffers' sizes need not be multiples of 16).
+// Reads every element of `data`, leaving its clean lines in the L2; the sum, written only where it equals one value
+// and a destination is given (never, as the benchmark calls it), keeps the compiler from dropping the reads. The clean
+// flush reads 16-byte pieces, --warm-metadata bytes (its buffers' sizes need not be multiples of 16).
 template <typename Element>
 __global__ void read_through(const Element* data, std::size_t count, unsigned* never_written) {
   unsigned sum = 0;
@@ -142,9 +138,9 @@ void touch(const std::vector<Span>& spans) {
   }
 }
 
-// The L2 flush before each timed run: overwrites a buffer larger than the L2, so that no run finds the previous
-// one's data there; with a clean buffer, then reads that one, so that the flush's dirty lines are written back
-// before the run rather than during it.
+// The L2 flush before each timed run: overwrites a buffer larger than the L2, so that no run finds the previous one's
+// data there; with a clean buffer, then reads it, so that the dirty lines are written back before the run, not
+// during it.
 struct L2Flush {
   DeviceBuffer<unsigned char> written;
   DeviceBuffer<unsigned char> clean;  // empty unless --clean-flush
@@ -161,8 +157,8 @@ double median(std::vector<double> v) {
   return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
 }
 
-// Times `body` (enqueued on the default stream) with CUDA events: the median of `repeats` runs, each after the
-// L2 flush and, untimed, the reads of `warm` (--warm-metadata; empty otherwise).
+// The median CUDA-event time of `repeats` runs of `body` (on the default stream), each after the L2 flush and,
+// untimed, the reads of `warm` (--warm-metadata).
 template <typename Body>
 double median_ms(int repeats, const L2Flush& l2_flush, Body body, const std::vector<Span>& warm = {}) {
   cudaEvent_t start, stop;
@@ -332,8 +328,8 @@ int run(const Options& o) {
         db.alibi_slopes = slopes_d.get();
         db.sinks = sinks_d.get();
 
-        // The bytes read: the K and V of the keys the query sees (the window's, with one), Q, the per-head option
-        // arrays, and the output written.
+        // Bytes: the K and V of the keys the query sees (the window's, with one), Q, the per-head option arrays and
+        // the output.
         const int keys_read = o.window > 0 ? std::min(o.window, context) : context;
         const double bytes = 2.0 * batch * keys_read * kKvHeads * kHeadDim * kv_element_bytes + 2.0 * q_elems * 2 +
                              4.0 * (slopes.size() + sinks.size() + k_scales.size() + v_scales.size());
@@ -345,8 +341,7 @@ int run(const Options& o) {
                                                          std::vector<int>(batch, split), o.window);
         const PlanOnDevice fused_plan(fused_host, kKvHeads, kHeadDim);
         const PlanOnDevice splitk_plan(splitk_host, kKvHeads, kHeadDim);
-        // What a launch reads before any K/V: the batch's metadata and queries, the plan's work items and (split-K)
-        // the merge's index arrays.
+        // What a launch reads before any K/V: the batch's metadata, queries, work items and the merge's indexes.
         const auto metadata = [&](const AttentionPlan& host, const DevicePlan& plan) {
           if (!o.warm_metadata) return std::vector<Span>{};
           return std::vector<Span>{
@@ -385,8 +380,8 @@ int run(const Options& o) {
         rows.push_back({gqa, batch, context, "cuda_splitk", split, splitk_ms, bytes, tbps(splitk_ms), diff});
         std::size_t printed = rows.size() - 2;
         if (o.stages) {
-          // The split-K plan's attention kernel alone: as a fused plan its blocks normalise their partial results
-          // into the output (overwriting each other's rows) instead of storing partial states, and no merge runs.
+          // The split-K plan's attention kernel alone: as a fused plan its blocks normalise their partial results into
+          // the output (overwriting each other's rows), and no merge runs.
           DevicePlan attention_only = splitk_plan.view();
           attention_only.split_k = false;
           const double ms = median_ms(

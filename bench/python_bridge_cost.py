@@ -3,11 +3,10 @@
 """Usage: python bench/python_bridge_cost.py [--repeats N] [--dtype fp32|fp16|bf16] [--contexts 512,700,1000,333]
 
 Prints, per kernel, the median time of one direct call, one call through the bridge, and their difference: the
-bridge's cost per call. A property's case calls the kernel one to three times. The kernels are trivial on purpose:
-one returns a preallocated output, one first touches every input a launch reads (the views, the tables, the
-lengths), so the difference is the bridge's and nothing else's. The third reads the storage-dtype arrays, which for
-fp16 and bf16 are conversions of the whole pool, and the fourth (with torch) builds pacheck.torch_inputs: costs a
-kernel opts into."""
+bridge's cost per call (a property's case calls the kernel one to three times). The kernels are trivial, so the
+difference is the bridge's alone: one returns a preallocated output, one first touches every input a launch reads
+(the views, the tables, the lengths); the third reads the storage-dtype arrays (for fp16 and bf16, conversions of
+the whole pool) and the fourth (with torch) builds pacheck.torch_inputs: costs a kernel opts into."""
 import argparse
 import importlib.util
 import statistics
@@ -20,8 +19,7 @@ from pacheck import _pacheck
 
 
 def median_seconds(call, repeats: int, rounds: int = 7) -> float:
-    """The median over `rounds` of the mean time of `repeats` calls, fewer for a call so slow that a round of
-    `repeats` would take more than a fifth of a second."""
+    """The median over `rounds` of the mean time of `repeats` calls (fewer where a round would pass 0.2 s)."""
     start = time.perf_counter()
     call()
     repeats = max(1, min(repeats, int(0.2 / max(time.perf_counter() - start, 1e-9))))

@@ -74,6 +74,17 @@ def load(path):
     return document
 
 
+def dumps(value, width=400):
+    """results.json's text: a value on one compact line where that fits in width characters (a run, a benchmark
+    row, a kernel), else an item a line, so that a diff shows the records that changed."""
+    text = json.dumps(value, separators=(",", ":"))
+    if len(text) <= width or not isinstance(value, (dict, list)) or not value:
+        return text
+    if isinstance(value, dict):
+        return "{\n" + ",\n".join(json.dumps(k) + ":" + dumps(v, width) for k, v in value.items()) + "\n}"
+    return "[\n" + ",\n".join(dumps(v, width) for v in value) + "\n]"
+
+
 def table(header, rows, align=None):
     align = align or ["---"] * len(header)
     lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
@@ -108,9 +119,8 @@ def runs_summary(section, noun):
 
 
 def worst_cell(run):
-    worst = [w for w in run.get("worst", []) if w.get("variant") == run.get("kernel")]
-    return ", ".join(f"{w.get('dtype')} {w['worst_error_over_bound']:.3f}" for w in worst
-                     if isinstance(w.get("worst_error_over_bound"), (int, float))) or "-"
+    worst = run.get("worst", {}).get(run.get("kernel"), {})
+    return ", ".join(f"{dtype} {w:.3f}" for dtype, w in worst.items() if isinstance(w, (int, float))) or "-"
 
 
 def status_cell(run):
@@ -123,7 +133,7 @@ def status_cell(run):
 
 
 def failure_notes(runs, name):
-    """A bullet per run that did not pass: its name, command and last lines."""
+    """A bullet per run that did not pass, its name, command and last lines, after a blank line; or nothing."""
     lines = []
     for run in runs:
         if run.get("status") in ("pass", "skipped"):
@@ -131,7 +141,7 @@ def failure_notes(runs, name):
         lines.append(f"- {name(run)}: {run.get('status')}, exit {run.get('exit')}; `{run.get('command')}`")
         lines += [f"  - `{line}`" for line in run.get("tail", [])]
         lines += [f"  - unreadable: {run['unreadable']}"] if run.get("unreadable") else []
-    return lines
+    return [""] + lines if lines else []
 
 
 def correctness_section(correctness, provenance=lambda part: []):
@@ -146,8 +156,7 @@ def correctness_section(correctness, provenance=lambda part: []):
         lines += table(["suite", "kernel", "result", "tests", "worst error / bound by dtype"],
                        [(r.get("suite"), r.get("kernel"), status_cell(r), r.get("tests_run", "-"), worst_cell(r))
                         for r in catalogue["runs"]], ["---", "---", "---", "---:", "---"])
-        notes = failure_notes(catalogue["runs"], lambda r: f"{r.get('suite')} {r.get('kernel')}")
-        lines += [""] + notes if notes else []
+        lines += failure_notes(catalogue["runs"], lambda r: f"{r.get('suite')} {r.get('kernel')}")
     sanitizers = correctness.get("sanitizers", {})
     lines += [""] + provenance("sanitizers") + [
         f"compute-sanitizer on `pacheck check` (UlpBoundedAgreement and MaskedLanesZeroWeight, "
@@ -170,8 +179,7 @@ def correctness_section(correctness, provenance=lambda part: []):
         lines += [""] + table(["tool"] + kernels, rows)
         lines += ["", "Each run draws the problems of a catalogue suite: its shapes (GpuEngineShapes...: "
                       "serving-engine shapes) and its pinned kernel choices (...Deep, ...Wide: that layout)."]
-        notes = failure_notes(runs, lambda r: f"{r.get('kernel')} {r.get('tool')} {r.get('suite')}")
-        lines += [""] + notes if notes else []
+        lines += failure_notes(runs, lambda r: f"{r.get('kernel')} {r.get('tool')} {r.get('suite')}")
     if "gpu_mutants" in correctness:
         mutants = gpu_mutants_lines(correctness["gpu_mutants"])
         lines += mutants[:1] + provenance("gpu_mutants") + mutants[1:]
@@ -184,23 +192,20 @@ def gpu_mutants_lines(section):
     runs = section.get("runs", [])
     seeds = ", ".join(str(r.get("seed")) for r in runs)
     lines = ["", f"GPU mutants (`pacheck mutants --gpu`, seeds {seeds or '-'}): {runs_summary(section, 'seeds')}."]
-    mutants = {}
-    for run in runs:
-        for entry in run.get("mutants", []):
-            mutants.setdefault(entry["mutant"], []).append(entry)
-    notes = failure_notes(runs, lambda r: f"seed {r.get('seed')}")
-    lines += [""] + notes if notes else []
+    mutants = section.get("mutants", {})
+    lines += failure_notes(runs, lambda r: f"seed {r.get('seed')}")
     if not mutants:
         return lines
     rows = []
-    for name, entries in mutants.items():
-        firsts = sorted(e["cases_to_first_kill"] for e in entries if e.get("cases_to_first_kill"))
-        survived = len(entries) - len(firsts)
+    for name, mutant in mutants.items():
+        by_seed = mutant.get("cases_to_first_kill", {})
+        firsts = sorted(n for n in by_seed.values() if n)
+        survived = len(by_seed) - len(firsts)
         median = (firsts[(len(firsts) - 1) // 2] + firsts[len(firsts) // 2]) / 2 if firsts else None
-        killers = sorted({p for e in entries for p in e.get("killed_by", [])})
-        tools = sorted({t for e in entries for t in e.get("sanitizers", [])})
+        killers = sorted(mutant.get("killed_by", {}))
+        tools = sorted({t for found in mutant.get("sanitizers", {}).values() for t in found})
         kills = f"{median:g} / {firsts[-1]}" if firsts else "-"
-        rows.append((f"`{name}`", entries[0].get("description", ""), ", ".join(killers) or "SURVIVED",
+        rows.append((f"`{name}`", mutant.get("description", ""), ", ".join(killers) or "SURVIVED",
                      kills + (f" (survived {survived} seeds)" if survived and firsts else ""),
                      ", ".join(tools) or "-"))
     lines += [""] + table(["mutant", "bug", "killed by", "cases to first kill (median / worst)", "sanitizers"], rows,
@@ -218,9 +223,18 @@ def sass_section(sass):
                               [(r.get("binary"), status_cell(r), r.get("kernels_checked", "-"),
                                 r.get("kernels_unwritten", "-")) for r in sass["runs"]],
                               ["---", "---", "---:", "---:"])
-        notes = failure_notes(sass["runs"], lambda r: r.get("binary"))
-        lines += [""] + notes if notes else []
+        lines += failure_notes(sass["runs"], lambda r: r.get("binary"))
     return lines
+
+
+def row_kernels(flush, row):
+    """{kernel: {"us", "tbps", "split_size"?} or {"error"}} of a benchmark row: its "times" name the flush's
+    "kernels" in order."""
+    kernels = {}
+    for name, time in zip(flush.get("kernels", []), row.get("times", [])):
+        if time is not None:
+            kernels[name] = dict(zip(("us", "tbps", "split_size"), time)) if isinstance(time, list) else time
+    return kernels
 
 
 def timed(entry):
@@ -236,10 +250,11 @@ def kernel_cell(entry):
     return f"{entry['us']:.1f} ({entry['tbps']:.2f})"
 
 
-def ratio(ours, theirs):
-    """Our bandwidth over theirs (their time over ours: the bytes are the same), or '-'."""
-    fastest = [timed(e) for e in ours if timed(e)]
-    others = [timed(e) for e in theirs if timed(e)]
+def ratio(kernels, ours, theirs):
+    """The bandwidth of the fastest of `ours` over the fastest of `theirs` (their time over ours: the bytes are the
+    same), or '-'."""
+    fastest = [timed(kernels.get(k)) for k in ours if timed(kernels.get(k))]
+    others = [timed(kernels.get(k)) for k in theirs if timed(kernels.get(k))]
     if not fastest or not others:
         return "-"
     return f"{min(e['us'] for e in others) / min(e['us'] for e in fastest):.2f}"
@@ -267,39 +282,35 @@ def benchmark_section(benchmark):
         copy = f"device-to-device copy {flush['copy_tbps']:.2f} TB/s (read + write); " if "copy_tbps" in flush else ""
         lines.append(f"{copy}{'; '.join(sources)}.")
         rows, other = [], set()
-        for row in flush.get("rows", []):
-            kernels = row.get("kernels", {})
+        shapes = [(row, row_kernels(flush, row)) for row in flush.get("rows", [])]
+        for row, kernels in shapes:
             other |= set(kernels) - {k for k, _ in KERNEL_COLUMNS}
             split = kernels.get("cuda_splitk", {}).get("split_size", "-")
             rows.append([row.get("gqa"), row.get("batch"), row.get("context")]
                         + [kernel_cell(kernels.get(k)) for k, _ in KERNEL_COLUMNS]
-                        + [split, ratio([kernels.get("cuda_splitk")], [kernels.get("torch_cudnn")]),
-                           ratio([kernels.get("cuda_fused")], [kernels.get("torch_cudnn")]),
-                           ratio([kernels.get(k) for k in OURS], [kernels.get(k) for k in FLASHINFER]),
-                           ratio([kernels.get(k) for k in OURS_FP16], [kernels.get(k) for k in OURS])])
+                        + [split, ratio(kernels, ["cuda_splitk"], ["torch_cudnn"]),
+                           ratio(kernels, ["cuda_fused"], ["torch_cudnn"]), ratio(kernels, OURS, FLASHINFER),
+                           ratio(kernels, OURS_FP16, OURS)])
         header = ["gqa", "batch", "context"] + [label for _, label in KERNEL_COLUMNS] + [
             "split", "split-K x cuDNN", "fused x cuDNN", "ours x FlashInfer", "fp16 x bf16"]
         lines += [""] + table(header, rows, ["---:"] * len(header))
         other -= {k for k, _ in FP8_COLUMNS}
-        lines += fp8_table(flush.get("rows", []))
+        lines += fp8_table(shapes)
         if other:
             lines += ["", "Also timed (in results.json): " + ", ".join(sorted(other)) + "."]
     return lines
 
 
-def fp8_table(rows):
-    """The fp8 caches' table of a flush: nothing when no fp8 cache was timed."""
+def fp8_table(shapes):
+    """The fp8 caches' table of a flush's (row, its kernels): nothing when no fp8 cache was timed."""
     cells = []
-    for row in rows:
-        kernels = row.get("kernels", {})
+    for row, kernels in shapes:
         if not any(k in kernels for k, _ in FP8_COLUMNS):
             continue
         cells.append([row.get("gqa"), row.get("batch"), row.get("context")]
                      + [kernel_cell(kernels.get(k)) for k, _ in FP8_COLUMNS]
-                     + [ratio([kernels.get(k) for k in fp8_kernels(OURS, c)], [kernels.get(k) for k in OURS])
-                        for c in FP8_FORMATS]
-                     + [ratio([kernels.get(k) for k in fp8_kernels(OURS, c)],
-                              [kernels.get(k) for k in fp8_kernels(FLASHINFER, c)]) for c in FP8_FORMATS])
+                     + [ratio(kernels, fp8_kernels(OURS, c), OURS) for c in FP8_FORMATS]
+                     + [ratio(kernels, fp8_kernels(OURS, c), fp8_kernels(FLASHINFER, c)) for c in FP8_FORMATS])
     if not cells:
         return []
     header = (["gqa", "batch", "context"] + [label for _, label in FP8_COLUMNS]
@@ -346,8 +357,7 @@ def external_section(section):
         lines += [f"`{run['command']}` ({run['door']}, {run['cases_per_property']} cases per property{when}):", ""]
         rows = []
         for kernel in run["kernels"]:
-            held = [p["property"] for p in kernel["properties"] if p["status"] == "pass"]
-            failed = [p["property"] for p in kernel["properties"] if p["status"] != "pass"]
+            held, failed = kernel.get("held", []), kernel.get("failed", [])
             rows.append([f"`{kernel['name']}`", f"{len(held)} of {len(held) + len(failed)}",
                          ", ".join(failed) or "-"])
         lines += table(["kernel", "properties held", "failed"], rows) + [""]
@@ -440,33 +450,30 @@ def add_run(results, run):
             continue
         old = gpus[names.index(name)]
         same_commit = old["environment"].get("commit") == gpu["environment"].get("commit")
-        merged = dict(gpu)
+        merged, earlier, was = dict(gpu), {}, old.get("earlier", {})
         if same_commit:
             merged["environment"] = merge_environments(old["environment"], gpu["environment"])
-        earlier = {}
         old_run = {key: old["environment"].get(key) for key in PROVENANCE_KEYS}
+
+        def keep(key, *older):  # a section (or part) kept from old: the run it came from, unless this one
+            provenance = next((was[k] for k in (key,) + older if was.get(k)), None)
+            if provenance or not same_commit:
+                earlier[key] = provenance or old_run
+
         for section, value in old.items():
             if section in ("environment", "earlier") or skipped(old, section):
                 continue
             if section in SECTION_PARTS and isinstance(value, dict) and not skipped(gpu, section):
                 merged[section], kept = merge_parts(SECTION_PARTS[section], value, gpu[section])
                 for part in kept:
-                    key = f"{section}.{part}"
-                    provenance = old.get("earlier", {}).get(key) or old.get("earlier", {}).get(section)
-                    if provenance or not same_commit:
-                        earlier[key] = provenance or old_run
-                continue
-            if not skipped(gpu, section):
-                continue
-            merged[section] = value
-            provenance = old.get("earlier", {}).get(section)
-            if provenance or not same_commit:
-                earlier[section] = provenance or old_run
+                    keep(f"{section}.{part}", section)
+            elif skipped(gpu, section):
+                merged[section] = value
+                keep(section)
         merged.pop("earlier", None)
         if earlier:
             merged["earlier"] = earlier
-        gpu = merged
-        gpus[names.index(name)] = gpu
+        gpus[names.index(name)] = merged
     return {**results, "gpus": gpus}
 
 
@@ -483,7 +490,7 @@ def main(argv=None):
         results = load(args.results)
         if args.add:
             results = add_run(results, load(args.add))
-            Path(args.results).write_text(json.dumps(results, indent=0) + "\n")  # a value a line: diffable, half the bytes
+            Path(args.results).write_text(dumps(results) + "\n")
         results_name = "bench/results.json" if Path(args.results).resolve() == HERE / "results.json" \
             else Path(args.results).name
         page = render(results, results_name)

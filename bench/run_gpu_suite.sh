@@ -3,10 +3,9 @@
 #
 #   bench/run_gpu_suite.sh [BUILD [OUT]]        (or BUILD=... OUT=... bench/run_gpu_suite.sh)
 #
-# BUILD: a build folder of this repository holding cli/pacheck, tests/cuda/gpu_catalogue_test and
-# bench/paged_attention_bench (each may be NAME.xz instead: it is decompressed in place). OUT receives
-# results.json (collect_results.py), RESULTS.md (its page, results_page.py) and logs.tar.gz (every log that
-# results.json was read from, and the failures' case files). To make it the recorded run of its GPU:
+# BUILD: a build folder holding cli/pacheck, tests/cuda/gpu_catalogue_test and bench/paged_attention_bench (each may
+# be NAME.xz, decompressed in place). OUT receives results.json (collect_results.py), RESULTS.md (results_page.py)
+# and logs.tar.gz (every log results.json was read from, and the failures' case files). To record the run:
 #   python3 bench/results_page.py --add OUT/results.json     (then commit bench/results.json and bench/RESULTS.md)
 #
 # In order:
@@ -14,26 +13,25 @@
 #  2. the GPU catalogue: gpu_catalogue_test, one process per suite it lists and kernel, side by side, CASES cases
 #     per property, each within LIMIT seconds;
 #  3. compute-sanitizer memcheck, racecheck, initcheck and synccheck on `pacheck check` (UlpBoundedAgreement and
-#     MaskedLanesZeroWeight, SAN_CASES cases) for each kernel on each catalogue suite's draw (its shapes, its
-#     --layout and --merge), side by side, after the catalogue (beside it they slowed it past its limit);
+#     MaskedLanesZeroWeight, SAN_CASES cases) for each kernel on each catalogue suite's draw (its shapes, --layout and
+#     --merge), side by side, after the catalogue (beside it they slowed it past its limit);
 #  3b. the GPU kill matrix: `pacheck mutants --gpu` on each of MUTANT_SEEDS, side by side, the first seed with
-#     compute-sanitizer's four tools as killers of their own (MUTANT_SAN_CASES cases each), each within
-#     MUTANTS_LIMIT seconds;
-#  4. alone on the GPU: paged_attention_bench (bf16, then --dtype fp16, then an fp8 cache in e4m3 and in e5m2),
-#     torch's SDPA (torch_sdpa_bench.py) and FlashInfer (flashinfer_bench.py: bf16, then fp8 caches) on the same
-#     shapes, with the default flush and again with --clean-flush;
-#  4b. the logit options' cost: paged_attention_bench at batch 64 and 8k context, GQA 4 and 8, with each option
-#     and without (a window of 4096 keys against a 4096-key context: the bytes it must read), side by side.
+#     compute-sanitizer's four tools as killers (MUTANT_SAN_CASES cases each), each within MUTANTS_LIMIT seconds;
+#  4. alone on the GPU: paged_attention_bench (bf16, --dtype fp16, an fp8 cache in e4m3 and in e5m2), torch's SDPA
+#     (torch_sdpa_bench.py) and FlashInfer (flashinfer_bench.py: bf16, then fp8 caches) on the same shapes, with the
+#     default flush and again with --clean-flush;
+#  4b. the logit options' cost: paged_attention_bench at batch 64 and 8k context, GQA 4 and 8, with each option and
+#     without (a window of 4096 keys against a 4096-key context: the bytes it must read), side by side.
 #
 # Settings (environment): CASES (1000), SAN_CASES (100), LIMIT (420), BENCH_LIMIT (300 seconds for each benchmark
 # run), BENCH_ARGS (more options for paged_attention_bench, e.g. --layout wide), SKIP_CHECKS=1 (leaves out steps 2
-# and 3), SKIP_MUTANTS=1 (leaves out step 3b), MUTANT_SEEDS ("1 2 3"), MUTANT_SAN_CASES (5), MUTANTS_LIMIT (1800),
-# SKIP_BENCH=1 (leaves out steps 4 and 4b), CLEAN_FLUSH=0 (leaves out the --clean-flush pass), OPTIONS_COST=0 (leaves
-# out step 4b), FLASHINFER_BUNDLE (a folder with FlashInfer's install.sh, installed into /tmp/fi; without it
-# flashinfer must already import), COMMIT (the commit measured; by default the checkout's own). A missing tool
-# (compute-sanitizer, cuobjdump, torch, FlashInfer) is recorded as skipped with the reason.
+# and 3), SKIP_MUTANTS=1 (step 3b), MUTANT_SEEDS ("1 2 3"), MUTANT_SAN_CASES (5), MUTANTS_LIMIT (1800), SKIP_BENCH=1
+# (steps 4 and 4b), CLEAN_FLUSH=0 (the --clean-flush pass), OPTIONS_COST=0 (step 4b), FLASHINFER_BUNDLE (a folder
+# with FlashInfer's install.sh, installed into /tmp/fi; without it flashinfer must already import), COMMIT (the
+# commit measured; by default the checkout's). A missing tool (compute-sanitizer, cuobjdump, torch, FlashInfer) is
+# recorded as skipped with the reason.
 set -u
-# The CUDA tools (compute-sanitizer, cuobjdump) are often installed outside PATH.
+# compute-sanitizer and cuobjdump are often outside PATH.
 [ -d /usr/local/cuda/bin ] && PATH=$PATH:/usr/local/cuda/bin
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-${BUILD:-}}
@@ -44,8 +42,7 @@ if [ -z "$build" ] || [ -z "$out" ]; then
 fi
 CASES=${CASES:-1000}
 SAN_CASES=${SAN_CASES:-100}
-# Seconds for each correctness process: at 500 cases per property the slowest of 16 catalogue processes side by
-# side took 200 s on an H200.
+# At 500 cases per property the slowest of 16 catalogue processes side by side took 200 s on an H200.
 LIMIT=${LIMIT:-420}
 BENCH_LIMIT=${BENCH_LIMIT:-300}
 BENCH_ARGS=${BENCH_ARGS:-}
@@ -86,7 +83,7 @@ run_logged() {
   shift 2
   { printf 'command:'; printf ' %q' "$@"; echo; timeout "$seconds" "$@" 2>&1; echo "exit $?"; } > "$log"
 }
-# fact KEY SHELL-COMMAND: KEY=the command's last output line, or KEY=absent: why (the tool missing or failing).
+# fact KEY SHELL-COMMAND: KEY=the command's last output line, or KEY=absent: why.
 fact() {
   local value
   if value=$(bash -c "set -o pipefail; $2" 2>&1) && [ -n "$value" ]; then
@@ -135,8 +132,8 @@ cd "$logs" || exit 2  # failures' case files (pacheck-failures/) land among the 
    run_logged "$logs/sass/$(basename "$binary").log" 600 python3 "$here/sass_descriptor_check.py" "$binary"
  done) &
 
-# pins SUITE: the --layout and --merge options of a catalogue suite's draw, from its name's ending (the suites of
-# gpu_catalogue_test.cpp pin these); fails for an ending it does not know.
+# pins SUITE: the --layout and --merge that a catalogue suite pins (gpu_catalogue_test.cpp), from its name's ending;
+# fails for an ending it does not know.
 pins() {
   local ending
   case $1 in
@@ -157,8 +154,8 @@ if [ "$SKIP_CHECKS" = 1 ]; then
   echo "skipped: SKIP_CHECKS=1" > "$logs/catalogue/skipped.log"
   echo "skipped: SKIP_CHECKS=1" > "$logs/sanitizer/skipped.log"
 else
-  # 2. The catalogue: every parameterised suite gpu_catalogue_test lists (the general draw and engine shapes, each
-  # with the kernel choices automatic and pinned), on each kernel; the kernels' other tests ride with GpuCatalogue.
+  # 2. The catalogue: every parameterised suite gpu_catalogue_test lists, on each kernel; the kernels' other tests
+  # ride with GpuCatalogue.
   run_logged "$logs/catalogue_list.log" 120 "$catalogue" --gtest_list_tests
   suite_kernels=$(awk '/^[^ ]/ { suite = index($0, "/") ? substr($0, 1, index($0, "/") - 1) : ""; next }
                        suite != "" && /__/ { kernel = $1; sub(/.*__/, "", kernel); print suite, kernel }' \
@@ -180,9 +177,9 @@ else
   done <<< "$suite_kernels"
   wait  # the SASS check too
 
-  # 3. The sanitizers on each suite's draw (shapes and kernel choices, see pins) and kernel: on engine shapes the
-  # tensor copies run. synccheck runs with --num-cuda-barriers 256: with its default, 16 or 64 it reports an
-  # overflow of tracked barriers on these kernels (at most 12 mbarriers a block) and the launch fails.
+  # 3. The sanitizers on each suite's draw (see pins) and kernel; on engine shapes the tensor copies run. synccheck
+  # needs --num-cuda-barriers 256: with its default, 16 or 64 it overflows its tracked barriers on these kernels (at
+  # most 12 mbarriers a block) and the launch fails.
   if ! command -v compute-sanitizer > /dev/null; then
     echo "skipped: compute-sanitizer not found on PATH" > "$logs/sanitizer/skipped.log"
   else

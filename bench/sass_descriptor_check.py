@@ -3,10 +3,10 @@
 
 A global access on sm_90 names a 64-bit memory descriptor in uniform registers (`desc[URn]`); a copy under an L2
 cache policy (`.L2::cache_hint`) takes the policy there. ptxas 13.0 can drop the policy's definition in a kernel
-and keep its copies, which then fault with an illegal instruction when they run. This lists, for each kernel with
-LDGSTS copies, the descriptor registers those copies read that no instruction of the kernel writes, and fails if
-there are any, or if an input holds no kernel with such copies (no SASS read). The check is per kernel, not along
-paths: a write anywhere in the kernel counts, even one after the copy.
+and keep its copies, which then fault with an illegal instruction. This lists, per kernel with LDGSTS copies, the
+descriptor registers they read that no instruction of the kernel writes, and fails if there are any, or if an input
+holds no kernel with such copies (no SASS read). The check is per kernel, not along paths: a write anywhere in the
+kernel counts, even one after the copy.
 
     cuobjdump -sass paged_attention_bench | python3 sass_descriptor_check.py
     python3 sass_descriptor_check.py [--cuobjdump PATH] FILE...   (runs cuobjdump -sass on each FILE)
@@ -26,7 +26,7 @@ CUOBJDUMP_NOT_FOUND = 77
 
 
 def instructions_by_kernel(lines):
-    """[(name, [instruction text])], one entry per function listing: a binary holds one kernel in several cubins."""
+    """[(name, [instruction text])], an entry per function listing (a binary holds a kernel in several cubins)."""
     kernels = []
     for line in lines:
         header = re.search(r"Function : (\S+)", line)
@@ -40,8 +40,7 @@ def instructions_by_kernel(lines):
 
 
 def uniform_registers_written(instruction):
-    """The uniform registers an instruction writes: its first operand, and the next register too for a 64-bit
-    result (.64, .WIDE)."""
+    """The uniform registers an instruction writes: its first operand, and the next one for a 64-bit result."""
     m = re.match(r"(?:@!?U?P\w+\s+)?([A-Z0-9_.]+)\s+UR(\d+)\b", instruction)
     if not m or m.group(1).startswith(("LDGSTS", "LDG", "STG", "LDS", "STS")):
         return set()
@@ -59,7 +58,7 @@ def unwritten_descriptors(instructions):
 
 
 def check(lines, label):
-    """(0 when clean else 1, the report: each kernel reading an unwritten descriptor, then a summary line)."""
+    """(0 clean or 1, the report: each kernel reading an unwritten descriptor, then a summary line)."""
     checked, report = 0, []
     for name, instructions in instructions_by_kernel(lines):
         copies, read, unwritten = unwritten_descriptors(instructions)
