@@ -50,17 +50,14 @@ Agreement compare_with_oracle(const Problem& p, const OracleResult& oracle, cons
     const bool same = (std::isnan(err.got) && std::isnan(err.exact)) ||
                       static_cast<double>(err.got) == err.rounded_exact || allowed_overflow;
     if (same) {
-      // Correctly rounded: an overflow to the same infinity as the exact value's rounding is no error of the variant.
+      // Correctly rounded (ulps 0): an overflow to the same infinity as the exact value's rounding is no error.
       err.error = std::isfinite(err.got) ? std::fabs(err.got - err.exact) : 0;
-      err.ulps = 0;
-      err.scaled_ulps = 0;
     } else {
-      err.error = std::fabs(static_cast<double>(err.got) - err.exact);
-      if (std::isnan(err.error)) err.error = INFINITY;
-      err.ulps = std::fabs(static_cast<double>(err.got) - err.rounded_exact) / ulp_of(err.rounded_exact, p.dtype);
-      if (std::isnan(err.ulps)) err.ulps = INFINITY;
-      err.scaled_ulps = std::fabs(static_cast<double>(err.got) - err.rounded_exact) / ulp_of(err.scale, p.dtype);
-      if (std::isnan(err.scaled_ulps)) err.scaled_ulps = INFINITY;
+      const auto or_inf = [](double x) { return std::isnan(x) ? INFINITY : x; };  // a NaN error is unbounded
+      const double off = std::fabs(static_cast<double>(err.got) - err.rounded_exact);
+      err.error = or_inf(std::fabs(static_cast<double>(err.got) - err.exact));
+      err.ulps = or_inf(off / ulp_of(err.rounded_exact, p.dtype));
+      err.scaled_ulps = or_inf(off / ulp_of(err.scale, p.dtype));
     }
     a.ulps.push_back(err.ulps);
     a.scaled_ulps.push_back(err.scaled_ulps);

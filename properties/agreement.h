@@ -21,7 +21,7 @@ struct ElementError {
   double error = 0;           // |got - exact|
   double bound = 0;
   double ulps = 0;            // |got - rounded_exact| in ulps of the output dtype
-  // The larger of |rounded_exact| and S_j = sum_t p_t |v_tj|, the size of the terms the output sums (it may cancel).
+  // The larger of |rounded_exact| and S_j = sum_t p_t |v_tj|, the size of the (possibly cancelling) terms summed.
   double scale = 0;
   double scaled_ulps = 0;     // |got - rounded_exact| in ulps of `scale`: free of cancellation's blow-up
   double normalized() const { return bound > 0 ? error / bound : (error == 0 ? 0 : INFINITY); }
@@ -39,13 +39,13 @@ struct Agreement {
   std::vector<double> normalized;
 };
 
-// The split sizes the oracle must count records for, so split-K variants can state their error model.
+// The split sizes the oracle must count records for, for split-K variants' error models.
 std::vector<int> oracle_split_sizes(const Problem& problem, const Knobs& knobs);
 
 // Checks every element of `output` against the oracle within the variant's bound. Both NaN, or exactly equal
-// (infinities included), agree; so does an infinity that an fp32 value within the bound rounds to; a NaN never
-// agrees with a finite value. `refine_model` tightens the declared model where a case's structure rules part of
-// the error out (identical keys have identical rounded logits).
+// (infinities included), agree; so does an infinity that an fp32 value within the bound rounds to; NaN never agrees
+// with a finite value. `refine_model` tightens the model where a case rules part of the error out (identical keys
+// have identical rounded logits).
 using ModelRefinement = std::function<ErrorModel(ErrorModel)>;
 Agreement compare_with_oracle(const Problem& problem, const OracleResult& oracle, const Variant& variant,
                               const Knobs& knobs, const Output& output, const ModelRefinement& refine_model = {});

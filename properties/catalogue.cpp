@@ -44,8 +44,8 @@ std::vector<Property> make_catalogue() {
   // GqaEquivalence runs a GQA problem and its MHA form: only for variants that take both.
   const auto takes_mha_and_gqa = [](const Capabilities& c) {
     const auto& r = c.gqa_ratios;
-    return r.empty() || (std::find(r.begin(), r.end(), 1) != r.end() &&
-                         std::any_of(r.begin(), r.end(), [](int ratio) { return ratio >= 2; }));
+    return r.empty() || (std::ranges::find(r, 1) != r.end() &&
+                         std::ranges::any_of(r, [](int ratio) { return ratio >= 2; }));
   };
   return {
       {"UlpBoundedAgreement", "every output element within the variant's error bound of the exact oracle", always,

@@ -1,4 +1,4 @@
-// The property catalogue: named RapidCheck properties over one variant, the same for ctest, the kill matrix and
+// The property catalogue: named RapidCheck properties over one variant, shared by ctest, the kill matrix and
 // `pacheck check`, `fuzz` and `report`.
 #pragma once
 
@@ -30,7 +30,7 @@ struct PropertyContext {
   Observer observer;                          // may be empty
   std::filesystem::path failure_dir = "pacheck-failures";
   std::string replay_program = "pacheck";     // how the replay line names the main executable
-  gen::Limits limits;                         // narrowed to the variant's capabilities by the catalogue
+  gen::Limits limits;                         // narrowed to the variant's capabilities
 };
 
 struct Property {

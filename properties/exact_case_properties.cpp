@@ -15,7 +15,7 @@ using namespace steps;
 
 namespace {
 bool supports(const Capabilities& caps, Mode mode) {
-  return std::find(caps.modes.begin(), caps.modes.end(), mode) != caps.modes.end();
+  return std::ranges::find(caps.modes, mode) != caps.modes.end();
 }
 
 // Equal as numbers (+0 == -0: an accumulator at +0 plus 1 * -0 holds +0), NaN matching only NaN.
@@ -45,12 +45,11 @@ void single_key_returns_its_value(const PropertyContext& ctx) {
       const int position = p.sequences[s].first_query_position() + token;
       if (p.first_visible_key(position) != position) continue;  // the row sees more than its own key
       for (int h = 0; h < p.num_query_heads; ++h) {
-        const float* stored = &p.v_pool[p.kv_offset(s, position, p.kv_head_of(h))];
-        std::vector<float> dequantised;
+        const int kv = p.kv_head_of(h);
+        const float* stored = &p.v_pool[p.kv_offset(s, position, kv)];
+        std::vector<float> v(stored, stored + p.head_dim);
         if (p.fp8_cache)
-          for (int j = 0; j < p.head_dim; ++j)
-            dequantised.push_back(round_to_dtype_f(stored[j] * static_cast<double>(p.fp8_cache->v_scale(p.kv_head_of(h))), p.dtype));
-        const float* v = p.fp8_cache ? dequantised.data() : stored;
+          for (float& x : v) x = round_to_dtype_f(x * static_cast<double>(p.fp8_cache->v_scale(kv)), p.dtype);
         const float* o = &out[p.query_offset(s, token, h)];
         int j = 0;
         while (j < p.head_dim && same_value(v[j], o[j])) ++j;
@@ -68,7 +67,7 @@ void single_key_returns_its_value(const PropertyContext& ctx) {
 }
 
 // Attention is linear in V and 2^k scales every product, sum and quotient exactly (away from underflow and
-// overflow), so scaling every referenced V by 2^k scales the output by exactly 2^k. Unreferenced slots keep theirs.
+// overflow), so scaling every referenced V by 2^k scales the output by exactly 2^k.
 void power_of_two_value_scaling(const PropertyContext& ctx) {
   const DrawnCase c = draw_case(ctx);
   const int k = *rc::gen::element(-3, -2, -1, 1, 2, 3);
@@ -86,8 +85,8 @@ void power_of_two_value_scaling(const PropertyContext& ctx) {
   const Output scaled_out = ctx.variant->run(scaled, c.knobs);
   observe(ctx, "PowerOfTwoValueScaling", scaled, c.knobs, nullptr);
   // Only outputs (exact and computed) in the dtype's normal range with room for 2^3 either way are compared (the
-  // others keep the scaled run's value): scaling is not exact among subnormals. From an fp8 cache that holds in the
-  // stored values' units too (divided by the V scale), as a kernel may apply the scale last.
+  // others keep the scaled run's value): scaling is not exact among subnormals. With an fp8 cache, in the stored
+  // values' units too (divided by the V scale), as a kernel may apply the scale last.
   const FloatFormat format = float_format(c.problem.dtype);
   const double smallest = std::ldexp(1.0, format.min_normal_exponent + 4), largest = format.max_finite / 16;
   const auto in_range = [&](double x) { return std::isfinite(x) && std::fabs(x) >= smallest && std::fabs(x) <= largest; };

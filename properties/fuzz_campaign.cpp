@@ -25,7 +25,7 @@ Clock::duration duration_of(double seconds) {
   return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
 }
 
-// --- the worker -> parent protocol: frames of [type byte][u32 length][fields], each field [u32 length][bytes] ---
+// The worker -> parent protocol: frames of [type byte][u32 length][fields], each field [u32 length][bytes].
 
 enum class Message : char { skip = 'S', round_begins = 'B', round_ends = 'E' };
 enum class RoundStatus : char { passed = 'p', failed = 'f', gave_up = 'g' };
@@ -93,7 +93,7 @@ std::vector<Frame> take_frames(std::string& buffer) {
   return frames;
 }
 
-// --- rounds ---------------------------------------------------------------------------------------------------
+// Rounds.
 
 struct Round {
   const Property* property;
@@ -111,16 +111,11 @@ std::filesystem::path failure_dir_of(const FuzzCampaignOptions& o, std::uint64_t
 PropertyRun run_round(const FuzzCampaignOptions& o, const Round& round, bool record_every_run) {
   const std::filesystem::path dir = failure_dir_of(o, round.seed);
   const RecordingVariant variant(*o.variant, dir, round.property->name, record_every_run);
-  RunOptions run_options;
-  run_options.cases = o.cases_per_round;
-  run_options.seed = round.seed;
-  run_options.failure_dir = dir;
-  run_options.replay_program = o.replay_program;
-  run_options.engine_shapes = o.engine_shapes;
-  run_options.pins = o.pins;
+  const RunOptions options{.cases = o.cases_per_round, .seed = round.seed, .failure_dir = dir,
+                           .replay_program = o.replay_program, .engine_shapes = o.engine_shapes, .pins = o.pins};
   PropertyRun run;
   try {
-    run = run_property(*round.property, variant, run_options);
+    run = run_property(*round.property, variant, options);
   } catch (const std::exception& e) {
     run.failure = std::string("the property run threw: ") + e.what();
   }
@@ -185,7 +180,7 @@ std::filesystem::path record_fatal_problem(const FuzzCampaignOptions& o, const R
   return RecordingVariant::keep_in_flight(dir, round.property->name, o.variant->name(), kind, why);
 }
 
-// --- the parent -----------------------------------------------------------------------------------------------
+// The parent.
 
 struct Worker {
   pid_t pid = -1;
@@ -193,8 +188,8 @@ struct Worker {
   std::string buffer;
   bool in_round = false;
   std::uint64_t current_round = 0;
-  bool killed = false;          // by the parent, after the grace period
-  bool killed_for_hang = false; // ... because it ran past budget + grace (not because the campaign was stopping)
+  bool killed = false;           // by the parent, after the grace period
+  bool killed_for_hang = false;  // ... for running past budget + grace, not because the campaign was stopping
 };
 
 std::string check_command(const FuzzCampaignOptions& o, const Round& round, int cases, const std::string& reproduce) {
@@ -212,7 +207,7 @@ std::vector<std::filesystem::path> saved_cases(const std::filesystem::path& dir)
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
     if (entry.is_regular_file() && entry.path().extension() == ".json") files.push_back(entry.path());
-  std::sort(files.begin(), files.end());
+  std::ranges::sort(files);
   return files;
 }
 
@@ -350,6 +345,11 @@ FuzzReport run_fuzz_campaign(const FuzzCampaignOptions& o, const std::function<v
   Clock::time_point next_progress = start + std::chrono::seconds(1);
   std::optional<Clock::time_point> stopping_since;
   const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+  const auto add_failure = [&](const FuzzFailure& f) {
+    report.failures.push_back(f);
+    report.totals.failures += 1;
+    if (on_failure) on_failure(f);
+  };
   const auto handle = [&](Worker& worker, const Frame& frame) {
     if (frame.type == Message::skip && !frame.fields.empty()) {
       report.skipped = true;
@@ -367,11 +367,9 @@ FuzzReport run_fuzz_campaign(const FuzzCampaignOptions& o, const std::function<v
       const auto status = static_cast<RoundStatus>(frame.fields[2].at(0));
       if (status == RoundStatus::gave_up) report.gave_up_rounds[round.property->name] += 1;
       if (status == RoundStatus::failed) {
-        FuzzFailure f{round.property->name, round.seed, cases, frame.fields[3], frame.fields[4],
-                      saved_cases(failure_dir_of(o, round.seed)), check_command(o, round, o.cases_per_round, frame.fields[4])};
-        report.failures.push_back(f);
-        report.totals.failures += 1;
-        if (on_failure) on_failure(f);
+        add_failure({round.property->name, round.seed, cases, frame.fields[3], frame.fields[4],
+                     saved_cases(failure_dir_of(o, round.seed)),
+                     check_command(o, round, o.cases_per_round, frame.fields[4])});
       }
     }
   };
@@ -445,9 +443,7 @@ FuzzReport run_fuzz_campaign(const FuzzCampaignOptions& o, const std::function<v
       f.check_command = check_command(o, round, o.cases_per_round, "");
     }
     f.case_files = saved_cases(failure_dir_of(o, round.seed));
-    report.failures.push_back(f);
-    report.totals.failures += 1;
-    if (on_failure) on_failure(f);
+    add_failure(f);
   }
   report.totals.elapsed_seconds = elapsed();
   if (progress && !report.skipped) progress(report.totals);

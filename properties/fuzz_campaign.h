@@ -1,11 +1,10 @@
 // The time-boxed fuzzer behind `pacheck fuzz`: runs the catalogue against one variant, round after round with a
 // fresh seed, until the budget is spent or a property fails.
 //
-// Workers are processes: RapidCheck keeps its state in process-global stacks, so two properties checked at once in
-// one process corrupt each other; and a variant that crashes or hangs then kills one worker, which the parent
-// reports. Worker w's round r uses seed `seed + r * jobs + w` and the applicable property number
-// (r * jobs + w) mod n, so a failure's seed alone names its round. RecordingVariant and run_in_child also serve
-// `pacheck check`, which runs plugin variants in a child process per property.
+// Workers are processes: RapidCheck's state is process-global, so two properties checked at once in one process
+// corrupt each other; and a variant that crashes or hangs kills only a worker, which the parent reports. Worker w's
+// round r uses seed `seed + r * jobs + w` and applicable property (r * jobs + w) mod n, so a failure's seed alone
+// names its round. RecordingVariant and run_in_child also serve `pacheck check` (plugins: a child per property).
 #pragma once
 
 #include <chrono>
@@ -31,20 +30,20 @@ struct FuzzCampaignOptions {
   KernelPins pins;             // gen::Limits::pins
   std::filesystem::path failure_dir = "pacheck-failures/fuzz";
   std::string replay_program = "pacheck";
-  // How long a worker still in a round after the budget (shrinking, or hung) gets before it is killed and reported.
+  // How long a worker still in a round after the budget (shrinking, or hung) gets before it is killed.
   double grace_seconds = 120;
-  // Asked in each worker (the parent must not initialise CUDA before it forks) when the variant needs a GPU.
+  // Asked in each worker when the variant needs a GPU (the parent must not initialise CUDA before it forks).
   std::function<bool(std::string* reason)> gpu_available;
 };
 
 struct FuzzFailure {
   std::string property;
   std::uint64_t seed = 0;
-  int cases = 0;                    // cases of the round, the failing one included
-  std::string message;              // RapidCheck's: the shrunk counterexample and the property's description
-  std::string reproduce;            // RapidCheck reproduce string ("" after a crash or hang)
-  std::vector<std::filesystem::path> case_files;  // saved by the property (replay with `pacheck replay`)
-  std::string check_command;        // re-runs the failing round: `pacheck check ... --seed S --cases C`
+  int cases = 0;          // of the round, the failing one included
+  std::string message;    // RapidCheck's: the shrunk counterexample and the property's description
+  std::string reproduce;  // RapidCheck's reproduce string ("" after a crash or hang)
+  std::vector<std::filesystem::path> case_files;  // saved by the property (for `pacheck replay`)
+  std::string check_command;  // re-runs the failing round: `pacheck check ... --seed S --cases C`
 };
 
 struct FuzzProgress {
@@ -79,10 +78,10 @@ class ForwardingVariant : public Variant {
   const Variant& inner_;
 };
 
-// The variant as a worker's property sees it: the same kernel, which also saves the problem it throws on (an
-// emulated illegal address, a CUDA or plugin error) as `<property>-<variant>.json` in `dir`; RapidCheck's last
-// failing call is the shrunk case, so that is what the file ends up holding. With record_every_run every problem is
-// first saved as in_flight_path(dir), so that file holds whatever killed the process (keep_in_flight names it).
+// The variant as a worker's property sees it: it also saves the problem it throws on (an emulated illegal address,
+// a CUDA or plugin error) as `<property>-<variant>.json` in `dir`; RapidCheck's last failing call is the shrunk case,
+// which the file ends up holding. With record_every_run each problem is first saved as in_flight_path(dir), so that
+// file holds whatever killed the process (keep_in_flight names it).
 class RecordingVariant final : public ForwardingVariant {
  public:
   RecordingVariant(const Variant& inner, std::filesystem::path dir, std::string property, bool record_every_run)
@@ -91,8 +90,8 @@ class RecordingVariant final : public ForwardingVariant {
   Output run(const Problem& p, const Knobs& k) const override;
 
   static std::filesystem::path in_flight_path(const std::filesystem::path& dir) { return dir / "in-flight.json"; }
-  // Renames the in-flight problem of a run that died to `<property>-<variant>-<kind>.json` in dir and returns that
-  // path; "" with `why` when there is none or it cannot be renamed.
+  // Renames a dead run's in-flight problem to `<property>-<variant>-<kind>.json` in dir and returns that path; ""
+  // with `why` when there is none or it cannot be renamed.
   static std::filesystem::path keep_in_flight(const std::filesystem::path& dir, const std::string& property,
                                               const std::string& variant, const std::string& kind, std::string* why);
 
@@ -103,8 +102,8 @@ class RecordingVariant final : public ForwardingVariant {
   bool record_every_run_;
 };
 
-// A function run in a forked child, so a crash, abort, hang or corrupted RapidCheck state leaves the caller alone;
-// what it returns comes back over a pipe.
+// A function run in a forked child, so a crash, hang or corrupted RapidCheck state leaves the caller alone; its
+// result comes back over a pipe.
 struct ChildRun {
   int status = 0;          // as waitpid reports it
   bool timed_out = false;  // killed (SIGKILL) at the time limit
@@ -118,8 +117,8 @@ ChildRun run_in_child(const std::function<std::string()>& body, double time_limi
 // A process's end in words: "killed by signal 11 (Segmentation fault)", "exited with status 3".
 std::string describe_exit(int status);
 
-// Throws std::invalid_argument for bad options (no variant, no budget, no property applies).
-// `progress` is called about once a second and once at the end; `on_failure` as each failure arrives.
+// Throws std::invalid_argument for bad options (no variant, no budget, no property applies). `progress` is called
+// about once a second and at the end; `on_failure` as each failure arrives.
 FuzzReport run_fuzz_campaign(const FuzzCampaignOptions& options,
                              const std::function<void(const FuzzProgress&)>& progress = {},
                              const std::function<void(const FuzzFailure&)>& on_failure = {});

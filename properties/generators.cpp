@@ -22,25 +22,26 @@ rc::Gen<DType> dtype(const Limits& limits) {
   if (limits.engine_shapes) {
     std::vector<DType> serving;  // the 16-bit types engines keep their caches in
     for (DType d : {DType::bf16, DType::f16})
-      if (std::find(limits.dtypes.begin(), limits.dtypes.end(), d) != limits.dtypes.end()) serving.push_back(d);
+      if (std::ranges::find(limits.dtypes, d) != limits.dtypes.end()) serving.push_back(d);
     if (!serving.empty()) return pick(serving);
   }
   return pick(limits.dtypes);
 }
 
 rc::Gen<int> head_dim(const Limits& limits) {
+  const auto taken = [&](int d) { return d <= limits.max_head_dim && limits.head_dim_supported(d); };
   std::vector<int> real, small;
   for (int d : {64, 80, 96, 112, 120, 128, 192, 256})
-    if (d <= limits.max_head_dim && limits.head_dim_supported(d)) real.push_back(d);
+    if (taken(d)) real.push_back(d);
   if (limits.engine_shapes) {
     // Plus 40 and 48: narrower than one 64-lane tensor copy, which zero-fills the lanes past the head.
     std::vector<int> engine = real;
     for (int d : {40, 48})
-      if (d <= limits.max_head_dim && limits.head_dim_supported(d)) engine.push_back(d);
+      if (taken(d)) engine.push_back(d);
     if (!engine.empty()) return pick(engine);
   }
   for (int d = 1; d <= 32; ++d)
-    if (d <= limits.max_head_dim && limits.head_dim_supported(d)) small.push_back(d);
+    if (taken(d)) small.push_back(d);
   if (small.empty()) return pick(real);
   if (!limits.real_head_dims || real.empty()) return pick(small);
   return weighted<int>({{3, pick(small)}, {1, pick(real)}});
@@ -75,21 +76,10 @@ rc::Gen<int> context_len(int bs, int max_context) {
 
 rc::Gen<SequenceSpec> sequence(Mode mode, int bs, const Limits& limits) {
   return rc::gen::exec([=] {
-    SequenceSpec s;
-    switch (mode) {
-      case Mode::decode:
-        s.context_len = *context_len(bs, limits.max_decode_context);
-        s.num_queries = 1;
-        break;
-      case Mode::prefill:
-        s.context_len = *context_len(bs, limits.max_prefill_context);
-        s.num_queries = s.context_len;
-        break;
-      case Mode::continuation:
-        s.context_len = *context_len(bs, limits.max_prefill_context);
-        s.num_queries = s.context_len == 1 ? 1 : *rc::gen::inRange(1, s.context_len + 1);
-        break;
-    }
+    SequenceSpec s;  // one query, for decode
+    s.context_len = *context_len(bs, mode == Mode::decode ? limits.max_decode_context : limits.max_prefill_context);
+    if (mode == Mode::prefill) s.num_queries = s.context_len;
+    if (mode == Mode::continuation && s.context_len > 1) s.num_queries = *rc::gen::inRange(1, s.context_len + 1);
     return s;
   });
 }

@@ -1,4 +1,4 @@
-// RapidCheck generators for paged-attention problems, each reaching a corner where paged kernels break; they shrink
+// RapidCheck generators for paged-attention problems, each reaching corners where paged kernels break; they shrink
 // toward small, plain problems.
 #pragma once
 
@@ -30,20 +30,19 @@ struct Limits {
   std::vector<int> block_sizes;
   std::vector<int> gqa_ratios;
   // Only what serving engines run: bf16/fp16 where allowed, real head dims (and 40, 48), block sizes 16, 32, 64,
-  // tiles and splits multiples of 16. The general draw rarely reaches these, yet the tensor-core paths run only there.
+  // tiles and splits multiples of 16: the general draw rarely reaches these, the tensor-core paths' only inputs.
   bool engine_shapes = false;
   // Kernel choices every drawn case pins (Knobs::pins).
   KernelPins pins;
   // The logit options drawn (none by default, as Capabilities declares none).
   LogitOptionSupport logit_options;
-  // The fp8 cache formats drawn (in a fifth of cases; empty: none), only with the query dtypes and head dims these
-  // allow (as Capabilities::fp8_query_dtypes, fp8_head_dim_multiple).
+  // The fp8 cache formats drawn (empty: none), with the query dtypes and head dims these allow (as Capabilities).
   std::vector<Fp8Format> fp8_caches;
   std::vector<DType> fp8_query_dtypes;
   int fp8_head_dim_multiple = 1;
 };
 
-// An index in [0, n), uniform at every size (rc::gen::inRange favours small values at small sizes, skewing
+// An index in [0, n), uniform at every size (rc::gen::inRange favours small values at small sizes, which skews
 // categorical choices), shrinking toward 0.
 inline rc::Gen<std::size_t> uniform_index(std::size_t n) {
   return rc::gen::resize(rc::kNominalSize, rc::gen::inRange<std::size_t>(0, n));
@@ -55,8 +54,8 @@ rc::Gen<T> pick(std::vector<T> values) {
   return rc::gen::map(uniform_index(values.size()), [values](std::size_t i) { return values[i]; });
 }
 
-// Draws from one of the weighted generators, shrinking toward the first alternative (rc::gen::weightedOneOf does
-// not shrink across alternatives), then by the chosen one's own shrinks.
+// Draws from one of the weighted generators, shrinking toward the first (rc::gen::weightedOneOf does not shrink
+// across alternatives), then by the chosen one's own shrinks.
 template <typename T>
 rc::Gen<T> weighted(std::vector<std::pair<int, rc::Gen<T>>> alternatives) {
   int total = 0;

@@ -31,18 +31,11 @@ std::size_t problem_size(const Problem& p) {
 
 // Follows one property run: the case of the current invocation, and of the last failing one, which is the shrunk
 // counterexample (shrinking adopts each candidate that still fails; kill_matrix_test checks it by replaying).
-class CaseTracker {
- public:
-  void begin_invocation() { current_.reset(); }
+struct CaseTracker {
+  std::optional<SeenCase> current, last_failure;
   void saw(const Problem& p, const Knobs& k) {
-    current_ = SeenCase{problem_size(p), describe(p) + steps::knobs_line(k)};
+    current = SeenCase{problem_size(p), describe(p) + steps::knobs_line(k)};
   }
-  void invocation_failed() { last_failure_ = current_; }
-  const std::optional<SeenCase>& last_failure() const { return last_failure_; }
-
- private:
-  std::optional<SeenCase> current_;
-  std::optional<SeenCase> last_failure_;
 };
 
 // The mutant, telling the tracker the problem it throws on (an emulated illegal address), which no property observes.
@@ -66,16 +59,16 @@ class TrackedVariant final : public ForwardingVariant {
 Property tracked(const Property& property, CaseTracker& tracker) {
   Property p = property;
   p.body = [&property, &tracker](const PropertyContext& ctx) {
-    tracker.begin_invocation();
+    tracker.current.reset();
     try {
       property.body(ctx);
     } catch (const rc::detail::CaseResult& result) {
-      if (result.type == rc::detail::CaseResult::Type::Failure) tracker.invocation_failed();
+      if (result.type == rc::detail::CaseResult::Type::Failure) tracker.last_failure = tracker.current;
       throw;
     } catch (const rc::GenerationFailure&) {
       throw;
     } catch (...) {
-      tracker.invocation_failed();
+      tracker.last_failure = tracker.current;
       throw;
     }
   };
@@ -95,14 +88,14 @@ std::vector<const Variant*> selected_mutants(const std::vector<std::string>& nam
   for (const Variant* m : all) known.push_back(m->name());
   std::vector<const Variant*> out;
   for (const std::string& name : names) {
-    const auto it = std::find_if(all.begin(), all.end(), [&](const Variant* m) { return m->name() == name; });
+    const auto it = std::ranges::find_if(all, [&](const Variant* m) { return m->name() == name; });
     if (it == all.end()) {
       const bool is_variant = Registry::instance().find(name) != nullptr;
       throw std::invalid_argument("'" + name + "' is " +
                                   (is_variant ? "a variant, not a " : std::string("no known ")) +
                                   (gpu ? "GPU mutant" : "mutant") + "; mutants: " + joined(known));
     }
-    if (std::find(out.begin(), out.end(), *it) == out.end()) out.push_back(*it);
+    if (std::ranges::find(out, *it) == out.end()) out.push_back(*it);
   }
   return out;
 }
@@ -127,14 +120,9 @@ KillCell run_cell(const Variant& mutant, const Property& property, const KillOpt
 
   CaseTracker tracker;
   const TrackedVariant variant(mutant, tracker);
-  const Property tracked_property = tracked(property, tracker);
-  RunOptions run_options;
-  run_options.cases = options.cases;
-  run_options.seed = options.seed;
-  run_options.failure_dir = options.failure_dir;
-  run_options.replay_program = options.replay_program;
-  run_options.reproduce = reproduce;
-  const PropertyRun run = run_property(tracked_property, variant, run_options,
+  const RunOptions run_options{.cases = options.cases, .seed = options.seed, .failure_dir = options.failure_dir,
+                               .replay_program = options.replay_program, .reproduce = reproduce};
+  const PropertyRun run = run_property(tracked(property, tracker), variant, run_options,
                                        [&tracker](const CaseObservation& o) { tracker.saw(o.problem, o.knobs); });
   if (run.passed) return cell;
   cell.failure = run.failure;
@@ -143,7 +131,7 @@ KillCell run_cell(const Variant& mutant, const Property& property, const KillOpt
   cell.killed = true;
   cell.cases_to_kill = run.cases + 1;
   cell.reproduce = run.reproduce;
-  if (const std::optional<SeenCase>& shrunk = tracker.last_failure()) {
+  if (const std::optional<SeenCase>& shrunk = tracker.last_failure) {
     cell.shrunk_size = shrunk->size;
     cell.shrunk_case = shrunk->description;
   } else {
@@ -164,7 +152,7 @@ std::vector<std::string> column_labels(const std::vector<std::string>& propertie
       if (c >= 'A' && c <= 'Z') label += c;
     if (label.empty()) label = name.substr(0, 4);
     std::string unique = label;
-    for (int n = 2; std::find(labels.begin(), labels.end(), unique) != labels.end(); ++n)
+    for (int n = 2; std::ranges::find(labels, unique) != labels.end(); ++n)
       unique = label + std::to_string(n);
     labels.push_back(unique);
   }
@@ -203,7 +191,6 @@ KillCell replay_kill(const KillCell& cell, const KillOptions& options) {
 }
 
 namespace {
-
 // The properties that killed mutant i, and in `best` the fewest cases any of them needed (0: none killed it).
 std::vector<std::string> killers_of(const KillMatrix& m, std::size_t i, int& best) {
   best = 0;
@@ -216,7 +203,6 @@ std::vector<std::string> killers_of(const KillMatrix& m, std::size_t i, int& bes
   }
   return killers;
 }
-
 }  // namespace
 
 KillSummary summarize(const KillMatrix& m) {
@@ -241,7 +227,7 @@ KillSummary summarize(const KillMatrix& m) {
   for (std::size_t j = 0; j < m.properties.size(); ++j)
     if (!property_killed[j]) s.idle_properties.push_back(m.properties[j]);
   std::vector<int> sorted = s.cases_to_first_kill;
-  std::sort(sorted.begin(), sorted.end());
+  std::ranges::sort(sorted);
   if (!sorted.empty()) {
     const std::size_t n = sorted.size();
     s.median_cases_to_first_kill = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0;

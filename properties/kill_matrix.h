@@ -1,5 +1,5 @@
-// The mutant kill matrix: every property against every mutant, recording whether and after how many cases it
-// killed, and the shrunk counterexample. `pacheck mutants` prints it, the tests check it, the reports embed it.
+// The mutant kill matrix: every property against every mutant, with whether and after how many cases it killed,
+// and the shrunk counterexample. `pacheck mutants` prints it, the tests check it, the reports embed it.
 #pragma once
 
 #include <cstddef>
@@ -21,15 +21,16 @@ struct KillCell {
   std::string property;
   bool applicable = true;      // the property applies to the mutant's capabilities
   bool killed = false;
-  int cases_to_kill = 0;       // the number of the first failing case (passing cases + 1); 0 when not killed
-  std::size_t shrunk_size = 0; // of the shrunk case: total context length x query heads x head_dim (0: not killed)
-  std::string shrunk_case;     // describe() of the shrunk problem, and its knobs
+  // The rest is 0 or empty unless killed (but for `failure` when the run gave up).
+  int cases_to_kill = 0;        // the number of the first failing case (passing cases + 1)
+  std::size_t shrunk_size = 0;  // of the shrunk case: total context length x query heads x head_dim
+  std::string shrunk_case;      // describe() of the shrunk problem, and its knobs
   // `pacheck check --variant M --property P --seed S --reproduce R`: re-runs exactly the shrunk failing case.
   std::string replay;
   // `pacheck replay FILE --variant M` for the case file the property saved (empty when none, e.g. the mutant threw).
   std::string case_file_replay;
-  std::string failure;         // RapidCheck's failure message (empty unless killed), or why the run gave up
-  std::string reproduce;       // RapidCheck's reproduce string of the shrunk case (empty unless killed)
+  std::string failure;    // RapidCheck's failure message, or why the run gave up
+  std::string reproduce;  // RapidCheck's reproduce string of the shrunk case
 };
 
 struct KillMatrix {
@@ -47,18 +48,18 @@ struct KillOptions {
   std::uint64_t seed = 1;
   std::filesystem::path failure_dir = "pacheck-failures/mutants";
   std::string replay_program = "pacheck";
-  std::vector<std::string> mutants;            // empty: every mutant of the kind `gpu` selects
-  // The GPU mutants (cuda/mutants/) instead of the CPU ones, never their bug-free forms (gpu_mutant_none_*).
+  std::vector<std::string> mutants;  // empty: every mutant matrix_mutants(gpu) gives
   bool gpu = false;
   std::function<void(const KillCell&)> progress;  // called after each cell
 };
 
-// The mutants a matrix runs: the CPU mutants, or with `gpu` the GPU mutants, less the bug-free forms.
+// The mutants a matrix runs: the CPU mutants, or with `gpu` the GPU ones (cuda/mutants/) less their bug-free forms
+// (gpu_mutant_none_*).
 std::vector<const Variant*> matrix_mutants(bool gpu);
 // Throws std::invalid_argument, naming the mutants, when options.mutants names something else.
 KillMatrix run_kill_matrix(const KillOptions& options);
-// Re-runs a killed cell's shrunk case (its reproduce string) and records it as run_kill_matrix does: the same case,
-// which is how kill_matrix_test checks the recorded case is RapidCheck's counterexample.
+// Re-runs a killed cell's shrunk case (its reproduce string) and records it as run_kill_matrix does: how
+// kill_matrix_test checks that the recorded case is RapidCheck's counterexample.
 KillCell replay_kill(const KillCell& cell, const KillOptions& options);
 nlohmann::json to_json(const KillMatrix& matrix);
 // Mutants as rows, properties as columns; each cell the cases to the first kill, or '-' when it survived.
@@ -71,7 +72,7 @@ struct KillSummary {
   std::vector<std::string> idle_properties;  // properties that killed no mutant
   // Mutants exactly one property kills, with that property: where the catalogue is thin.
   std::vector<std::pair<std::string, std::string>> single_kills;
-  // Per killed mutant, the fewest cases any property needed to kill it; their median and worst.
+  // Per killed mutant, the fewest cases any property needed; their median and worst.
   std::vector<int> cases_to_first_kill;
   double median_cases_to_first_kill = 0;
   int worst_cases_to_first_kill = 0;

@@ -35,7 +35,7 @@ std::vector<char> slots_read(const Problem& p) {
 // a kernel that reads one key too far back, or walks from 0 and lets a masked lane's V through.
 void windowed_out_keys_zero_weight(const PropertyContext& ctx) {
   const Capabilities caps = ctx.variant->capabilities();
-  const bool decode = std::find(caps.modes.begin(), caps.modes.end(), Mode::decode) != caps.modes.end();
+  const bool decode = std::ranges::find(caps.modes, Mode::decode) != caps.modes.end();
   const WindowChoice window = *rc::gen::elementOf(
       std::vector<WindowChoice>{WindowChoice::one, WindowChoice::block_size, WindowChoice::inside, WindowChoice::context});
   const DrawnCase c = draw_case(ctx, [&](ProblemSpec& spec) {

@@ -42,22 +42,14 @@ int decode_context(ByteChoices& in, int block_size, int max_context) {
   return std::clamp(c, 1, max_context);
 }
 
+// Mode 0: decode (one query), 1: causal prefill, 2: continuation after a past.
 SequenceSpec decode_sequence(ByteChoices& in, int block_size) {
+  const int mode = in.in_range(0, 2);
   SequenceSpec s;
-  switch (in.in_range(0, 2)) {
-    case 0:  // decode
-      s.context_len = decode_context(in, block_size, DecoderLimits::max_decode_context);
-      s.num_queries = 1;
-      break;
-    case 1:  // causal prefill
-      s.context_len = decode_context(in, block_size, DecoderLimits::max_prefill_context);
-      s.num_queries = s.context_len;
-      break;
-    default:  // continuation after a past
-      s.context_len = decode_context(in, block_size, DecoderLimits::max_prefill_context);
-      s.num_queries = in.in_range(1, s.context_len);
-      break;
-  }
+  const int max_context = mode == 0 ? DecoderLimits::max_decode_context : DecoderLimits::max_prefill_context;
+  s.context_len = decode_context(in, block_size, max_context);
+  if (mode == 1) s.num_queries = s.context_len;
+  if (mode == 2) s.num_queries = in.in_range(1, s.context_len);
   return s;
 }
 

@@ -1,8 +1,7 @@
-// The structured decoder: reads any byte string as a sequence of choices and builds a valid, small problem, so each
-// libFuzzer mutation (fuzz/structured_problem_fuzzer.cpp) is a change of shape, placement, poison, values or knobs.
-// Bytes past the end read as zero and zero picks the smallest option: the empty input is the smallest problem and
-// truncation shrinks. It reaches every corner the RapidCheck generators reach, plus byte-placed value edits, within
-// DecoderLimits (thousands of executions per second).
+// The structured decoder: reads any byte string as choices and builds a valid, small problem, so each libFuzzer
+// mutation (fuzz/structured_problem_fuzzer.cpp) changes shape, placement, poison, values or knobs. Bytes past the
+// end read as zero, which picks the smallest option: the empty input is the smallest problem, truncation shrinks.
+// It reaches every corner the RapidCheck generators reach, plus byte-placed value edits, within DecoderLimits.
 #pragma once
 
 #include <cstddef>
@@ -15,7 +14,7 @@
 
 namespace pacheck {
 
-// Reads choices from a byte string; past its end every choice is its smallest option.
+// Reads choices from a byte string.
 class ByteChoices {
  public:
   ByteChoices(const std::uint8_t* data, std::size_t size) : data_(data), size_(size) {}
@@ -41,8 +40,8 @@ struct DecoderLimits {
   static constexpr int max_edits = 32;
 };
 
-// A value the bytes place over a referenced element after materialisation (ties, new maxima, huge or tiny values);
-// indices are reduced modulo the problem's sizes.
+// A value placed over a referenced element after materialisation (ties, new maxima, huge or tiny values); indices
+// are reduced modulo the problem's sizes.
 struct ValueEdit {
   enum class Target : std::uint8_t { key, value, query };
   Target target = Target::key;

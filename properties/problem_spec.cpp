@@ -42,6 +42,15 @@ namespace {
 
 using Rng = SplitMix;
 
+// Calls f(kv_head, offset) for the K/V vector of every referenced (sequence, key, KV head), shared ones once each
+// time they are referenced.
+template <typename F>
+void for_each_referenced(const Problem& p, F&& f) {
+  for (int s = 0; s < static_cast<int>(p.sequences.size()); ++s)
+    for (int t = 0; t < p.sequences[s].context_len; ++t)
+      for (int h = 0; h < p.num_kv_heads; ++h) f(h, p.kv_offset(s, t, h));
+}
+
 float poison_value(Poison poison, DType dtype) {
   switch (poison) {
     case Poison::nan: return std::numeric_limits<float>::quiet_NaN();
@@ -143,19 +152,14 @@ void fill_values(const ProblemSpec& spec, Problem& p, Rng& rng) {
   p.k_pool.assign(p.pool_size(), 0.0f);
   p.v_pool.assign(p.pool_size(), 0.0f);
   std::vector<char> referenced(p.pool_size() / d, 0);  // per (block, slot, kv head)
-  for (int s = 0; s < static_cast<int>(p.sequences.size()); ++s) {
-    for (int t = 0; t < p.sequences[s].context_len; ++t) {
-      for (int h = 0; h < p.num_kv_heads; ++h) {
-        const std::size_t off = p.kv_offset(s, t, h);
-        if (referenced[off / d]) continue;  // a shared prefix slot keeps its first value
-        referenced[off / d] = 1;
-        for (int i = 0; i < d; ++i) {
-          p.k_pool[off + i] = round(k_value(i));
-          p.v_pool[off + i] = round(v_value());
-        }
-      }
+  for_each_referenced(p, [&](int, std::size_t off) {
+    if (referenced[off / d]) return;  // a shared prefix slot keeps its first value
+    referenced[off / d] = 1;
+    for (int i = 0; i < d; ++i) {
+      p.k_pool[off + i] = round(k_value(i));
+      p.v_pool[off + i] = round(v_value());
     }
-  }
+  });
   const float poison = poison_value(spec.poison, dt);
   for (std::size_t slot = 0; slot < referenced.size(); ++slot) {
     if (referenced[slot]) continue;
@@ -180,16 +184,14 @@ LogitSize logit_size(const Problem& p) {
     q_max = std::max(q_max, std::fabs(static_cast<double>(x)));
   }
   std::size_t k_count = 0;
-  for (int s = 0; s < static_cast<int>(p.sequences.size()); ++s)
-    for (int t = 0; t < p.sequences[s].context_len; ++t)
-      for (int h = 0; h < p.num_kv_heads; ++h) {
-        const float* k = &p.k_pool[p.kv_offset(s, t, h)];
-        for (int i = 0; i < d; ++i) {
-          k_sq += static_cast<double>(k[i]) * k[i];
-          k_max = std::max(k_max, std::fabs(static_cast<double>(k[i])));
-        }
-        k_count += d;
-      }
+  for_each_referenced(p, [&](int, std::size_t off) {
+    for (int i = 0; i < d; ++i) {
+      const double k = p.k_pool[off + i];
+      k_sq += k * k;
+      k_max = std::max(k_max, std::fabs(k));
+    }
+    k_count += d;
+  });
   const double scale = std::fabs(static_cast<double>(p.scale()));
   LogitSize size;
   size.typical = scale * std::sqrt(static_cast<double>(d)) * std::sqrt(q_sq / std::max<std::size_t>(1, p.queries.size())) *
@@ -279,13 +281,15 @@ void quantise_pools(const Fp8Spec& spec, Problem& p) {
   const FloatFormat f = float_format(format);
   const std::size_t d = p.head_dim;
   std::vector<double> k_amax(p.num_kv_heads, 0), v_amax(p.num_kv_heads, 0);
-  for (int s = 0; s < static_cast<int>(p.sequences.size()); ++s)
-    for (int t = 0; t < p.sequences[s].context_len; ++t)
-      for (int h = 0; h < p.num_kv_heads; ++h)
-        for (std::size_t i = 0, at = p.kv_offset(s, t, h); i < d; ++i) {
-          if (std::isfinite(p.k_pool[at + i])) k_amax[h] = std::max(k_amax[h], std::fabs(static_cast<double>(p.k_pool[at + i])));
-          if (std::isfinite(p.v_pool[at + i])) v_amax[h] = std::max(v_amax[h], std::fabs(static_cast<double>(p.v_pool[at + i])));
-        }
+  const auto grow = [](double& amax, float x) {
+    if (std::isfinite(x)) amax = std::max(amax, std::fabs(static_cast<double>(x)));
+  };
+  for_each_referenced(p, [&](int h, std::size_t at) {
+    for (std::size_t i = 0; i < d; ++i) {
+      grow(k_amax[h], p.k_pool[at + i]);
+      grow(v_amax[h], p.v_pool[at + i]);
+    }
+  });
   // The scale for a tensor of largest magnitude `amax`: a normal fp32 (clamped), 1 for an all-zero tensor.
   const auto scale_for = [&](double amax) {
     if (amax == 0) return 1.0f;

@@ -1,6 +1,5 @@
 // A problem as a handful of choices (shapes, placement, poison, values, logit options, a seed) that RapidCheck draws
-// and shrinks; materialize() builds the concrete Problem from them deterministically, the seed re-deriving the data
-// for each smaller shape.
+// and shrinks; materialize() builds the Problem deterministically, the seed re-deriving the data for each shape.
 #pragma once
 
 #include <cstdint>
@@ -13,11 +12,11 @@
 
 namespace pacheck {
 
-// What the K, Q and V data look like: each a corner where kernels break.
+// What the Q, K and V data look like: each a corner where kernels break.
 enum class ValueKind : std::uint8_t {
   normal,            // q, k, v ~ N(0, 1) scaled by `spread`: from flat to one-hot softmax
   all_negative,      // every logit negative and large: a running max initialised to 0 underflows
-  extremely_negative,// logits near -1e4: only a subtracted max keeps exp finite and nonzero
+  extremely_negative,// logits near -1e4: only a subtracted max keeps exp nonzero
   identical_keys,    // every key equal: uniform weights, the output is the mean of V
   integer_valued,    // small integers: exact dot products, exact sums
   near_range,        // V near the dtype's (or fp32 accumulation's) largest magnitude
@@ -28,20 +27,20 @@ const char* value_kind_name(ValueKind kind);
 enum class Poison : std::uint8_t { none, nan, pos_inf, neg_inf, huge };
 const char* poison_name(Poison poison);
 
-// The logit options (problem.h's LogitOptions) as corners, resolved against the materialised problem (its block
-// size, contexts, logit sizes) so a corner stays one while shapes shrink. Each enum's first value is absence.
+// The logit options (problem.h) as corners, resolved against the materialised problem (block size, contexts,
+// logit sizes) so a corner stays one while shapes shrink. Each enum's first value is absence.
 enum class WindowChoice : std::uint8_t {
   none,
   one,          // every query sees only its own key
   block_size,   // the window's start falls on block boundaries
-  context,      // exactly one sequence's context: the query at its end sees every key, the others fewer
+  context,      // one sequence's context: the query at its end sees every key, the others fewer
   beyond,       // longer than every context: a window that masks nothing
   inside,       // anywhere from 1 to the longest context
 };
 enum class SoftCapChoice : std::uint8_t {
   none,
-  saturating,   // far below the logits: tanh saturates, every capped logit is near +-cap
-  curved,       // near the logits: the cap bends them without flattening them
+  saturating,   // far below the logits: every capped logit is near +-cap
+  curved,       // near the logits: bends them without flattening them
   gemma,        // 50, Gemma 2's attention cap, whatever the logits
   linear,       // far above the logits: tanh is in its linear part
 };
@@ -75,7 +74,7 @@ struct LogitOptionSpec {
   }
 };
 
-// How an fp8 cache's scales follow from the largest referenced magnitude `amax` of K (and of V).
+// How an fp8 cache's scales follow from the largest referenced magnitude `amax` of K (and V).
 enum class Fp8ScaleChoice : std::uint8_t {
   amax,           // per tensor, amax lands on the format's largest finite value (engines' calibration)
   amax_per_head,  // the same per KV head
@@ -103,8 +102,8 @@ struct ProblemSpec {
   std::vector<SequenceSpec> sequences;
   int spare_blocks = 0;        // pool blocks no sequence references
   bool shared_prefix = false;  // later sequences reuse the first sequence's leading full blocks
-  // Later sequences fork the first (parallel sampling): they hold its blocks, partial tail included, with contexts
-  // no longer than its, so a fork ending inside the shared tail has the first's keys right past its end.
+  // Later sequences fork the first (parallel sampling): its blocks, partial tail included, with contexts no longer
+  // than its, so a fork ending inside the shared tail has the first's keys right past its end.
   bool forked = false;
   int table_padding = 0;       // extra table entries past what each context needs
   bool padding_invalid = false;// padding holds invalid ids (-1, num_blocks, ...) instead of poisoned blocks
@@ -113,8 +112,8 @@ struct ProblemSpec {
   double spread = 1.0;         // logit scale for `normal`
   std::optional<float> explicit_scale;
   LogitOptionSpec options;
-  // Quantises the pools into an fp8 cache after the data and options are drawn (so they are the same without it);
-  // unreferenced slots too, so poison becomes the format's NaN or inf.
+  // Quantises the pools, unreferenced slots too (poison becomes the format's NaN or inf), after the data and
+  // options are drawn (so they are the same without it).
   Fp8Spec fp8;
   std::uint64_t seed = 0;
 };

@@ -1,6 +1,5 @@
 // What properties are built from: steps (draw a covered case, check it against the oracle, compare two runs bit for
-// bit), each failing through RC_FAIL with the case and a replay line; and the problem transformations behind the
-// invariance properties.
+// bit), failing through RC_FAIL with the case and a replay line; and the invariance properties' transformations.
 #pragma once
 
 #include <string>
@@ -18,7 +17,7 @@ struct DrawnCase {
 
 int longest_context(const Problem& problem);
 
-// Draws a problem the variant covers, with the spec adjusted by `adjust` before it is materialised.
+// Draws a problem the variant covers, the spec adjusted by `adjust` before it is materialised.
 template <typename Adjust>
 DrawnCase draw_case(const PropertyContext& ctx, Adjust&& adjust) {
   DrawnCase c;
@@ -37,7 +36,7 @@ void observe(const PropertyContext& ctx, const std::string& property, const Prob
 // The oracle for a problem, with the split record counts the knobs need; discards problems outside fp32 ranges.
 OracleResult oracle_for(const Problem& problem, const Knobs& knobs);
 
-// Runs the variant and fails unless every element is within its bound of the oracle. Returns the output.
+// Runs the variant and fails unless every element is within its bound of the oracle; returns the output.
 Output run_and_check(const PropertyContext& ctx, const std::string& property, const Problem& problem,
                      const Knobs& knobs, const OracleResult& oracle, const ModelRefinement& refine_model = {});
 
@@ -56,7 +55,7 @@ std::string knobs_line(const Knobs& knobs);
 
 namespace pacheck {
 
-// Moves physical block b to permutation[b] in both pools and rewrites the table entries naming valid blocks.
+// Moves physical block b to permutation[b] in both pools, rewriting the table entries naming valid blocks.
 Problem relabel_blocks(const Problem& problem, const std::vector<int>& permutation);
 
 // The MHA problem equivalent to a GQA one: every query head gets its own copy of its group's KV head.

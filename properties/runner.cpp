@@ -31,7 +31,7 @@ std::vector<T> narrowed(const std::vector<T>& supported, const std::vector<T>& w
   if (wanted.empty()) return supported;
   std::vector<T> kept;
   for (const T& x : supported)
-    if (std::find(wanted.begin(), wanted.end(), x) != wanted.end()) kept.push_back(x);
+    if (std::ranges::find(wanted, x) != wanted.end()) kept.push_back(x);
   if (kept.empty()) {
     std::string asked;
     for (const T& x : wanted) asked += (asked.empty() ? "" : ", ") + std::string(name(x));

@@ -1,5 +1,5 @@
 // The CPU model of a paged-attention launch grid, shared by the CPU variants: one program per (sequence, query
-// token, query head) row, the fp32 score of a key, and masked reads through the block table.
+// token, query head) row, the fp32 score of a key, masked reads through the block table.
 #pragma once
 
 #include <algorithm>
@@ -15,7 +15,7 @@ namespace pacheck {
 inline constexpr int kCpuMaxHeadDim = 512;
 using CpuSoftmaxState = OnlineSoftmaxState<kCpuMaxHeadDim>;
 
-// What every CPU variant takes: each dtype, mode, logit option and fp8 format, heads up to kCpuMaxHeadDim.
+// Every dtype, mode, logit option and fp8 format, heads up to kCpuMaxHeadDim.
 inline Capabilities cpu_capabilities() {
   Capabilities c;
   c.dtypes = {DType::f32, DType::f16, DType::bf16};
@@ -74,14 +74,14 @@ inline float logit_fp32(const Problem& p, const RowProgram& row, const float* q,
   return s;
 }
 
-// The fp32 dequantisation of an fp8 cache's vector: each element times the head's scale, one rounding each.
+// An fp8 cache's vector in fp32: each element times the head's scale, one rounding each.
 inline const float* dequantised(const float* stored, float scale, int head_dim, float* out) {
   for (int i = 0; i < head_dim; ++i) out[i] = stored[i] * scale;
   return out;
 }
 
-// Masked loads of the program's keys and values: lanes past the context read nothing (not even the table) and
-// yield a zero row, like `other=0`. An fp8 cache's vector is dequantised into a buffer valid until the next load.
+// Masked loads: lanes past the context read nothing (not even the table) and yield a zero row, like `other=0`. An
+// fp8 cache's vector is dequantised into a buffer valid until the next load.
 struct MaskedKvReader {
   const Problem& problem;
   const RowProgram& row;
@@ -104,8 +104,8 @@ struct MaskedKvReader {
   }
 };
 
-// Folds keys [begin, end) of the program into the state, tile_size keys at a time, masking the ragged tail, the
-// causal future and the keys before the window: the loop of the streaming kernel (cpu_streaming).
+// Folds keys [begin, end) into the state, tile_size keys at a time, masking the ragged tail, the causal future and
+// the keys before the window: cpu_streaming's loop.
 inline void fold_key_range(const Problem& p, const RowProgram& row, int begin, int end, int tile_size,
                            CpuSoftmaxState& state) {
   const MaskedKvReader reader{p, row};
@@ -116,7 +116,7 @@ inline void fold_key_range(const Problem& p, const RowProgram& row, int begin, i
     for (int lane = 0; lane < step; ++lane) {
       const int t = tile + lane;
       const float s = logit_fp32(p, row, q, reader.key(t), t);
-      // Out of bounds, causal future, before the window or past the range: weight exactly zero.
+      // Out of bounds, future, before the window or past the range: weight exactly zero.
       const bool masked = !reader.in_bounds(t) || t > row.position || t < row.first_key || t >= end;
       scores[lane] = masked ? -INFINITY : s;
     }

@@ -25,7 +25,7 @@ class CpuSplitK final : public Variant {
     std::vector<CpuSoftmaxState> partials;
     for_each_row(p, [&](const RowProgram& row) {
       const int split = effective_split_size(knobs, row.context_len);
-      // The splits holding a key the row sees: from the one holding its window's start to the one holding it.
+      // The splits holding a key the row sees: from its window's start's to its own.
       const int first_split = row.first_key / split, used_splits = row.position / split + 1 - first_split;
       partials.resize(used_splits);
       for (int i = 0; i < used_splits; ++i) {
@@ -34,7 +34,7 @@ class CpuSplitK final : public Variant {
         fold_key_range(p, row, std::max(begin, row.first_key), std::min(begin + split, row.position + 1),
                        knobs.tile_size, partials[i]);
       }
-      // The reduce starts from the sink, so that it joins the row once, not once per split.
+      // The reduce starts from the sink, so it joins the row once, not once per split.
       CpuSoftmaxState merged;
       merged.init(p.head_dim);
       fold_sink(p, row, merged);

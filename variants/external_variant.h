@@ -1,6 +1,6 @@
 // A variant whose kernel lives outside pacheck: a plugin (plugin/), a Python callable (python/), or a project linking
-// the installed package. Each declares a name, capabilities, an error model and a run function, and is then treated
-// as the built-in variants are.
+// the installed package. It declares a name, capabilities, an error model and a run function, and is then treated as
+// the built-in variants are.
 #pragma once
 
 #include <functional>
@@ -26,8 +26,7 @@ class ExternalVariant final : public Variant {
   std::string name() const override { return spec_.name; }
   std::string description() const override { return spec_.description; }
   Capabilities capabilities() const override { return spec_.capabilities; }
-  // Throws std::invalid_argument, without calling the kernel, for a problem that sets a logit option or an fp8
-  // cache format it does not declare.
+  // Throws std::invalid_argument, without calling the kernel, for a problem needing a feature it does not declare.
   Output run(const Problem& problem, const Knobs& knobs) const override;
   ErrorModel error_model(const Problem& problem, const OracleResult& oracle, std::size_t row,
                          const Knobs& knobs) const override;
@@ -44,8 +43,8 @@ std::string external_variant_problem(const ExternalVariantSpec& spec);
 // or fp8 query dtype / head dim that `caps` leaves out: every door calls it before its kernel sees a problem.
 void require_declared_features(const std::string& variant, const Capabilities& caps, const Problem& problem);
 
-// Validates the spec and adds it to the registry. Throws std::invalid_argument naming the variant and what is
-// wrong, or that a variant of that name is already registered.
+// Validates the spec and adds it to the registry; std::invalid_argument naming the variant and what is wrong, or
+// that its name is taken.
 const Variant& register_external_variant(ExternalVariantSpec spec);
 
 }  // namespace pacheck

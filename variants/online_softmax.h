@@ -1,12 +1,12 @@
 // The online-softmax state: running max m, denominator d and weighted-V accumulator o, with fold and merge.
 //
-// One header, plain C++ and CUDA (__host__ __device__), for the CPU variants and both CUDA kernels: the arithmetic
-// the CPU suite proves is the arithmetic the GPU runs. A state holds `Capacity` accumulator lanes, `n` of them
-// live: a whole head on the CPU, a thread's slice of it on the GPU (every thread of a row keeps the same (m, d)).
+// One header (__host__ __device__) for the CPU variants and both CUDA kernels: the arithmetic the CPU suite proves
+// is the arithmetic the GPU runs. `Capacity` lanes, `n` live: a whole head on the CPU, a thread's slice on the GPU
+// (every thread of a row keeps the same (m, d)).
 //
-// Invariant: m = max_t s_t, d = sum_t exp(s_t - m), o[j] = sum_t exp(s_t - m) * v_t[j] over the keys folded so
-// far; the empty state is m = -inf, d = 0, o = 0. Masked keys (score -inf) are skipped: weight exactly zero, and
-// their V is never multiplied, so a NaN in a masked slot cannot leak through 0 * NaN.
+// Invariant over the keys folded so far: m = max_t s_t, d = sum_t exp(s_t - m), o[j] = sum_t exp(s_t - m) v_t[j];
+// empty: m = -inf, d = 0, o = 0. Masked keys (score -inf) are skipped: weight exactly zero, and their V never
+// multiplied, so a NaN in a masked slot cannot leak through 0 * NaN.
 #pragma once
 
 #include <math.h>
@@ -22,14 +22,14 @@ namespace pacheck {
 // Each exp below selects its argument (exp(-inf) = 0 exactly) instead of branching, so a GPU thread evaluates its
 // exps side by side.
 
-// exp(m_old - m_new), re-expressing a state's sums against a larger max: bit for bit
-// `m_old == -inf ? 0 : expf(m_old - m_new)`, so 0 and not NaN when both are -inf.
+// exp(m_old - m_new), re-expressing sums against a larger max: bit for bit `m_old == -inf ? 0 : expf(m_old -
+// m_new)`, so 0, not NaN, when both are -inf.
 PACHECK_HOST_DEVICE inline float rescale_factor(float m_old, float m_new) {
   return expf(m_old == -INFINITY ? -INFINITY : m_old - m_new);
 }
 
-// fold's steps on the row statistics, for kernels that keep (m, d) apart from the accumulator lanes (a GPU warp
-// computes a row's weights, other threads apply them to slices of V).
+// fold's steps on (m, d), for kernels that keep them apart from the lanes (a GPU warp computes a row's weights,
+// other threads apply them to slices of V).
 
 // The largest score of a tile; -inf when every key is masked.
 PACHECK_HOST_DEVICE inline float online_softmax_tile_max(const float* scores, int count) {
@@ -38,10 +38,9 @@ PACHECK_HOST_DEVICE inline float online_softmax_tile_max(const float* scores, in
   return tile_max;
 }
 
-// Raises the running max m to cover tile_max, re-expresses d against it, and returns the factor alpha for the
-// accumulator lanes. A fully masked tile (tile_max = -inf) leaves m and d alone, with a factor (1, or 0 for an
-// empty state) that leaves the lanes alone too, so a kernel may rescale every row every tile without a branch.
-// Exception: at m = +inf the factor is NaN, one tile sooner than otherwise; the row's output is NaN either way.
+// Raises m to cover tile_max, re-expresses d against it, and returns the lanes' factor alpha. A fully masked tile
+// (tile_max = -inf) leaves m, d and the lanes alone (alpha 1, or 0 for an empty state), so a kernel may rescale
+// every row every tile without a branch. At m = +inf alpha is NaN one tile sooner; the output is NaN either way.
 PACHECK_HOST_DEVICE inline float raise_running_max(float& m, float& d, float tile_max) {
   const float m_new = fmaxf(m, tile_max);
   const float alpha = rescale_factor(m, m_new);
@@ -55,7 +54,7 @@ PACHECK_HOST_DEVICE inline float key_weight(float score, float m) {
   return expf(score == -INFINITY ? -INFINITY : score - m);
 }
 
-// The logit options' arithmetic (problem/problem.h), shared so that every kernel rounds the same way
+// The logit options' arithmetic (problem/problem.h), shared so every kernel rounds the same way
 // (oracle/ERROR_MODEL.md, "Logit options", counts each rounding).
 
 // Soft-capping, cap * tanh(s / cap): the quotient and the product round once each, tanhf is within 2 ulp.
@@ -66,8 +65,7 @@ PACHECK_HOST_DEVICE inline float alibi_biased(float s, float slope, int key, int
   return s + slope * static_cast<float>(key - position);
 }
 
-// The first key a query at `position` sees under a sliding window of `window` keys (0: no window), as
-// Problem::first_visible_key.
+// The first key a query at `position` sees under a window of `window` keys (0: none), as Problem::first_visible_key.
 PACHECK_HOST_DEVICE constexpr int window_start(int position, int window) {
   return window > 0 && position + 1 > window ? position + 1 - window : 0;
 }
@@ -84,7 +82,7 @@ struct OnlineSoftmaxState {
     for (int j = 0; j < n; ++j) o[j] = 0.0f;
   }
 
-  // The state of a sink alone (a logit with a zero value), bit for bit what fold makes of it; -inf: the empty state.
+  // The state of a sink alone (a logit with a zero value), bit for bit what fold makes of it; -inf: empty.
   PACHECK_HOST_DEVICE void init_sink(float sink, int n) {
     init(n);
     if (sink != -INFINITY) {
@@ -93,9 +91,9 @@ struct OnlineSoftmaxState {
     }
   }
 
-  // Folds `count` keys with scores[t] (-inf = masked) and value rows value_row(t) (anything whose [j] reads lane j
-  // of key t's V). The tile's max comes first, so the state is rescaled at most once per tile. Written as the step
-  // functions, in this order, so that a kernel spreading the steps over threads performs exactly these operations.
+  // Folds `count` keys with scores[t] (-inf = masked) and values value_row(t)[j]. The tile's max comes first, so the
+  // state is rescaled at most once per tile. Written as the step functions, in this order, so a kernel spreading
+  // the steps over threads performs exactly these operations.
   template <typename ValueRow>
   PACHECK_HOST_DEVICE void fold(const float* scores, int count, ValueRow value_row, int n) {
     const float tile_max = online_softmax_tile_max(scores, count);
@@ -131,11 +129,10 @@ struct OnlineSoftmaxState {
     m = m_new;
   }
 
-  // Merges parts[0 .. Parts) in order: the operations of Parts successive merge() calls, so the same state bit
-  // for bit on the host (on a GPU, up to FMA contraction, which the error model allows). The maxima and factors
-  // come before any sum, so a GPU thread evaluates the 2 x Parts exps side by side rather than as a chain. The
-  // steps are public for the GPU reduce, which computes part k's factors in lane k: merge_maxima, then
-  // merge_self_factor and merge_other_factor, then apply_merges_in_order.
+  // Merges parts[0 .. Parts) in order: the operations of Parts successive merge() calls, so bit for bit the same
+  // state on the host (on a GPU, up to FMA contraction, which the error model allows). Maxima and factors come
+  // before any sum, so a GPU thread evaluates the 2 x Parts exps side by side, not as a chain. The steps are public
+  // for the GPU reduce (part k's factors in lane k): merge_maxima, merge_{self,other}_factor, apply_merges_in_order.
   template <int Parts>
   PACHECK_HOST_DEVICE void merge_in_order(const OnlineSoftmaxState (&parts)[Parts], int n) {
     float part_max[Parts], before[Parts], self_factor[Parts], other_factor[Parts];
@@ -148,7 +145,7 @@ struct OnlineSoftmaxState {
     apply_merges_in_order(parts, self_factor, other_factor, merged_max, n);
   }
 
-  // The running maxima of an in-order merge into a state of max m: before[k] when part k joins; returns the last.
+  // The running maxima of an in-order merge into a state of max m: before[k] as part k joins; returns the last.
   // An empty part (max -inf) leaves the max alone, as merge skips it.
   template <int Parts>
   PACHECK_HOST_DEVICE static float merge_maxima(float m, const float (&part_max)[Parts], float (&before)[Parts]) {

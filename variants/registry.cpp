@@ -14,7 +14,7 @@ Registry& Registry::instance() {
 void Registry::add(std::unique_ptr<Variant> variant) {
   if (find(variant->name()) != nullptr) throw std::logic_error("variant registered twice: " + variant->name());
   variants_.push_back(std::move(variant));
-  std::sort(variants_.begin(), variants_.end(), [](const auto& a, const auto& b) { return a->name() < b->name(); });
+  std::ranges::sort(variants_, [](const auto& a, const auto& b) { return a->name() < b->name(); });
 }
 
 const Variant* Registry::find(const std::string& name) const {
@@ -38,9 +38,8 @@ std::vector<const Variant*> Registry::variants(bool include_mutants) const {
 }
 
 std::vector<const Variant*> Registry::mutants() const {
-  std::vector<const Variant*> out;
-  for (const auto& v : variants_)
-    if (v->capabilities().is_mutant) out.push_back(v.get());
+  std::vector<const Variant*> out = variants(true);
+  std::erase_if(out, [](const Variant* v) { return !v->capabilities().is_mutant; });
   return out;
 }
 
@@ -53,13 +52,12 @@ std::string logit_option_gap(const LogitOptionSupport& takes, const LogitOptions
 }
 
 std::string fp8_cache_gap(const std::vector<Fp8Format>& takes, const Problem& problem) {
-  if (!problem.fp8_cache || std::find(takes.begin(), takes.end(), problem.fp8_cache->format) != takes.end()) return "";
+  if (!problem.fp8_cache || std::ranges::find(takes, problem.fp8_cache->format) != takes.end()) return "";
   return "kv_cache " + std::string(fp8_name(problem.fp8_cache->format)) + " not supported";
 }
 
 bool fp8_cache_shape_taken(const std::vector<DType>& query_dtypes, int head_dim_multiple, DType dtype, int head_dim) {
-  const bool dtype_taken =
-      query_dtypes.empty() || std::find(query_dtypes.begin(), query_dtypes.end(), dtype) != query_dtypes.end();
+  const bool dtype_taken = query_dtypes.empty() || std::ranges::find(query_dtypes, dtype) != query_dtypes.end();
   return dtype_taken && head_dim_multiple > 0 && head_dim % head_dim_multiple == 0;
 }
 
@@ -72,12 +70,12 @@ std::string fp8_cache_shape_gap(const Capabilities& caps, const Problem& problem
 }
 
 std::string coverage_gap(const Capabilities& caps, const Problem& problem) {
-  if (std::find(caps.dtypes.begin(), caps.dtypes.end(), problem.dtype) == caps.dtypes.end())
-    return std::string("dtype ") + std::string(dtype_name(problem.dtype)) + " not supported";
+  if (std::ranges::find(caps.dtypes, problem.dtype) == caps.dtypes.end())
+    return "dtype " + std::string(dtype_name(problem.dtype)) + " not supported";
   if (problem.head_dim > caps.max_head_dim || !caps.supports_head_dim(problem.head_dim))
     return "head_dim " + std::to_string(problem.head_dim) + " not supported";
   const auto listed = [](const std::vector<int>& allowed, int value) {
-    return allowed.empty() || std::find(allowed.begin(), allowed.end(), value) != allowed.end();
+    return allowed.empty() || std::ranges::find(allowed, value) != allowed.end();
   };
   if (!listed(caps.block_sizes, problem.block_size))
     return "block_size " + std::to_string(problem.block_size) + " not supported";
@@ -88,7 +86,7 @@ std::string coverage_gap(const Capabilities& caps, const Problem& problem) {
   if (std::string gap = fp8_cache_shape_gap(caps, problem); !gap.empty()) return gap;
   for (int s = 0; s < static_cast<int>(problem.sequences.size()); ++s) {
     const Mode mode = problem.mode_of(s);
-    if (std::find(caps.modes.begin(), caps.modes.end(), mode) == caps.modes.end())
+    if (std::ranges::find(caps.modes, mode) == caps.modes.end())
       return std::string("mode ") + mode_name(mode) + " not supported";
   }
   return "";

@@ -1,5 +1,5 @@
-// The kernel interface every paged-attention variant implements, and the registry variants join from their own
-// file. Adding a variant is one .cpp (or .cu) file: define the class, then PACHECK_REGISTER_VARIANT(Class).
+// The kernel interface every paged-attention variant implements, and the registry. Adding a variant is one .cpp
+// (or .cu) file: define the class, then PACHECK_REGISTER_VARIANT(Class).
 #pragma once
 
 #include <functional>
@@ -27,16 +27,16 @@ struct Capabilities {
   std::vector<DType> dtypes;
   std::vector<Mode> modes;
   int max_head_dim = 0;
-  // Head dims the variant cannot take (for example, not a multiple of its vector width).
+  // False for head dims it cannot take (say, not a multiple of its vector width).
   std::function<bool(int head_dim)> supports_head_dim = [](int) { return true; };
-  // The block sizes (tokens per KV block) and GQA ratios (query heads per KV head) it takes; empty: any.
+  // Block sizes (tokens per KV block) and GQA ratios (query heads per KV head) it takes; empty: any.
   std::vector<int> block_sizes;
   std::vector<int> gqa_ratios;
   // The same problem always gives bit-identical output.
   bool deterministic = true;
   // A sequence's output does not depend on the other sequences of its batch.
   bool batch_invariant = true;
-  // Mutants are deliberately broken kernels: excluded from ordinary runs, included in kill runs.
+  // A deliberately broken kernel: only kill runs include it.
   bool is_mutant = false;
   bool needs_gpu = false;
   // Whether split_size / num_splits change the arithmetic.
@@ -44,7 +44,7 @@ struct Capabilities {
   LogitOptionSupport logit_options;
   // The fp8 KV cache formats it reads (problem.h, Fp8Cache); empty: none.
   std::vector<Fp8Format> fp8_caches;
-  // With an fp8 cache: the query dtypes it takes (empty: all of dtypes) and what head dims must be a multiple of.
+  // With an fp8 cache: the query dtypes it takes (empty: all of dtypes) and what head dims must be multiples of.
   std::vector<DType> fp8_query_dtypes;
   int fp8_head_dim_multiple = 1;
 };
@@ -55,17 +55,15 @@ class Variant {
   virtual std::string name() const = 0;
   virtual std::string description() const = 0;
   virtual Capabilities capabilities() const = 0;
-  // Runs the kernel: output [total_queries][num_query_heads][head_dim] in the problem's dtype. The problem is valid
-  // and within the capabilities.
+  // Output [total_queries][num_query_heads][head_dim] in the problem's dtype, for a valid problem it covers.
   virtual Output run(const Problem& problem, const Knobs& knobs) const = 0;
-  // The variant's error model for one row of the problem (its index into OracleResult::rows).
+  // Its error model for one row (an index into OracleResult::rows).
   virtual ErrorModel error_model(const Problem& problem, const OracleResult& oracle, std::size_t row,
                                  const Knobs& knobs) const = 0;
 };
 
-// Whether the capabilities cover the problem (dtype, modes, head dim, logit options, fp8 cache).
+// Whether the capabilities cover the problem; coverage_gap says why not, in words ("" when they do).
 bool covers(const Capabilities& caps, const Problem& problem);
-// Why not, in words, or "" when it does.
 std::string coverage_gap(const Capabilities& caps, const Problem& problem);
 // The first logit option the problem sets that `takes` leaves out ("window not supported"), or "".
 std::string logit_option_gap(const LogitOptionSupport& takes, const LogitOptions& options);
@@ -73,8 +71,7 @@ std::string logit_option_gap(const LogitOptionSupport& takes, const LogitOptions
 std::string fp8_cache_gap(const std::vector<Fp8Format>& takes, const Problem& problem);
 // Whether an fp8 cache may come with this query dtype and head dim (fp8_query_dtypes, fp8_head_dim_multiple).
 bool fp8_cache_shape_taken(const std::vector<DType>& query_dtypes, int head_dim_multiple, DType dtype, int head_dim);
-// "kv_cache fp8_e4m3 with dtype fp32 and head_dim 40 not supported" when `caps` takes no fp8 cache with them, else""
-
+// "kv_cache fp8_e4m3 with dtype fp32 and head_dim 40 not supported" when `caps` takes no fp8 cache with them, else "".
 std::string fp8_cache_shape_gap(const Capabilities& caps, const Problem& problem);
 
 class Registry {

@@ -1,4 +1,4 @@
-// The mutants' meta-kernel (buggy_kernels.h): device memory as a GPU reads it, and the kernels with their bug switches.
+// The mutants' meta-kernel (buggy_kernels.h): device memory as a GPU reads it, and the kernels with their bugs.
 #include "variants/mutants/buggy_kernels.h"
 
 #include <algorithm>
@@ -10,7 +10,7 @@
 
 namespace pacheck::mutants {
 
-// --- device memory ------------------------------------------------------------------------------------------------
+// Device memory.
 
 DeviceMemory::DeviceMemory(const Problem& problem) : problem_(problem) {
   for (const Sequence& s : problem.sequences) row_width_ = std::max(row_width_, static_cast<int>(s.block_table.size()));
@@ -49,7 +49,7 @@ const float* DeviceMemory::value_at(std::int64_t block, int slot, int kv_head) c
   return &problem_.v_pool[vector_offset(block, slot, kv_head)];
 }
 
-// --- the arithmetic -----------------------------------------------------------------------------------------------
+// The arithmetic.
 
 float approximate_expf(float x) {
   if (std::isnan(x)) return x;
@@ -74,7 +74,7 @@ float rescale_factor_of(float m_old, float m_new, Bug bug) {
   return m_old == -INFINITY ? 0.0f : exp_of(m_old - m_new, bug);
 }
 
-// Where the accumulator is stored: fp32, or bf16 when PV is accumulated in bf16.
+// The accumulator as stored: fp32, or bf16 under pv_accumulated_in_bf16.
 float stored_accumulator(float x, Bug bug) {
   return bug == Bug::pv_accumulated_in_bf16 ? round_to_dtype_f(x, DType::bf16) : x;
 }
@@ -150,7 +150,7 @@ int kv_head_of(const Problem& p, int query_head, Bug bug) {
   return p.kv_head_of(query_head);
 }
 
-// Where the kernel looks for key (and value) `position` of the row's sequence: a block id and a slot.
+// Where the kernel looks for key (and value) `position` of the row's sequence.
 struct SlotAddress {
   std::int64_t block = 0;
   int slot = 0;
@@ -165,7 +165,7 @@ SlotAddress address_of(const Problem& p, const DeviceMemory& memory, const RowPr
   return {memory.table_entry(row.sequence, logical_block), slot};
 }
 
-// cpu_grid.h's `dequantised` with the bugs' wrong format (the scale is the caller's); a plain pool's vector as is.
+// cpu_grid.h's `dequantised`, with fp8_format_swapped (the scale is the caller's); a plain pool's vector as is.
 const float* dequantise(const Problem& p, const float* loaded, float scale, int head_dim, float* out, Bug bug) {
   if (!p.fp8_cache) return loaded;
   const Fp8Format format = p.fp8_cache->format;
@@ -198,7 +198,7 @@ const float* load_value(const Problem& p, const DeviceMemory& memory, const RowP
 // fp16's range: a common finite "large negative", which wins over a row whose every logit lies below it.
 constexpr float kFiniteSentinel = -6e4f;
 
-// The score of a lane the masks stop: -inf, or the bug's fill value.
+// The score of a masked lane: -inf, or the bug's fill value.
 float masked_score(Bug bug) {
   if (bug == Bug::masked_score_zero) return 0.0f;
   if (bug == Bug::masked_score_sentinel) return kFiniteSentinel;
@@ -217,7 +217,7 @@ void fold_sink(const Problem& p, const RowProgram& row, Bug bug, CpuSoftmaxState
   fold(st, &sink, 1, [](int) { return kZeroRow; }, p.head_dim, bug);
 }
 
-// Whether the row's tail block is also in another sequence's table (within its context): forks sharing a tail.
+// Whether the row's tail block is within another sequence's context too: forks sharing a tail.
 bool tail_block_shared(const Problem& p, const RowProgram& row) {
   const int tail = p.sequences[row.sequence].block_table[(row.context_len - 1) / p.block_size];
   for (int s = 0; s < static_cast<int>(p.sequences.size()); ++s) {
@@ -303,7 +303,7 @@ int split_size_of(const Problem& p, const Knobs& knobs, const RowProgram& row, B
 
 }  // namespace
 
-// --- the kernels --------------------------------------------------------------------------------------------------
+// The kernels.
 
 const char* counterpart_name(Kernel kernel) { return kernel == Kernel::streaming ? "cpu_streaming" : "cpu_splitk"; }
 
@@ -343,7 +343,7 @@ Output run_splitk(const Problem& p, const Knobs& knobs, Bug bug, unsigned launch
       fold_keys(p, memory, row, window, std::max(begin, window.first), std::min(begin + split + overlap, keys),
                 knobs.tile_size, bug, partials[i]);
     }
-    // The reduce starts from the sink, so that it joins the row once.
+    // The reduce starts from the sink, so it joins the row once.
     CpuSoftmaxState merged;
     merged.init(p.head_dim);
     if (bug != Bug::sink_per_split) fold_sink(p, row, bug, merged);

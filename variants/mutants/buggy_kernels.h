@@ -1,8 +1,7 @@
-// The mutants' meta-kernel: the CPU streaming and split-K loops (cpu_streaming, cpu_splitk) written once more, with a
-// Bug switch wherever real paged-attention kernels went wrong. With Bug::none each kernel of kKernels is
-// bit-identical to its correct counterpart (MutantKernels.WithoutTheirBugAreBitIdenticalToTheCorrectKernels,
-// tests/properties/kill_matrix_test.cpp). Loads that leave the sequence's keys go through DeviceMemory, which reads
-// what a GPU would: a recycled block's garbage, or an illegal address that throws.
+// The mutants' meta-kernel: cpu_streaming's and cpu_splitk's loops once more, with a Bug switch wherever real
+// paged-attention kernels went wrong. With Bug::none each kernel is bit-identical to its correct counterpart
+// (MutantKernels.WithoutTheirBugAreBitIdenticalToTheCorrectKernels in kill_matrix_test). Loads go through
+// DeviceMemory, which reads what a GPU would: a recycled block's garbage, or an illegal address that throws.
 #pragma once
 
 #include <cstdint>
@@ -59,7 +58,7 @@ enum class Bug {
   // fp8 caches.
   fp8_k_scaled_by_v_scale,
   fp8_format_swapped,
-  // Not a bug: one past the last, so a test can walk every value. New bugs go above it.
+  // One past the last, so a test can walk every value. New bugs go above it.
   count,
 };
 
@@ -70,15 +69,15 @@ inline constexpr Kernel kKernels[] = {Kernel::streaming, Kernel::splitk};
 // The correct variant a kernel is the twin of: "cpu_streaming" or "cpu_splitk".
 const char* counterpart_name(Kernel kernel);
 
-// What a GPU load reads when a kernel's index math is wrong. The block table is laid out as vLLM passes it (one row
-// per sequence, padded with 0 to the widest row), the KV pool as one allocation. Reads inside an allocation return
-// whatever is there; reads outside one are illegal addresses (CUDA faults) and throw std::runtime_error.
+// What a GPU load reads when a kernel's index math is wrong: the block table as vLLM passes it (a row per sequence,
+// padded with 0 to the widest), the KV pool as one allocation. Reads inside an allocation return whatever is
+// there; reads outside one are illegal addresses (CUDA faults) and throw std::runtime_error.
 class DeviceMemory {
  public:
   explicit DeviceMemory(const Problem& problem);
   // Entry `index` of the sequence's row; past the row it is the padding or the next row.
   std::int32_t table_entry(int sequence, int index) const;
-  // The K (or V) vector in slot `slot` of physical block `block`, for any block id the kernel computed.
+  // The K (or V) vector in slot `slot` of physical block `block`, for any block id.
   const float* key_at(std::int64_t block, int slot, int kv_head) const;
   const float* value_at(std::int64_t block, int slot, int kv_head) const;
 
@@ -93,10 +92,9 @@ class DeviceMemory {
 // The streaming kernel (cpu_streaming) with the bug.
 Output run_streaming(const Problem& problem, const Knobs& knobs, Bug bug);
 
-// The split-K kernel (cpu_splitk) with the bug. `launch` numbers the call: reduce_order_from_arrival's order.
+// The split-K kernel (cpu_splitk) with the bug; `launch` numbers the call (reduce_order_from_arrival's order).
 Output run_splitk(const Problem& problem, const Knobs& knobs, Bug bug, unsigned launch = 0);
 
-// Whichever kernel `kernel` names, with the bug; `launch` as for run_splitk.
 Output run_kernel(Kernel kernel, const Problem& problem, const Knobs& knobs, Bug bug, unsigned launch = 0);
 
 // exp(x) by 2^(x log2 e) with 2^f, f in [0, 1), from a degree-2 polynomial: ~1.7e-3 relative error.

@@ -1,6 +1,6 @@
-// A mutant: a correct CPU kernel with one realistic bug, a row of the catalogue (catalogue.cpp), registered but
-// marked is_mutant so that only the kill matrix runs it. It declares its correct counterpart's capabilities and
-// error model, taken from the registered counterpart, so whatever kills it, kills the bug.
+// A mutant: a correct CPU kernel with one realistic bug, a row of catalogue.cpp, marked is_mutant so only the kill
+// matrix runs it. It declares its registered counterpart's capabilities and error model, so whatever kills it, kills
+// the bug.
 #pragma once
 
 #include <atomic>
