@@ -31,7 +31,7 @@ case "${1:-}" in
   report)
     build
     shift
-    # Later options win.
+    # Writes pacheck-report/index.html and ulp.json and prints where they are; later options win.
     ./build/default/cli/pacheck report --out pacheck-report "$@"
     ;;
   test)

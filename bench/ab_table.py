@@ -30,7 +30,8 @@ def read(path):
     times = collections.defaultdict(list)
     current = None
     try:
-        lines = open(path).read().splitlines()
+        with open(path) as log:
+            lines = log.read().splitlines()
     except OSError as error:
         raise LogError(f"cannot read {path}: {error.strerror}") from error
     for number, line in enumerate(lines, 1):

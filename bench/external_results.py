@@ -90,7 +90,10 @@ def main(argv=None):
     kernels = kernel_entries(checks, cases)
     if not kernels:
         parser.error("no kernel results found in the given output")
-    results = json.loads(Path(o.results).read_text())
+    try:
+        results = results_page.load(o.results)
+    except results_page.ResultsError as error:
+        parser.error(str(error))
     gpus = [g for g in results["gpus"] if g["environment"]["gpu"] == o.gpu]
     if not gpus:
         parser.error(f"no GPU named {o.gpu!r} in {o.results}")

@@ -16,6 +16,8 @@ import json
 import sys
 from pathlib import Path
 
+from collect_results import SCHEMA
+
 HERE = Path(__file__).resolve().parent
 KNOWN_SECTIONS = ("environment", "correctness", "sass_check", "benchmark", "logit_options", "external_kernels",
                   "earlier")
@@ -63,6 +65,9 @@ def load(path):
         raise ResultsError(f"{path} is not valid JSON: {error}") from error
     if not isinstance(document, dict) or not isinstance(document.get("gpus"), list):
         raise ResultsError(f'{path}: expected an object with a "gpus" list')
+    if document.get("schema") != SCHEMA:  # another schema's sections would render wrong or not at all
+        raise ResultsError(f"{path}: schema {document.get('schema')!r}, but these scripts read schema {SCHEMA}; "
+                           "collect the run again with this checkout's collect_results.py")
     for i, gpu in enumerate(document["gpus"]):
         if not isinstance(gpu, dict) or not isinstance(gpu.get("environment"), dict) \
                 or not isinstance(gpu["environment"].get("gpu"), str):

@@ -43,7 +43,7 @@ __host__ __device__ constexpr int log2_of(int x) { return x <= 1 ? 0 : 1 + log2_
 // butterfly (xor distances LANES_PER_KEY/2, ..., 1); while more than one value is live each step halves them (a lane
 // keeps one half, sends the other, adds its partner's). Then every lane holds kHeld dot products, rows
 // [first_held_row, + kHeld), lanes differing only in the non-halving steps' bits the same rows (the holder: those bits
-// zero). Each sum is formed in one lane or symmetrically in two (addition commutes): the same bits in every lane.
+// zero). Each sum is formed in one lane or symmetrically in two (addition commutes): every holder has the same bits.
 template <int ROWS, int LANES_PER_KEY>
 struct KeyButterfly {
   static constexpr int kSteps = log2_of(LANES_PER_KEY);
@@ -371,8 +371,8 @@ __global__ void __launch_bounds__(kCudaCoreThreads, cuda_core_min_blocks<T, LANE
       for (int h = 0; h < kHeld; ++h)
         tile_max_par[(first_held_row + h) * kKeyGroups + key_group] = thread_max[h];
     }
-    // Every key group's maxima are in (the other parity's are rewritten only after the next barrier). BUG
-    // tile_max_barrier_missing: no barrier, the key groups drift apart.
+    // Every key group's maxima are in (the other parity's are rewritten only after the next barrier).
+    // BUG tile_max_barrier_missing: no barrier, the key groups drift apart.
     if constexpr (BUG != GpuBug::tile_max_barrier_missing) __syncthreads();
 
     // Weights of this thread's keys for the rows it holds; each row's rescale factor from its holder.

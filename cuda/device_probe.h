@@ -17,7 +17,7 @@ bool cuda_device_available(std::string* reason);
 std::string cuda_device_description();
 
 // Whether a missing GPU is a failure, not a skip: PACHECK_REQUIRE_GPU=1 (a GPU CI runner sets it, so losing its GPU
-// cannot pass by skipping). Another value than 0 or 1 throws std::invalid_argument naming the variable.
+// cannot pass by skipping). Set to anything but 0, 1 or empty, it throws std::invalid_argument naming the variable.
 bool gpu_required();
 
 // Why a GPU test cannot run, or nullopt when a device answers; throws std::runtime_error when gpu_required().

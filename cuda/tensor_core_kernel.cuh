@@ -321,8 +321,9 @@ struct TensorCoreBlock {
       return (kv * kTileKeys + key) * kKvRowBytes + chunk * 16;
   }
 
-  // Zeroes the lanes past the head in every stage: padded, this warp's rows by the copies' lane-to-piece map (each
-  // address by the thread that later copies it, in program order); swizzled, fenced before any tensor copy.
+  // Zeroes the lanes past the head in every stage: padded, always, this warp's rows by the copies' lane-to-piece map
+  // (each address by the thread that later copies it, in program order); swizzled, where head_dim < LANES, fenced
+  // before any tensor copy.
   __device__ void zero_lanes_past_head() const {
     if constexpr (kSwizzled) {
       if (batch.head_dim < LANES) {
@@ -362,7 +363,7 @@ struct TensorCoreBlock {
 
   __device__ unsigned char* stage_of(int i) const { return kv_tiles + (i % STAGES) * kStageBytes; }
 
-  // This warp's keys of tile i inside the item: a prefix of its 16, all but in the item's last tile.
+  // This warp's keys of tile i inside the item: a prefix of its 16, alike in every tile but the item's last.
   __device__ int warp_live_keys(int i) const {
     return min(max(min(tile, work.item.key_end - (work.item.key_begin + i * tile)) - warp * kWarpKeys, 0), kWarpKeys);
   }

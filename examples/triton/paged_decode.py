@@ -63,7 +63,7 @@ def paged_decode(problem, *, tile=32, rescale=True):
         x.queries.stride(0), x.queries.stride(1), x.k_pool.stride(0), x.k_pool.stride(1), x.k_pool.stride(2),
         tables.stride(0), out.stride(0), out.stride(1), problem.head_dim, problem.block_size, problem.gqa_ratio,
         BLOCK_D=triton.next_power_of_2(problem.head_dim), TILE=tile, RESCALE=rescale,
-        # No multiply-add contraction (Triton's default): it fused the numerator's and the denominator's copies of
+        # No multiply-add contraction (Triton contracts by default): it fused the numerator's and the denominator's copies of
         # the weights differently, one key's output ~30 ulp off (README.md).
         enable_fp_fusion=False)
     return out

@@ -374,8 +374,11 @@ class ResultsPage(unittest.TestCase):
             results = Path(folder) / "results.json"
             for text, message in (("{not json", "is not valid JSON"),
                                   ('{"runs": []}', 'expected an object with a "gpus" list'),
-                                  ('{"gpus": [{"environment": {}}]}', r"gpus\[0\] has no environment.gpu"),
-                                  ('{"gpus": [{"environment": {"gpu": "x"}, "benchmark": []}]}',
+                                  ('{"schema": 1, "gpus": []}', "schema 1, but these scripts read schema 2"),
+                                  ('{"gpus": []}', "schema None, but these scripts read schema 2"),
+                                  ('{"schema": 2, "gpus": [{"environment": {}}]}',
+                                   r"gpus\[0\] has no environment.gpu"),
+                                  ('{"schema": 2, "gpus": [{"environment": {"gpu": "x"}, "benchmark": []}]}',
                                    r"gpus\[0\].benchmark is not an object")):
                 results.write_text(text)
                 with self.assertRaisesRegex(results_page.ResultsError, message):
