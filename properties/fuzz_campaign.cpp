@@ -111,8 +111,13 @@ std::filesystem::path failure_dir_of(const FuzzCampaignOptions& o, std::uint64_t
 PropertyRun run_round(const FuzzCampaignOptions& o, const Round& round, bool record_every_run) {
   const std::filesystem::path dir = failure_dir_of(o, round.seed);
   const RecordingVariant variant(*o.variant, dir, round.property->name, record_every_run);
-  const RunOptions options{.cases = o.cases_per_round, .seed = round.seed, .failure_dir = dir,
-                           .replay_program = o.replay_program, .engine_shapes = o.engine_shapes, .pins = o.pins};
+  RunOptions options;  // assigned field by field: designated initializers warn of every field left out
+  options.cases = o.cases_per_round;
+  options.seed = round.seed;
+  options.failure_dir = dir;
+  options.replay_program = o.replay_program;
+  options.engine_shapes = o.engine_shapes;
+  options.pins = o.pins;
   PropertyRun run;
   try {
     run = run_property(*round.property, variant, options);

@@ -120,8 +120,12 @@ KillCell run_cell(const Variant& mutant, const Property& property, const KillOpt
 
   CaseTracker tracker;
   const TrackedVariant variant(mutant, tracker);
-  const RunOptions run_options{.cases = options.cases, .seed = options.seed, .failure_dir = options.failure_dir,
-                               .replay_program = options.replay_program, .reproduce = reproduce};
+  RunOptions run_options;
+  run_options.cases = options.cases;
+  run_options.seed = options.seed;
+  run_options.failure_dir = options.failure_dir;
+  run_options.replay_program = options.replay_program;
+  run_options.reproduce = reproduce;
   const PropertyRun run = run_property(tracked(property, tracker), variant, run_options,
                                        [&tracker](const CaseObservation& o) { tracker.saw(o.problem, o.knobs); });
   if (run.passed) return cell;

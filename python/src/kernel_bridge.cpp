@@ -201,8 +201,11 @@ nb::dict DeclaredKernel::run_property(const std::string& property_name, int case
   options.failure_dir = failure_dir;
   options.replay_program = kReplayProgram;
   options.reproduce = reproduce;
-  state.saving =
-      PropertyContext{.variant = variant_.get(), .failure_dir = failure_dir, .replay_program = kReplayProgram};
+  PropertyContext saving;
+  saving.variant = variant_.get();
+  saving.failure_dir = options.failure_dir;
+  saving.replay_program = options.replay_program;
+  state.saving = saving;
   const PropertyRun run = pacheck::run_property(property, *variant_, options,
                                                 [&state](const CaseObservation& o) { state.observe(o); });
   state.saving.reset();

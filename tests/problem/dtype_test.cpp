@@ -47,7 +47,9 @@ TEST(DType, SixteenBitPatternsRoundTripEveryValue) {
       EXPECT_TRUE(is_representable(h, DType::f16));
     }
     const float bf = from_bf16_bits(b);
-    if (!std::isnan(bf)) EXPECT_EQ(to_bf16_bits(bf), b) << bits;
+    if (!std::isnan(bf)) {
+      EXPECT_EQ(to_bf16_bits(bf), b) << bits;
+    }
   }
 }
 
@@ -74,7 +76,9 @@ TEST(Fp8, EveryCodeRoundTripsAndTheCodesAreOrdered) {
       }
       EXPECT_EQ(to_fp8_bits(x, f), code) << fp8_name(f) << " value " << x;
       if ((code & 0x7f) != 0) {
-        if (code < 128) EXPECT_GT(x, previous) << fp8_name(f) << " code " << code;
+        if (code < 128) {
+          EXPECT_GT(x, previous) << fp8_name(f) << " code " << code;
+        }
       }
       if (code < 128) previous = x;
     }
