@@ -20,6 +20,7 @@
 #include "properties/agreement.h"
 #include "properties/generators.h"
 #include "tests/fixtures/problem_builders.h"
+#include "tests/fixtures/test_files.h"
 #include "variants/variant.h"
 
 namespace pacheck {
@@ -64,15 +65,10 @@ const pacheck_plugin* kept_plugin(std::vector<pacheck_variant> variants) {
   return &plugins.back()->plugin;
 }
 
-// The message of the Error `run` throws, or "" when it returns.
+// The message of the Error `run` throws, or "" when it returns (a registration that succeeded).
 template <class Error = PluginError, class Run>
 std::string thrown(const Run& run) {
-  try {
-    run();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
+  return testing::thrown_message<Error>(run, "");
 }
 
 // Why registering `plugin` as `path` is refused, or "" when it registered.
